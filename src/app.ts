@@ -1,0 +1,78 @@
+// The composition root: builds a Fastify app over the given store and clock. Never listens.
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Store } from './store/db.ts';
+import type { Clock } from './lib/clock.ts';
+import { newId } from './lib/ids.ts';
+import { KeyAuthenticator } from './domain/keys/authenticator.ts';
+import { NoReservations, type Reservations } from './domain/billing/reservations.ts';
+import { getOperatorTokenHash } from './domain/bootstrap.ts';
+import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerAuth } from './http/plugins/auth.ts';
+import { registerMetrics } from './http/plugins/metrics.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { ROUTES } from './http/routes/index.ts';
+import type { App, Services } from './http/types.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  reservations?: Reservations;
+  logger?: boolean | object;
+}
+
+export interface BuiltApp {
+  app: App;
+  services: Services;
+}
+
+export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    genReqId: (req) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && /^[\w.-]{1,128}$/.test(h) ? h : newId('request');
+    },
+    bodyLimit: 8 * 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  const ctx = { db: deps.store.db, clock: deps.clock };
+  const services: Services = {
+    ctx,
+    config: deps.config,
+    keys: new KeyAuthenticator(ctx, deps.config.keyCacheTtlMs),
+    operatorTokenHash: await getOperatorTokenHash(ctx),
+    reservations: deps.reservations ?? new NoReservations(),
+  };
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addSchema(ErrorBody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Gantry', version: '0.1.0', description: 'Self-hostable control plane for an AI cloud' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'Tenant API key (sk_…)' },
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token (/admin/v1)' },
+        },
+      },
+    },
+  });
+  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } } as never);
+  registerErrorHandling(app);
+  registerAuth(app, services);
+  registerMetrics(app);
+  for (const route of ROUTES) route(app, services);
+  app.get('/openapi.json', { config: { auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  return { app, services };
+}

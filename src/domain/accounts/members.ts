@@ -1,0 +1,87 @@
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Ctx } from '../context.ts';
+import type { Tx } from '../../store/db.ts';
+import * as q from '../../store/accounts.ts';
+import { ROLES, isRole, type Principal, type Role } from '../roles.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AddMemberInput {
+  email: string;
+  role: string;
+  phone?: string | undefined;
+  remarkName?: string | undefined;
+}
+
+function validateMember(input: AddMemberInput): void {
+  if (!EMAIL.test(input.email)) throw invalid('email', 'must be an e-mail address');
+  if (!isRole(input.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
+  if ((input.phone ?? '').length > 32) throw invalid('phone', 'at most 32 characters');
+  if ((input.remarkName ?? '').length > 255) throw invalid('remarkName', 'at most 255 characters');
+}
+
+export async function addMemberTx(tx: Tx, nowMs: number, teamId: string, input: AddMemberInput): Promise<string> {
+  validateMember(input);
+  if (await q.findMemberByEmail(tx, teamId, input.email)) {
+    throw new AppError('CONFLICT', `a member with e-mail ${input.email} already exists in this team`, { field: 'email' });
+  }
+  const id = newId('member', nowMs);
+  await q.insertMember(tx, {
+    id, teamId, email: input.email, role: input.role,
+    phone: input.phone ?? '', remarkName: input.remarkName ?? '', createdAt: new Date(nowMs),
+  });
+  return id;
+}
+
+export async function addMember(ctx: Ctx, teamId: string, input: AddMemberInput, actor?: Principal): Promise<string> {
+  validateMember(input);
+  if (input.role === 'Owner' && actor && actor.role !== 'Owner') {
+    throw new AppError('FORBIDDEN', 'only an Owner may add another Owner', { role: actor.role });
+  }
+  return ctx.db.transaction((tx) => addMemberTx(tx, ctx.clock.nowMs(), teamId, input));
+}
+
+/** A member of `teamId`; a member of another team reads as not found. */
+export async function requireMember(ctx: Ctx, teamId: string, memberId: string): Promise<q.MemberRow> {
+  const m = await q.findMember(ctx.db, memberId);
+  if (!m || m.teamId !== teamId) throw notFound('member', memberId);
+  return m;
+}
+
+/** Admins manage members but never the Owner (DESIGN.md role table). */
+function assertMayManage(actor: Principal | undefined, target: q.MemberRow): void {
+  if (actor && actor.role !== 'Owner' && target.role === 'Owner') {
+    throw new AppError('FORBIDDEN', 'an Admin may not change the Owner', { memberId: target.id });
+  }
+}
+
+export async function changeRole(ctx: Ctx, teamId: string, memberId: string, role: string, actor?: Principal): Promise<void> {
+  if (!isRole(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
+  const m = await requireMember(ctx, teamId, memberId);
+  assertMayManage(actor, m);
+  if (role === 'Owner' && actor && actor.role !== 'Owner') {
+    throw new AppError('FORBIDDEN', 'only an Owner may grant the Owner role', { role });
+  }
+  await q.updateMember(ctx.db, memberId, { role });
+}
+
+export async function setMemberStatus(ctx: Ctx, teamId: string, memberId: string, status: 'active' | 'disabled', actor?: Principal): Promise<void> {
+  const m = await requireMember(ctx, teamId, memberId);
+  assertMayManage(actor, m);
+  if (actor && actor.memberId === memberId) throw invalid('memberId', 'a member cannot disable itself');
+  await q.updateMember(ctx.db, memberId, { status });
+}
+
+export function memberView(m: q.MemberRow) {
+  return {
+    memberId: m.id,
+    userId: m.teamId,
+    email: m.email,
+    role: m.role as Role,
+    status: m.status,
+    phone: m.phone,
+    remarkName: m.remarkName,
+    createdAt: String(Math.floor(m.createdAt.getTime() / 1000)),
+  };
+}

@@ -1,0 +1,67 @@
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/accounts.ts';
+import { TIERS, type Tier } from '../quotas/tiers.ts';
+import { addMemberTx } from './members.ts';
+
+export const TEAM_STATUSES = ['active', 'suspended'] as const;
+
+export interface CreateTeamInput {
+  name: string;
+  ownerEmail: string;
+  tier?: string | undefined;
+}
+
+export async function createTeam(ctx: Ctx, input: CreateTeamInput): Promise<{ userId: string; ownerMemberId: string }> {
+  const name = input.name.trim();
+  if (!name) throw invalid('name', 'must not be empty');
+  const tier = (input.tier ?? 'T1') as Tier;
+  if (!TIERS.includes(tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
+  const now = ctx.clock.nowMs();
+  const userId = newId('team', now);
+  let ownerMemberId = '';
+  await ctx.db.transaction(async (tx) => {
+    await q.insertTeam(tx, { id: userId, name, tier, createdAt: new Date(now) });
+    ownerMemberId = await addMemberTx(tx, now, userId, { email: input.ownerEmail, role: 'Owner' });
+  });
+  return { userId, ownerMemberId };
+}
+
+export async function requireTeam(ctx: Ctx, userId: string): Promise<q.TeamRow> {
+  const team = await q.findTeam(ctx.db, userId);
+  if (!team) throw notFound('team', userId);
+  return team;
+}
+
+export async function setTeamStatus(ctx: Ctx, userId: string, status: (typeof TEAM_STATUSES)[number]): Promise<void> {
+  await requireTeam(ctx, userId);
+  await q.updateTeam(ctx.db, userId, { status });
+}
+
+export async function setTeamTier(ctx: Ctx, userId: string, tier: string): Promise<void> {
+  if (!TIERS.includes(tier as Tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
+  await requireTeam(ctx, userId);
+  await q.updateTeam(ctx.db, userId, { tier });
+}
+
+export async function setCreditLimit(ctx: Ctx, userId: string, creditLimitUnits: bigint): Promise<void> {
+  if (creditLimitUnits < 0n) throw invalid('creditLimit', 'must be >= 0');
+  await requireTeam(ctx, userId);
+  await q.updateTeam(ctx.db, userId, { creditLimitMicro: creditLimitUnits * 1_000_000n });
+}
+
+export function assertTeamActive(team: q.TeamRow): void {
+  if (team.status !== 'active') throw new AppError('FORBIDDEN', `team ${team.id} is suspended`, { userId: team.id });
+}
+
+export function teamView(t: q.TeamRow) {
+  return {
+    userId: t.id,
+    name: t.name,
+    status: t.status,
+    tier: t.tier,
+    enabledModels: t.enabledModels ?? null,
+    createdAt: String(Math.floor(t.createdAt.getTime() / 1000)),
+  };
+}

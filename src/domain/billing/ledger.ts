@@ -1,0 +1,141 @@
+// Posting money movements. Rules are stated in ./README.md; keep the two in step.
+import { AppError, invalid } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { minBig, maxBig } from '../../lib/money.ts';
+import type { Ctx } from '../context.ts';
+import type { Tx } from '../../store/db.ts';
+import { lockTeam, updateTeam, type TeamRow } from '../../store/accounts.ts';
+import * as q from '../../store/ledger.ts';
+
+export const LEDGER_KINDS = ['topup', 'voucher', 'charge'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+export const BILLING_METHODS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
+
+export interface PostingInput {
+  teamId: string;
+  kind: LedgerKind;
+  amountMicro: bigint;
+  idempotencyKey: string;
+  category?: string;
+  billingMethod?: number;
+  productId?: string;
+  productName?: string;
+  ownerId?: string;
+  memberId?: string | null;
+  keyId?: string | null;
+  detail?: Record<string, string>;
+  atMs?: number;
+}
+
+export interface Posted {
+  entry: q.LedgerRow;
+  duplicate: boolean;
+}
+
+/** The balance fields a posting changes. */
+interface Wallet {
+  cashMicro: bigint;
+  voucherMicro: bigint;
+  outstandingMicro: bigint;
+}
+
+/** Split one posting over the wallet: vouchers first, then cash, the rest is owed. */
+export function applyToWallet(w: Wallet, kind: LedgerKind, amount: bigint): { wallet: Wallet; voucher: bigint; cash: bigint; debt: bigint } {
+  if (kind === 'voucher') {
+    return { wallet: { ...w, voucherMicro: w.voucherMicro + amount }, voucher: amount, cash: 0n, debt: 0n };
+  }
+  if (kind === 'topup') {
+    // A top-up settles what is owed before it adds to cash.
+    const repay = minBig(w.outstandingMicro, amount);
+    return {
+      wallet: { ...w, outstandingMicro: w.outstandingMicro - repay, cashMicro: w.cashMicro + amount - repay },
+      voucher: 0n, cash: amount - repay, debt: -repay,
+    };
+  }
+  const voucher = minBig(maxBig(w.voucherMicro, 0n), amount);
+  const cash = minBig(maxBig(w.cashMicro, 0n), amount - voucher);
+  const debt = amount - voucher - cash;
+  return {
+    wallet: {
+      voucherMicro: w.voucherMicro - voucher,
+      cashMicro: w.cashMicro - cash,
+      outstandingMicro: w.outstandingMicro + debt,
+    },
+    voucher, cash, debt,
+  };
+}
+
+function validate(p: PostingInput): void {
+  if (!p.idempotencyKey || p.idempotencyKey.length > 255) throw invalid('idempotencyKey', 'must be 1-255 characters');
+  if (p.amountMicro <= 0n) throw invalid('amount', 'must be > 0');
+  if (p.billingMethod !== undefined && p.kind === 'charge' && !(BILLING_METHODS as readonly number[]).includes(p.billingMethod)) {
+    throw invalid('billingMethod', 'must be one of 1-8');
+  }
+}
+
+/**
+ * Post entries of one team inside `tx`, which must hold the team's row lock (see lockTeam).
+ * A repeated idempotency key with the same kind and amount is a no-op; with a different
+ * kind or amount it is a conflict, never a second charge.
+ */
+export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput[], nowMs: number): Promise<Posted[]> {
+  const out: Posted[] = [];
+  let wallet: Wallet = { cashMicro: team.cashMicro, voucherMicro: team.voucherMicro, outstandingMicro: team.outstandingMicro };
+  const rows: q.LedgerInsert[] = [];
+  const seen = new Map<string, q.LedgerRow>();
+  for (const p of postings) {
+    validate(p);
+    const existing = seen.get(p.idempotencyKey) ?? (await q.findByIdempotencyKey(tx, team.id, p.idempotencyKey));
+    if (existing) {
+      if (existing.kind !== p.kind || existing.amountMicro !== p.amountMicro) {
+        throw new AppError('CONFLICT', `idempotency key ${p.idempotencyKey} was already used for a different posting`, { field: 'idempotencyKey' });
+      }
+      out.push({ entry: existing, duplicate: true });
+      continue;
+    }
+    const split = applyToWallet(wallet, p.kind, p.amountMicro);
+    wallet = split.wallet;
+    const row: q.LedgerRow = {
+      id: newId('ledger', nowMs),
+      teamId: team.id,
+      kind: p.kind,
+      amountMicro: p.amountMicro,
+      voucherMicro: split.voucher,
+      cashMicro: split.cash,
+      debtMicro: split.debt,
+      category: p.category ?? '',
+      billingMethod: p.billingMethod ?? 0,
+      productId: p.productId ?? '',
+      productName: p.productName ?? '',
+      ownerId: p.ownerId ?? '',
+      memberId: p.memberId ?? null,
+      keyId: p.keyId ?? null,
+      detail: p.detail ?? {},
+      idempotencyKey: p.idempotencyKey,
+      createdAt: new Date(p.atMs ?? nowMs),
+    };
+    rows.push(row);
+    seen.set(p.idempotencyKey, row);
+    out.push({ entry: row, duplicate: false });
+  }
+  if (rows.length) {
+    await q.insertLedgerEntries(tx, rows);
+    await updateTeam(tx, team.id, wallet);
+  }
+  return out;
+}
+
+export async function lockTeamOrThrow(tx: Tx, teamId: string): Promise<TeamRow> {
+  const team = await lockTeam(tx, teamId);
+  if (!team) throw new AppError('NOT_FOUND', `team ${teamId} not found`, { resource: 'team', id: teamId });
+  return team;
+}
+
+export async function post(ctx: Ctx, p: PostingInput): Promise<Posted> {
+  const [posted] = await ctx.db.transaction(async (tx) => {
+    const team = await lockTeamOrThrow(tx, p.teamId);
+    return postLockedTx(tx, team, [p], ctx.clock.nowMs());
+  });
+  return posted!;
+}

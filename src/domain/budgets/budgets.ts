@@ -1,0 +1,183 @@
+// Member and API-key budgets. Invariants are stated in ./README.md.
+import { AppError, invalid } from '../../lib/errors.ts';
+import { microToUnits } from '../../lib/money.ts';
+import { monthPeriod } from '../../lib/clock.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/budgets.ts';
+import { listKeysOfMember, listMembers, type MemberRow } from '../../store/accounts.ts';
+import { requireMember } from '../accounts/members.ts';
+import { requireKey } from '../keys/keys.ts';
+import { can, type Principal } from '../roles.ts';
+
+export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
+export type BudgetType = (typeof BUDGET_TYPES)[number];
+export const BUDGET_CYCLES = ['Monthly'] as const;
+export const MIN_BUDGET_LIMIT_UNITS = 10000n;
+
+export interface BudgetInput {
+  budget_type: string;
+  budget_limit?: number | string | undefined;
+  cycle?: string | undefined;
+}
+
+export interface NormalizedBudget {
+  type: BudgetType;
+  limitUnits: bigint;
+  cycle: 'Monthly' | null;
+}
+
+export function normalizeBudget(input: BudgetInput): NormalizedBudget {
+  const type = input.budget_type as BudgetType;
+  if (!BUDGET_TYPES.includes(type)) throw invalid('budget_type', `must be one of ${BUDGET_TYPES.join(', ')}`);
+  if (input.cycle !== undefined && input.cycle !== '' && !(BUDGET_CYCLES as readonly string[]).includes(input.cycle)) {
+    throw invalid('cycle', 'only Monthly is supported');
+  }
+  if (type === 'Unlimited') return { type, limitUnits: 0n, cycle: null };
+  if (input.budget_limit === undefined || input.budget_limit === '') {
+    throw invalid('budget_limit', `required when budget_type is ${type}`);
+  }
+  const raw = String(input.budget_limit);
+  if (!/^-?\d+$/.test(raw)) throw invalid('budget_limit', 'must be an integer (1/10000 USD)');
+  const limitUnits = BigInt(raw);
+  if (limitUnits < MIN_BUDGET_LIMIT_UNITS) throw invalid('budget_limit', `must be at least ${MIN_BUDGET_LIMIT_UNITS} (1.00 USD)`);
+  if (type === 'Recurring') {
+    if (!input.cycle) throw invalid('cycle', 'required when budget_type is Recurring');
+    return { type, limitUnits, cycle: 'Monthly' };
+  }
+  return { type, limitUnits, cycle: null };
+}
+
+export interface BudgetState {
+  budget_type: BudgetType;
+  budget_limit: number;
+  used: number;
+  remaining: number;
+  cycle?: string;
+  period_start?: string;
+  period_end?: string;
+}
+
+const UNLIMITED: BudgetState = { budget_type: 'Unlimited', budget_limit: 0, used: 0, remaining: 0 };
+
+function stateOf(b: q.BudgetWithSpend | undefined, nowMs: number): BudgetState {
+  if (!b) return UNLIMITED;
+  const used = microToUnits(b.spentMicro);
+  const state: BudgetState = {
+    budget_type: b.budgetType as BudgetType,
+    budget_limit: Number(b.limitUnits),
+    used: Number(used),
+    remaining: Number(b.limitUnits - used),
+  };
+  if (b.budgetType === 'Recurring') {
+    const p = monthPeriod(nowMs);
+    state.cycle = b.cycle ?? 'Monthly';
+    state.period_start = new Date(p.startMs).toISOString();
+    state.period_end = new Date(p.endMs).toISOString();
+  }
+  return state;
+}
+
+async function spendFor(ctx: Ctx, teamId: string, scope: q.BudgetScope, subjectId?: string) {
+  const month = new Date(monthPeriod(ctx.clock.nowMs()).startMs);
+  const rows = await q.budgetsWithSpend(ctx.db, teamId, scope, month, subjectId);
+  return new Map(rows.map((r) => [r.subjectId, r]));
+}
+
+/** Developer and Basic see only their own budgets (DESIGN.md role table). */
+function assertMayRead(p: Principal, memberId: string): void {
+  if (!can(p.role, 'readAllBudgets') && p.memberId !== memberId) {
+    throw new AppError('FORBIDDEN', `role ${p.role} may only read its own budgets`, { role: p.role });
+  }
+}
+
+async function writeBudget(ctx: Ctx, teamId: string, scope: q.BudgetScope, subjectId: string, input: BudgetInput): Promise<void> {
+  const b = normalizeBudget(input);
+  if (b.type === 'Unlimited') return q.deleteBudget(ctx.db, scope, subjectId);
+  await q.upsertBudget(ctx.db, {
+    scope, subjectId, teamId, budgetType: b.type, limitUnits: b.limitUnits, cycle: b.cycle,
+    setAt: new Date(ctx.clock.nowMs()),
+  });
+}
+
+export async function setMemberBudget(ctx: Ctx, p: Principal, memberId: string, input: BudgetInput): Promise<void> {
+  const member = await requireMember(ctx, p.teamId, memberId);
+  if (member.role === 'Owner' && p.role !== 'Owner') {
+    throw new AppError('FORBIDDEN', 'an Admin may not set the Owner\'s budget', { memberId });
+  }
+  await writeBudget(ctx, p.teamId, 'member', memberId, input);
+}
+
+export async function setKeyBudget(ctx: Ctx, p: Principal, memberId: string, keyId: string, input: BudgetInput): Promise<void> {
+  await requireMember(ctx, p.teamId, memberId);
+  const key = await requireKey(ctx, p.teamId, keyId);
+  if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
+  await writeBudget(ctx, p.teamId, 'key', keyId, input);
+}
+
+function memberEntry(m: MemberRow, state: BudgetState) {
+  return {
+    email: m.email, role: m.role, status: m.status, member_id: m.id, phone: m.phone,
+    user_id: m.teamId, remark_name: m.remarkName, ...state,
+  };
+}
+
+export async function listMemberBudgets(ctx: Ctx, p: Principal) {
+  const [members, spend] = await Promise.all([listMembers(ctx.db, p.teamId), spendFor(ctx, p.teamId, 'member')]);
+  const now = ctx.clock.nowMs();
+  const visible = can(p.role, 'readAllBudgets') ? members : members.filter((m) => m.id === p.memberId);
+  return {
+    member_count: members.length,
+    budget_count: members.filter((m) => spend.has(m.id)).length,
+    budgets: visible.map((m) => memberEntry(m, stateOf(spend.get(m.id), now))),
+  };
+}
+
+export async function listKeyBudgets(ctx: Ctx, p: Principal, memberId: string) {
+  await requireMember(ctx, p.teamId, memberId);
+  assertMayRead(p, memberId);
+  const [keys, spend] = await Promise.all([listKeysOfMember(ctx.db, memberId), spendFor(ctx, p.teamId, 'key')]);
+  const now = ctx.clock.nowMs();
+  return {
+    key_budgets: keys.filter((k) => k.status === 'active').map((k) => ({
+      key_id: k.id, key_name: k.name, ...stateOf(spend.get(k.id), now),
+    })),
+  };
+}
+
+function parseCost(cost: number | string): bigint {
+  const raw = String(cost);
+  if (!/^\d+$/.test(raw)) throw invalid('cost', 'must be a non-negative integer (1/10000 USD)');
+  return BigInt(raw);
+}
+
+async function memberState(ctx: Ctx, p: Principal, memberId: string): Promise<BudgetState> {
+  await requireMember(ctx, p.teamId, memberId);
+  assertMayRead(p, memberId);
+  const spend = await spendFor(ctx, p.teamId, 'member', memberId);
+  return stateOf(spend.get(memberId), ctx.clock.nowMs());
+}
+
+/** check-budget: enough when the remaining budget is greater than zero (or unlimited). */
+export async function checkMemberBudget(ctx: Ctx, p: Principal, memberId: string): Promise<boolean> {
+  const s = await memberState(ctx, p, memberId);
+  return s.budget_type === 'Unlimited' || s.remaining > 0;
+}
+
+/** check-budget-by-cost: enough when remaining >= cost (or unlimited). */
+export async function checkMemberBudgetByCost(ctx: Ctx, p: Principal, memberId: string, cost: number | string): Promise<boolean> {
+  const c = parseCost(cost);
+  const s = await memberState(ctx, p, memberId);
+  return s.budget_type === 'Unlimited' || BigInt(s.remaining) >= c;
+}
+
+/** check-key-budget-by-cost: enough when the key's remaining budget covers the cost. */
+export async function checkKeyBudgetByCost(ctx: Ctx, p: Principal, memberId: string, keyId: string, cost: number | string): Promise<boolean> {
+  const c = parseCost(cost);
+  await requireMember(ctx, p.teamId, memberId);
+  assertMayRead(p, memberId);
+  const key = await requireKey(ctx, p.teamId, keyId);
+  if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
+  const spend = await spendFor(ctx, p.teamId, 'key', keyId);
+  const s = stateOf(spend.get(keyId), ctx.clock.nowMs());
+  return s.budget_type === 'Unlimited' || BigInt(s.remaining) >= c;
+}

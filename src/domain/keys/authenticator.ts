@@ -1,0 +1,53 @@
+import { AppError } from '../../lib/errors.ts';
+import { sha256Hex } from '../../lib/ids.ts';
+import type { Ctx } from '../context.ts';
+import { findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
+import { isRole, type Principal } from '../roles.ts';
+
+/**
+ * Resolves a presented API key to its principal. Lookups are cached for at most `ttlMs`
+ * (≤ 1 s), which is the bound on how long a revoked key keeps working on any replica:
+ * every replica re-reads the key from the shared store once its entry expires.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, { identity: KeyIdentity | null; expiresAt: number }>();
+  private readonly ctx: Ctx;
+  private readonly ttlMs: number;
+  constructor(ctx: Ctx, ttlMs: number) {
+    this.ctx = ctx;
+    this.ttlMs = ttlMs;
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const secret = parseAuthorization(authorization);
+    const hash = sha256Hex(secret);
+    const now = Date.now(); // wall clock on purpose: cache freshness is not business time
+    let hit = this.cache.get(hash);
+    if (!hit || hit.expiresAt <= now) {
+      const identity = (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null;
+      hit = { identity, expiresAt: now + this.ttlMs };
+      if (this.cache.size > 50_000) this.cache.clear();
+      this.cache.set(hash, hit);
+    }
+    const id = hit.identity;
+    if (!id || id.keyStatus !== 'active' || id.memberStatus !== 'active' || !isRole(id.role)) {
+      throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
+    }
+    if (id.teamStatus !== 'active') throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
+    return { teamId: id.teamId, memberId: id.memberId, keyId: id.keyId, role: id.role };
+  }
+
+  /** Drop a cached entry at once (this replica); other replicas follow within ttlMs. */
+  invalidateAll(): void {
+    this.cache.clear();
+  }
+}
+
+/** Accepts `Bearer sk_…` and, as compat.md decides, the bare key. */
+export function parseAuthorization(header: string | undefined): string {
+  if (!header) throw new AppError('UNAUTHORIZED', 'missing Authorization header: send "Bearer <API key>"');
+  let v = header.trim();
+  if (/^bearer\s+/i.test(v)) v = v.replace(/^bearer\s+/i, '');
+  if (!/^sk_[A-Za-z0-9_-]{20,128}$/.test(v)) throw new AppError('UNAUTHORIZED', 'malformed API key');
+  return v;
+}

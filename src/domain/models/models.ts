@@ -1,0 +1,128 @@
+// The LLM model catalogue and which models a team may use.
+import { invalid, notFound } from '../../lib/errors.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/models.ts';
+import type { TeamRow } from '../../store/accounts.ts';
+
+export const MODEL_STATUSES = ['available', 'offline'] as const;
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
+
+/** Where a model is served: the built-in simulator, or OpenAI-compatible HTTP servers in failover order. */
+export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string };
+export type UpstreamSpec = UpstreamTarget | UpstreamTarget[];
+
+export interface ModelInput {
+  id: string;
+  title: string;
+  description?: string | undefined;
+  contextSize: number;
+  inputTokenPricePerM: number | string;
+  outputTokenPricePerM: number | string;
+  status: string;
+  upstream: unknown;
+}
+
+function validateTarget(t: unknown, field: string): UpstreamTarget {
+  if (t === 'sim') return 'sim';
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?}');
+  const o = t as Record<string, unknown>;
+  if (typeof o.url !== 'string') throw invalid(`${field}.url`, 'required, an http(s) URL');
+  let u: URL;
+  try {
+    u = new URL(o.url);
+  } catch {
+    throw invalid(`${field}.url`, 'must be an http(s) URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid(`${field}.url`, 'must be an http(s) URL');
+  if (o.model !== undefined && (typeof o.model !== 'string' || !o.model)) throw invalid(`${field}.model`, 'must be a non-empty string');
+  if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(o.apiKeyEnv))) {
+    throw invalid(`${field}.apiKeyEnv`, 'must be an environment variable name');
+  }
+  const out: { url: string; model?: string; apiKeyEnv?: string } = { url: o.url };
+  if (typeof o.model === 'string') out.model = o.model;
+  if (typeof o.apiKeyEnv === 'string') out.apiKeyEnv = o.apiKeyEnv;
+  return out;
+}
+
+export function validateUpstream(u: unknown): UpstreamSpec {
+  if (Array.isArray(u)) {
+    if (u.length === 0) throw invalid('upstream', 'a list needs at least one upstream');
+    return u.map((t, i) => validateTarget(t, `upstream[${i}]`));
+  }
+  return validateTarget(u, 'upstream');
+}
+
+function price(v: number | string, field: string): bigint {
+  const s = String(v);
+  if (!/^\d+$/.test(s)) throw invalid(field, 'must be a non-negative integer (1/10000 USD per million tokens)');
+  return BigInt(s);
+}
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:\-/]{0,199}$/;
+
+export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelRow> {
+  if (!MODEL_ID.test(input.id)) throw invalid('id', 'must be 1-200 characters of letters, digits and . _ : - /');
+  if (!input.title.trim()) throw invalid('title', 'must not be empty');
+  if (!Number.isInteger(input.contextSize) || input.contextSize <= 0) throw invalid('contextSize', 'must be a positive integer');
+  if (!(MODEL_STATUSES as readonly string[]).includes(input.status)) throw invalid('status', `must be one of ${MODEL_STATUSES.join(', ')}`);
+  const row = {
+    id: input.id,
+    title: input.title,
+    description: input.description ?? '',
+    contextSize: input.contextSize,
+    inputPricePerMUnits: price(input.inputTokenPricePerM, 'inputTokenPricePerM'),
+    outputPricePerMUnits: price(input.outputTokenPricePerM, 'outputTokenPricePerM'),
+    status: input.status,
+    upstream: validateUpstream(input.upstream),
+    createdAt: new Date(ctx.clock.nowMs()),
+  };
+  const existing = await q.findModel(ctx.db, input.id);
+  if (existing) row.createdAt = existing.createdAt; // `created` is when the model first appeared
+  await q.upsertModel(ctx.db, row);
+  return row;
+}
+
+export function isEnabledForTeam(team: Pick<TeamRow, 'enabledModels'>, modelId: string): boolean {
+  return team.enabledModels == null || team.enabledModels.includes(modelId);
+}
+
+/** Models a team may use: enabled for it and currently available. */
+export async function teamUsableModels(ctx: Ctx, team: Pick<TeamRow, 'enabledModels'>): Promise<q.ModelRow[]> {
+  const all = await q.listModels(ctx.db);
+  return all.filter((m) => m.status === 'available' && isEnabledForTeam(team, m.id));
+}
+
+export async function requireModel(ctx: Ctx, id: string): Promise<q.ModelRow> {
+  const m = await q.findModel(ctx.db, id);
+  if (!m) throw notFound('model', id);
+  return m;
+}
+
+/** Operator view (camelCase, money as strings). */
+export function modelAdminView(m: q.ModelRow) {
+  return {
+    id: m.id,
+    title: m.title,
+    description: m.description,
+    contextSize: m.contextSize,
+    inputTokenPricePerM: m.inputPricePerMUnits.toString(),
+    outputTokenPricePerM: m.outputPricePerMUnits.toString(),
+    status: m.status,
+    upstream: m.upstream,
+    created: Math.floor(m.createdAt.getTime() / 1000),
+  };
+}
+
+/** The interface's LLM model record. */
+export function modelRecord(m: q.ModelRow) {
+  return {
+    id: m.id,
+    object: 'model' as const,
+    created: Math.floor(m.createdAt.getTime() / 1000),
+    input_token_price_per_m: Number(m.inputPricePerMUnits),
+    output_token_price_per_m: Number(m.outputPricePerMUnits),
+    title: m.title,
+    description: m.description,
+    context_size: m.contextSize,
+  };
+}

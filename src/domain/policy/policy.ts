@@ -1,0 +1,132 @@
+// API-key model-access policies (interface: "Set API key model access policy").
+import { AppError, invalid } from '../../lib/errors.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/policies.ts';
+import { findTeam } from '../../store/accounts.ts';
+import { requireKey } from '../keys/keys.ts';
+import { teamUsableModels } from '../models/models.ts';
+import { can, type Principal } from '../roles.ts';
+
+export const POLICY_MODES = ['all_enabled', 'selected'] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+export const MODEL_REF_TYPES = ['llm', 'multimodal'] as const;
+
+export interface ModelRef {
+  type: string;
+  id: string;
+}
+export interface Policy {
+  schemaVersion: number;
+  productScope: 'model_api';
+  mode: PolicyMode;
+  allowedModels: ModelRef[];
+  excludedModels: ModelRef[];
+  source: { type: string };
+}
+
+export const DEFAULT_POLICY: Policy = {
+  schemaVersion: 1, productScope: 'model_api', mode: 'all_enabled', allowedModels: [], excludedModels: [], source: { type: 'default' },
+};
+
+export interface PolicyInput {
+  schemaVersion?: number | undefined;
+  productScope?: string | undefined;
+  mode: string;
+  allowedModels?: ModelRef[] | undefined;
+  excludedModels?: ModelRef[] | undefined;
+  source?: unknown;
+}
+
+function dedupe(refs: ModelRef[], field: string): ModelRef[] {
+  const seen = new Set<string>();
+  const out: ModelRef[] = [];
+  refs.forEach((r, i) => {
+    if (!(MODEL_REF_TYPES as readonly string[]).includes(r.type)) throw invalid(`${field}[${i}].type`, `must be one of ${MODEL_REF_TYPES.join(', ')}`);
+    if (!r.id) throw invalid(`${field}[${i}].id`, 'must not be empty');
+    const k = `${r.type}\u0000${r.id}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push({ type: r.type, id: r.id });
+    }
+  });
+  return out;
+}
+
+/** Rules 4 and 5: arrays that do not apply to the mode are stored empty, duplicates removed, source ignored. */
+export function normalizePolicy(input: PolicyInput): Policy {
+  if (input.schemaVersion !== undefined && input.schemaVersion !== 1) throw invalid('schemaVersion', 'must be 1');
+  if (input.productScope !== undefined && input.productScope !== 'model_api') throw invalid('productScope', 'only model_api is supported');
+  if (!(POLICY_MODES as readonly string[]).includes(input.mode)) throw invalid('mode', `must be one of ${POLICY_MODES.join(', ')}`);
+  const mode = input.mode as PolicyMode;
+  const allowed = mode === 'selected' ? dedupe(input.allowedModels ?? [], 'allowedModels') : [];
+  const excluded = mode === 'all_enabled' ? dedupe(input.excludedModels ?? [], 'excludedModels') : [];
+  if (mode === 'selected' && allowed.length === 0) throw invalid('allowedModels', 'mode=selected requires at least one model');
+  return { schemaVersion: 1, productScope: 'model_api', mode, allowedModels: allowed, excludedModels: excluded, source: { type: 'private_policy' } };
+}
+
+/** Does the policy let the key call `modelId`? (Team enablement is checked separately.) */
+export function policyAllows(policy: Policy, modelId: string): boolean {
+  if (policy.mode === 'selected') return policy.allowedModels.some((m) => m.id === modelId);
+  return !policy.excludedModels.some((m) => m.id === modelId);
+}
+
+function view(keyId: string, policy: Policy, row: q.PolicyRow | undefined, usable: Set<string>, withLists: boolean) {
+  const callable = policy.mode === 'selected'
+    ? policy.allowedModels.some((m) => usable.has(m.id))
+    : [...usable].some((id) => policyAllows(policy, id));
+  return {
+    stringId: keyId,
+    policy: withLists ? policy : { ...policy, allowedModels: [], excludedModels: [] },
+    policyStatus: callable ? 'active' : 'no_available_models',
+    allowedModelCount: policy.allowedModels.length,
+    excludedModelCount: policy.excludedModels.length,
+    updatedAt: row?.updatedAtS ?? 0,
+    updatedBy: row?.updatedBy ?? '',
+  };
+}
+
+async function usableIds(ctx: Ctx, teamId: string): Promise<Set<string>> {
+  const team = await findTeam(ctx.db, teamId);
+  return new Set((await teamUsableModels(ctx, team ?? { enabledModels: null })).map((m) => m.id));
+}
+
+export async function loadPolicy(ctx: Ctx, keyId: string): Promise<{ policy: Policy; row: q.PolicyRow | undefined }> {
+  const row = await q.findPolicy(ctx.db, keyId);
+  return { policy: row ? (row.policy as Policy) : DEFAULT_POLICY, row };
+}
+
+export async function getPolicy(ctx: Ctx, p: Principal, keyId: string) {
+  const key = await requireKey(ctx, p.teamId, keyId);
+  const full = can(p.role, 'writePolicy');
+  // Developers read only their own keys' policies, and without the model lists.
+  if (!full && !(p.role === 'Developer' && key.memberId === p.memberId)) {
+    throw new AppError('FORBIDDEN', `role ${p.role} may not read this key's policy`, { role: p.role });
+  }
+  const { policy, row } = await loadPolicy(ctx, keyId);
+  return view(keyId, policy, row, await usableIds(ctx, p.teamId), full);
+}
+
+export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: PolicyInput) {
+  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may set a key policy', { role: p.role });
+  await requireKey(ctx, p.teamId, keyId);
+  const policy = normalizePolicy(input);
+  const usable = await usableIds(ctx, p.teamId);
+  for (const [field, refs] of [['allowedModels', policy.allowedModels], ['excludedModels', policy.excludedModels]] as const) {
+    refs.forEach((m, i) => {
+      if (!usable.has(m.id)) {
+        throw new AppError('INVALID_ARGUMENT', `${field}[${i}]: model ${m.id} is not enabled for this team or not available`, {
+          field: `${field}[${i}].id`, model: m.id, rule: 'model must be enabled for the team and available',
+        });
+      }
+    });
+  }
+  const row: q.PolicyRow = { keyId, policy, updatedAtS: Math.floor(ctx.clock.nowMs() / 1000), updatedBy: p.memberId };
+  await q.upsertPolicy(ctx.db, row);
+  return view(keyId, policy, row, usable, true);
+}
+
+export async function deletePolicy(ctx: Ctx, p: Principal, keyId: string): Promise<void> {
+  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may delete a key policy', { role: p.role });
+  await requireKey(ctx, p.teamId, keyId);
+  await q.deletePolicy(ctx.db, keyId);
+}

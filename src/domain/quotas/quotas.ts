@@ -1,0 +1,93 @@
+// Quota definitions (per model and quota type, values per tier) and per-team overrides.
+// Values are int64: carried as bigint inside and as JSON strings at the interface.
+import { invalid, notFound } from '../../lib/errors.ts';
+import { MICRO_PER_UNIT } from '../../lib/money.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/quotas.ts';
+import { findTeam } from '../../store/accounts.ts';
+import { TIERS, maxTier, tierForMonthlyTopup, type Tier } from './tiers.ts';
+
+export const QUOTA_TYPES = ['RPM', 'TPM', 'IPM'] as const;
+export type QuotaType = (typeof QUOTA_TYPES)[number];
+const INT64_MAX = 9223372036854775807n;
+
+export function parseInt64(v: unknown, field: string): bigint {
+  const s = typeof v === 'number' ? (Number.isSafeInteger(v) ? String(v) : '') : String(v ?? '');
+  if (!/^\d+$/.test(s)) throw invalid(field, 'must be a non-negative 64-bit integer (send values above 2^53 as strings)');
+  const n = BigInt(s);
+  if (n > INT64_MAX) throw invalid(field, 'must fit in a signed 64-bit integer');
+  return n;
+}
+
+export interface QuotaDefinitionInput {
+  model: string;
+  modal: string;
+  quotaType: string;
+  productType: string;
+  defaultQuota: unknown;
+  tiers: Record<string, unknown>;
+  adjustable: boolean;
+}
+
+export async function upsertQuotaDefinition(ctx: Ctx, input: QuotaDefinitionInput): Promise<q.QuotaDefRow> {
+  if (!input.model) throw invalid('model', 'must not be empty');
+  if (!(QUOTA_TYPES as readonly string[]).includes(input.quotaType)) throw invalid('quotaType', `must be one of ${QUOTA_TYPES.join(', ')}`);
+  if (!input.modal) throw invalid('modal', 'must not be empty');
+  if (!input.productType) throw invalid('productType', 'must not be empty');
+  const tiers: Record<string, string> = {};
+  for (const key of Object.keys(input.tiers)) {
+    if (!TIERS.includes(key as Tier)) throw invalid(`tiers.${key}`, `tier must be one of ${TIERS.join(', ')}`);
+  }
+  for (const t of TIERS) {
+    if (input.tiers[t] === undefined) throw invalid(`tiers.${t}`, 'required: give a value for every tier T1-T5');
+    tiers[t] = parseInt64(input.tiers[t], `tiers.${t}`).toString();
+  }
+  const row: q.QuotaDefRow = {
+    model: input.model, quotaType: input.quotaType, modal: input.modal, productType: input.productType,
+    defaultQuota: parseInt64(input.defaultQuota, 'defaultQuota'), tiers, adjustable: input.adjustable,
+  };
+  await q.upsertQuotaDefinition(ctx.db, row);
+  return row;
+}
+
+export async function setQuotaOverride(ctx: Ctx, teamId: string, model: string, quotaType: string, currentQuota: unknown | null): Promise<void> {
+  if (!(await findTeam(ctx.db, teamId))) throw notFound('team', teamId);
+  if (!(await q.findQuotaDefinition(ctx.db, model, quotaType))) throw notFound('quota definition', `${model}/${quotaType}`);
+  if (currentQuota === null) return q.deleteOverride(ctx.db, teamId, model, quotaType);
+  await q.upsertOverride(ctx.db, teamId, model, quotaType, parseInt64(currentQuota, 'currentQuota'));
+}
+
+/** Effective tier: the operator's tier or the one earned by a month's top-ups (this and the two previous months). */
+export async function effectiveTier(ctx: Ctx, teamId: string): Promise<Tier> {
+  const team = await findTeam(ctx.db, teamId);
+  if (!team) throw notFound('team', teamId);
+  const now = new Date(ctx.clock.nowMs());
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 1));
+  let tier = team.tier as Tier;
+  for (const micro of await q.monthlyTopups(ctx.db, teamId, since)) tier = maxTier(tier, tierForMonthlyTopup(micro / MICRO_PER_UNIT));
+  return tier;
+}
+
+export function currentQuotaOf(def: q.QuotaDefRow, tier: Tier, override: bigint | undefined): bigint {
+  if (override !== undefined) return override;
+  const v = def.tiers[tier];
+  return v !== undefined ? BigInt(v) : def.defaultQuota;
+}
+
+export async function listTeamQuotas(ctx: Ctx, teamId: string, filter: q.QuotaFilter) {
+  const [defs, overrides, tier] = await Promise.all([
+    q.listQuotaDefinitions(ctx.db, filter), q.listOverrides(ctx.db, teamId), effectiveTier(ctx, teamId),
+  ]);
+  const ov = new Map(overrides.map((o) => [`${o.model}\u0000${o.quotaType}`, o.currentQuota]));
+  const data = defs.map((d) => ({
+    modal: d.modal,
+    quotaObject: d.model,
+    quotaType: d.quotaType,
+    productType: d.productType,
+    currentQuota: currentQuotaOf(d, tier, ov.get(`${d.model}\u0000${d.quotaType}`)).toString(),
+    defaultQuota: d.defaultQuota.toString(),
+    adjustable: d.adjustable,
+    quotaItems: TIERS.map((t) => ({ tier: t, quota: d.tiers[t] ?? d.defaultQuota.toString() })),
+  }));
+  return { data, total: data.length };
+}

@@ -1,0 +1,38 @@
+// Authenticates every route by what it declares in `config.auth`; undeclared routes are refused.
+import { timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../lib/errors.ts';
+import { sha256Hex } from '../../lib/ids.ts';
+import { can } from '../../domain/roles.ts';
+import type { App, Services } from '../types.ts';
+
+function operatorTokenMatches(header: string | undefined, expectedHash: string): boolean {
+  if (!header) return false;
+  const token = header.replace(/^bearer\s+/i, '').trim();
+  const a = Buffer.from(sha256Hex(token), 'hex');
+  const b = Buffer.from(expectedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function registerAuth(app: App, s: Services): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req) => {
+    const auth = req.routeOptions.config?.auth;
+    if (!req.routeOptions.url) return; // 404s go to the not-found handler
+    if (!auth) {
+      if (req.routeOptions.url.startsWith('/docs')) return; // the API reference page (a plugin's routes)
+      throw new AppError('UNKNOWN', 'route has no auth declaration');
+    }
+    if (auth.kind === 'public') return;
+    if (auth.kind === 'operator') {
+      if (!operatorTokenMatches(req.headers.authorization, s.operatorTokenHash)) {
+        throw new AppError('UNAUTHORIZED', 'missing or invalid operator token');
+      }
+      return;
+    }
+    const principal = await s.keys.authenticate(req.headers.authorization);
+    if (auth.capability && !can(principal.role, auth.capability)) {
+      throw new AppError('FORBIDDEN', `role ${principal.role} may not perform this operation`, { role: principal.role });
+    }
+    req.principal = principal;
+  });
+}

@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { requireTeam, teamView } from '../../../domain/accounts/teams.ts';
+import { balanceView } from '../../../domain/billing/balance.ts';
+import { effectiveTier } from '../../../domain/quotas/quotas.ts';
+import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { TeamView } from './team-schema.ts';
+
+export default function getTeamRoute(app: App, s: Services): void {
+  app.get('/admin/v1/teams/:userId', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Get a team with its balance and effective tier', security: OperatorBearer,
+      params: UserIdParams,
+      response: {
+        200: Type.Intersect([TeamView, Type.Object({
+          effectiveTier: Type.String(),
+          balance: Type.Object({
+            availableBalance: Type.String(), cashBalance: Type.String(), creditLimit: Type.String(),
+            pendingCharges: Type.String(), outstandingInvoices: Type.String(),
+          }),
+        })]),
+        ...errors(401, 404),
+      },
+    },
+  }, async (req) => {
+    const team = await requireTeam(s.ctx, req.params.userId);
+    return {
+      ...teamView(team),
+      effectiveTier: await effectiveTier(s.ctx, team.id),
+      balance: balanceView(team, await s.reservations.reservedMicro(team.id)),
+    };
+  });
+}

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+import { listMembers } from '../../../store/accounts.ts';
+import { memberView } from '../../../domain/accounts/members.ts';
+import { requireTeam } from '../../../domain/accounts/teams.ts';
+import { errors, MemberView, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function listMembersRoute(app: App, s: Services): void {
+  app.get('/admin/v1/teams/:userId/members', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'List a team\'s members', security: OperatorBearer,
+      params: UserIdParams,
+      response: { 200: Type.Object({ members: Type.Array(MemberView) }), ...errors(401, 404) },
+    },
+  }, async (req) => {
+    await requireTeam(s.ctx, req.params.userId);
+    return { members: (await listMembers(s.ctx.db, req.params.userId)).map(memberView) };
+  });
+}

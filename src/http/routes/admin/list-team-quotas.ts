@@ -1,0 +1,15 @@
+import { Type } from 'typebox';
+import { listTeamQuotas } from '../../../domain/quotas/quotas.ts';
+import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function listTeamQuotasRoute(app: App, s: Services): void {
+  app.get('/admin/v1/teams/:userId/quotas', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'A team\'s quotas as the team sees them', security: OperatorBearer,
+      params: UserIdParams,
+      response: { 200: Type.Object({ data: Type.Array(Type.Unknown()), total: Type.Integer() }), ...errors(401, 404) },
+    },
+  }, async (req) => listTeamQuotas(s.ctx, req.params.userId, {}));
+}

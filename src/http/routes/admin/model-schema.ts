@@ -1,0 +1,17 @@
+import { Type } from 'typebox';
+
+const Target = Type.Union([
+  Type.Literal('sim'),
+  Type.Object({
+    url: Type.String({ description: 'OpenAI-compatible base URL, e.g. http://host:port/v1' }),
+    model: Type.Optional(Type.String({ description: 'model name upstream' })),
+    apiKeyEnv: Type.Optional(Type.String({ description: 'environment variable holding the upstream key' })),
+  }),
+]);
+export const UpstreamSchema = Type.Union([Target, Type.Array(Target, { minItems: 1, description: 'failover order' })]);
+
+export const ModelAdminView = Type.Object({
+  id: Type.String(), title: Type.String(), description: Type.String(), contextSize: Type.Integer(),
+  inputTokenPricePerM: Type.String(), outputTokenPricePerM: Type.String(), status: Type.String(),
+  upstream: Type.Unknown(), created: Type.Integer(),
+});

@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+import { postFixedTermBill } from '../../../domain/billing/fixed-term.ts';
+import { requireMember } from '../../../domain/accounts/members.ts';
+import { unitsToMicro } from '../../../lib/money.ts';
+import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
+import { postedView } from './posted-view.ts';
+
+export default function postFixedTermBillRoute(app: App, s: Services): void {
+  app.post('/admin/v1/teams/:userId/fixed-term-bills', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Post a subscription (fixed-term) bill entry and its ledger charge', security: OperatorBearer,
+      params: UserIdParams,
+      body: Type.Object({
+        amount: Amount,
+        productId: Type.String({ minLength: 1, maxLength: 255 }),
+        productName: Type.String({ minLength: 1, maxLength: 255 }),
+        productCategory: Type.String({ enum: ['gpu', 'serverless', 'cloud_storage', 'local_storage', 'image', 'bare_metal'] }),
+        ownerId: Type.String({ minLength: 1, maxLength: 255 }),
+        tradeType: Type.String({ enum: ['monthly_new_buy', 'monthly_re_buy', 'monthly_re_config'] }),
+        billingMethod: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, default: 2 })),
+        basePrice: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
+        billNum: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }),
+        startTime: Type.Integer({ minimum: 0 }),
+        endTime: Type.Integer({ minimum: 0 }),
+        memberId: Type.Optional(Type.String()),
+        storageDays: Type.Optional(Type.Integer({ minimum: 0 })),
+        idempotencyKey: IdempotencyKey,
+      }),
+      response: { 200: Posted, ...errors(400, 401, 404, 409) },
+    },
+  }, async (req) => {
+    const b = req.body;
+    if (b.memberId) await requireMember(s.ctx, req.params.userId, b.memberId);
+    return postedView(await postFixedTermBill(s.ctx, {
+      teamId: req.params.userId, amountMicro: unitsToMicro(b.amount), idempotencyKey: b.idempotencyKey,
+      productId: b.productId, productName: b.productName, productCategory: b.productCategory, ownerId: b.ownerId,
+      tradeType: b.tradeType, billingMethod: b.billingMethod ?? 2, basePriceUnits: BigInt(b.basePrice), billNum: b.billNum,
+      startTimeS: b.startTime, endTimeS: b.endTime, memberId: b.memberId ?? null, storageDays: b.storageDays ?? null,
+    }));
+  });
+}

@@ -1,0 +1,18 @@
+import { revokeKey } from '../../../domain/keys/keys.ts';
+import { Empty, errors, KeyIdParams, OperatorBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function revokeKeyRoute(app: App, s: Services): void {
+  app.post('/admin/v1/keys/:keyId/revoke', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Revoke an API key', security: OperatorBearer,
+      params: KeyIdParams,
+      response: { 200: Empty, ...errors(401, 404) },
+    },
+  }, async (req) => {
+    await revokeKey(s.ctx, req.params.keyId);
+    s.keys.invalidateAll();
+    return {};
+  });
+}

@@ -1,0 +1,19 @@
+import { Type } from 'typebox';
+import { setCreditLimit } from '../../../domain/accounts/teams.ts';
+import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function setCreditLimitRoute(app: App, s: Services): void {
+  app.put('/admin/v1/teams/:userId/credit-limit', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Set the credit limit (maximum amount that may be owed)', security: OperatorBearer,
+      params: UserIdParams,
+      body: Type.Object({ creditLimit: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]) }),
+      response: { 200: Empty, ...errors(400, 401, 404) },
+    },
+  }, async (req) => {
+    await setCreditLimit(s.ctx, req.params.userId, BigInt(req.body.creditLimit));
+    return {};
+  });
+}

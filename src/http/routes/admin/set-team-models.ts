@@ -1,0 +1,24 @@
+import { Type } from 'typebox';
+import { requireTeam } from '../../../domain/accounts/teams.ts';
+import { requireModel } from '../../../domain/models/models.ts';
+import { updateTeam } from '../../../store/accounts.ts';
+import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function setTeamModelsRoute(app: App, s: Services): void {
+  app.put('/admin/v1/teams/:userId/models', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Set the models enabled for a team (null: every available model, the default)', security: OperatorBearer,
+      params: UserIdParams,
+      body: Type.Object({ enabledModels: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]) }),
+      response: { 200: Empty, ...errors(400, 401, 404) },
+    },
+  }, async (req) => {
+    await requireTeam(s.ctx, req.params.userId);
+    const ids = req.body.enabledModels === null ? null : [...new Set(req.body.enabledModels)];
+    for (const id of ids ?? []) await requireModel(s.ctx, id);
+    await updateTeam(s.ctx.db, req.params.userId, { enabledModels: ids });
+    return {};
+  });
+}

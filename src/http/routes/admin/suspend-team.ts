@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+import { setTeamStatus } from '../../../domain/accounts/teams.ts';
+import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function suspendTeamRoute(app: App, s: Services): void {
+  app.post('/admin/v1/teams/:userId/suspend', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Suspend (or with {"suspended": false} resume) a team', security: OperatorBearer,
+      params: UserIdParams,
+      body: Type.Optional(Type.Object({ suspended: Type.Optional(Type.Boolean({ default: true })) })),
+      response: { 200: Empty, ...errors(400, 401, 404) },
+    },
+  }, async (req) => {
+    await setTeamStatus(s.ctx, req.params.userId, req.body?.suspended === false ? 'active' : 'suspended');
+    s.keys.invalidateAll();
+    return {};
+  });
+}

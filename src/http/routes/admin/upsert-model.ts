@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+import { modelAdminView, upsertModel } from '../../../domain/models/models.ts';
+import { errors, OperatorBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { ModelAdminView, UpstreamSchema } from './model-schema.ts';
+
+export default function upsertModelRoute(app: App, s: Services): void {
+  app.post('/admin/v1/models', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Create or replace an LLM model', security: OperatorBearer,
+      body: Type.Object({
+        id: Type.String({ minLength: 1, maxLength: 200 }),
+        title: Type.String({ minLength: 1, maxLength: 255 }),
+        description: Type.Optional(Type.String({ maxLength: 4096 })),
+        contextSize: Type.Integer({ minimum: 1 }),
+        inputTokenPricePerM: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
+        outputTokenPricePerM: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
+        status: Type.String({ enum: ['available', 'offline'] }),
+        upstream: UpstreamSchema,
+      }),
+      response: { 200: ModelAdminView, ...errors(400, 401) },
+    },
+  }, async (req) => modelAdminView(await upsertModel(s.ctx, req.body)));
+}

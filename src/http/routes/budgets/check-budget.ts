@@ -1,0 +1,16 @@
+import { Type } from 'typebox';
+import { checkMemberBudget } from '../../../domain/budgets/budgets.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { Enough } from './schemas.ts';
+
+export default function checkBudgetRoute(app: App, s: Services): void {
+  app.post('/openapi/v1/user/team/check-budget', {
+    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    schema: {
+      tags: ['team budgets'], summary: 'Check member budget (enough when remaining > 0)', security: KeyBearer,
+      body: Type.Object({ member_id: Type.String({ minLength: 1 }) }),
+      response: { 200: Enough, ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ({ enough: await checkMemberBudget(s.ctx, principalOf(req), req.body.member_id) }));
+}

@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { checkKeyBudgetByCost } from '../../../domain/budgets/budgets.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { Cost, Enough } from './schemas.ts';
+
+export default function checkKeyBudgetByCostRoute(app: App, s: Services): void {
+  app.post('/openapi/v1/user/team/check-key-budget-by-cost', {
+    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    schema: {
+      tags: ['team budgets'], summary: 'Check API-key budget against a cost', security: KeyBearer,
+      body: Type.Object({ member_id: Type.String({ minLength: 1 }), key_id: Type.String({ minLength: 1 }), cost: Cost }),
+      response: { 200: Enough, ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ({
+    enough: await checkKeyBudgetByCost(s.ctx, principalOf(req), req.body.member_id, req.body.key_id, req.body.cost),
+  }));
+}

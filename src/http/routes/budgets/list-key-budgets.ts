@@ -1,0 +1,16 @@
+import { Type } from 'typebox';
+import { listKeyBudgets } from '../../../domain/budgets/budgets.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { KeyBudgetEntry } from './schemas.ts';
+
+export default function listKeyBudgetsRoute(app: App, s: Services): void {
+  app.get('/openapi/v1/user/team/key-budget-list', {
+    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    schema: {
+      tags: ['team budgets'], summary: 'Query API-key budget list for a member', security: KeyBearer,
+      querystring: Type.Object({ member_id: Type.String({ minLength: 1 }) }),
+      response: { 200: Type.Object({ key_budgets: Type.Array(KeyBudgetEntry) }), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => listKeyBudgets(s.ctx, principalOf(req), req.query.member_id));
+}

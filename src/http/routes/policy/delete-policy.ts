@@ -1,0 +1,18 @@
+import { deletePolicy } from '../../../domain/policy/policy.ts';
+import { Empty, errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { KeyParams, POLICY_URL } from './schemas.ts';
+
+export default function deletePolicyRoute(app: App, s: Services): void {
+  app.delete(POLICY_URL, {
+    config: { auth: { kind: 'key', capability: 'writePolicy' } },
+    schema: {
+      tags: ['model access policy'], summary: 'Delete API key model access policy (back to the default)', security: KeyBearer,
+      params: KeyParams,
+      response: { 200: Empty, ...errors(401, 403, 404) },
+    },
+  }, async (req) => {
+    await deletePolicy(s.ctx, principalOf(req), req.params.stringId);
+    return {};
+  });
+}

@@ -1,0 +1,15 @@
+import { getPolicy } from '../../../domain/policy/policy.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { KeyParams, POLICY_URL, PolicyResponse } from './schemas.ts';
+
+export default function getPolicyRoute(app: App, s: Services): void {
+  app.get(POLICY_URL, {
+    config: { auth: { kind: 'key', capability: 'readPolicy' } },
+    schema: {
+      tags: ['model access policy'], summary: 'Get API key model access policy', security: KeyBearer,
+      params: KeyParams,
+      response: { 200: PolicyResponse, ...errors(401, 403, 404) },
+    },
+  }, async (req) => getPolicy(s.ctx, principalOf(req), req.params.stringId));
+}

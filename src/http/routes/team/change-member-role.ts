@@ -1,0 +1,18 @@
+import { changeRole } from '../../../domain/accounts/members.ts';
+import { Empty, errors, KeyBearer, MemberIdParams, RoleChange } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+
+export default function changeTeamMemberRole(app: App, s: Services): void {
+  app.post('/openapi/v1/user/team/members/:memberId/role', {
+    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    schema: {
+      tags: ['team'], summary: 'Change a member\'s role (Admins never change the Owner)', security: KeyBearer,
+      params: MemberIdParams, body: RoleChange,
+      response: { 200: Empty, ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => {
+    const p = principalOf(req);
+    await changeRole(s.ctx, p.teamId, req.params.memberId, req.body.role, p);
+    return {};
+  });
+}

@@ -1,0 +1,18 @@
+import { setMemberStatus } from '../../../domain/accounts/members.ts';
+import { Empty, errors, KeyBearer, MemberIdParams } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+
+export default function disableTeamMember(app: App, s: Services): void {
+  app.post('/openapi/v1/user/team/members/:memberId/disable', {
+    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    schema: {
+      tags: ['team'], summary: 'Disable a member: their keys stop working', security: KeyBearer,
+      params: MemberIdParams,
+      response: { 200: Empty, ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => {
+    const p = principalOf(req);
+    await setMemberStatus(s.ctx, p.teamId, req.params.memberId, 'disabled', p);
+    return {};
+  });
+}

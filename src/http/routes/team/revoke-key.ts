@@ -1,0 +1,18 @@
+import { revokeKey } from '../../../domain/keys/keys.ts';
+import { Empty, errors, KeyBearer, KeyIdParams } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+
+export default function revokeOwnKey(app: App, s: Services): void {
+  app.post('/openapi/v1/user/keys/:keyId/revoke', {
+    config: { auth: { kind: 'key', capability: 'manageOwnKeys' } },
+    schema: {
+      tags: ['team'], summary: 'Revoke an API key (own keys; Owner/Admin: any key of the team)', security: KeyBearer,
+      params: KeyIdParams,
+      response: { 200: Empty, ...errors(401, 403, 404) },
+    },
+  }, async (req) => {
+    await revokeKey(s.ctx, req.params.keyId, principalOf(req));
+    s.keys.invalidateAll();
+    return {};
+  });
+}

@@ -1,0 +1,44 @@
+// Schemas shared by several routes. Route-specific ones live in the route file.
+import { Type, type TSchema } from 'typebox';
+
+export const ErrorBody = Type.Object({
+  code: Type.Integer({ description: 'HTTP status' }),
+  reason: Type.String({ description: 'UPPER_SNAKE reason' }),
+  message: Type.String(),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+}, { $id: 'ErrorBody', additionalProperties: true });
+
+/** Standard error responses for a route, so the OpenAPI document lists them. */
+export function errors(...codes: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const c of codes) out[c] = Type.Ref('ErrorBody');
+  return out;
+}
+
+export const Empty = Type.Object({}, { additionalProperties: false });
+
+/** An int64 carried as a JSON number or, above 2^53, as a string of digits. */
+export const Int64Input = Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })]);
+
+export const KeyBearer = [{ apiKey: [] as string[] }];
+export const OperatorBearer = [{ operatorToken: [] as string[] }];
+
+export const MemberView = Type.Object({
+  memberId: Type.String(), userId: Type.String(), email: Type.String(), role: Type.String(), status: Type.String(),
+  phone: Type.String(), remarkName: Type.String(), createdAt: Type.String(),
+});
+export const KeyView = Type.Object({
+  keyId: Type.String(), memberId: Type.String(), name: Type.String(), mask: Type.String(), status: Type.String(),
+  createdAt: Type.String(),
+});
+export const NewMember = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 255 }),
+  role: Type.String({ enum: ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'] }),
+  phone: Type.Optional(Type.String({ maxLength: 32 })),
+  remarkName: Type.Optional(Type.String({ maxLength: 255 })),
+});
+export const RoleChange = Type.Object({ role: Type.String({ enum: ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'] }) });
+export const CreatedKey = Type.Object({ keyId: Type.String(), apiKey: Type.String({ description: 'shown once' }) });
+export const MemberIdParams = Type.Object({ memberId: Type.String({ minLength: 1 }) });
+export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1 }) });
+export const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1 }) });

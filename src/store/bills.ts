@@ -1,0 +1,117 @@
+// Read models over the ledger: fixed-term bill rows and usage aggregated into buckets.
+import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from './db.ts';
+import { apiKeys, fixedTermBills, ledgerEntries } from './schema.ts';
+
+export interface FixedTermFilter {
+  teamId: string;
+  category?: string | undefined;
+  productName?: string | undefined;
+  ownerId?: string | undefined;
+  fromMs: number;
+  toMs: number;
+}
+
+export async function listFixedTermBills(db: DbOrTx, f: FixedTermFilter) {
+  const conds: SQL[] = [
+    eq(fixedTermBills.teamId, f.teamId),
+    gte(fixedTermBills.createdAt, new Date(f.fromMs)),
+    lt(fixedTermBills.createdAt, new Date(f.toMs)),
+  ];
+  if (f.category) conds.push(eq(fixedTermBills.productCategory, f.category));
+  if (f.productName) conds.push(sql`${fixedTermBills.productName} ilike ${'%' + escapeLike(f.productName) + '%'}`);
+  if (f.ownerId) conds.push(eq(fixedTermBills.ownerId, f.ownerId));
+  return db
+    .select({
+      bill: fixedTermBills,
+      amountMicro: ledgerEntries.amountMicro,
+      voucherMicro: ledgerEntries.voucherMicro,
+    })
+    .from(fixedTermBills)
+    .innerJoin(ledgerEntries, eq(ledgerEntries.id, fixedTermBills.ledgerId))
+    .where(and(...conds))
+    .orderBy(fixedTermBills.createdAt, fixedTermBills.id);
+}
+
+export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+
+export interface UsageFilter {
+  teamId: string;
+  bucket: Bucket;
+  fromMs: number;
+  toMs: number;
+  category?: string | undefined;
+  productName?: string | undefined;
+  ownerId?: string | undefined;
+  byKey?: boolean;
+}
+
+export interface UsageRow {
+  bucketStart: Date;
+  billingMethod: number;
+  productId: string;
+  productName: string;
+  category: string;
+  ownerId: string;
+  keyId: string | null;
+  keyName: string | null;
+  keyMask: string | null;
+  amountMicro: bigint;
+  voucherMicro: bigint;
+  billNum0: string;
+  billNum1: string;
+  basePrice0: string;
+  basePrice1: string;
+}
+
+export async function aggregateUsage(db: DbOrTx, f: UsageFilter): Promise<UsageRow[]> {
+  const conds: SQL[] = [
+    eq(ledgerEntries.teamId, f.teamId),
+    eq(ledgerEntries.kind, 'charge'),
+    gte(ledgerEntries.createdAt, new Date(f.fromMs)),
+    lt(ledgerEntries.createdAt, new Date(f.toMs)),
+  ];
+  if (f.category) conds.push(eq(ledgerEntries.category, f.category));
+  if (f.productName) conds.push(sql`${ledgerEntries.productName} ilike ${'%' + escapeLike(f.productName) + '%'}`);
+  if (f.ownerId) conds.push(eq(ledgerEntries.ownerId, f.ownerId));
+  if (f.byKey) conds.push(sql`${ledgerEntries.keyId} is not null`);
+  const bucket = sql.raw(`'${f.bucket}'`); // from a closed set, never user text
+  const bucketExpr = sql`(date_trunc(${bucket}, ${ledgerEntries.createdAt} at time zone 'UTC') at time zone 'UTC')`;
+  const num = (k: string) => sql<string>`coalesce(sum((${ledgerEntries.detail}->>${k})::numeric), 0)::text`;
+  const price = (k: string) => sql<string>`coalesce(max(${ledgerEntries.detail}->>${k}), '0')`;
+  const rows = await db
+    .select({
+      bucketStart: sql<Date>`${bucketExpr}`.as('bucket_start'),
+      billingMethod: ledgerEntries.billingMethod,
+      productId: ledgerEntries.productId,
+      productName: ledgerEntries.productName,
+      category: ledgerEntries.category,
+      ownerId: ledgerEntries.ownerId,
+      keyId: ledgerEntries.keyId,
+      keyName: sql<string | null>`max(${apiKeys.name})`,
+      keyMask: sql<string | null>`max(${apiKeys.mask})`,
+      amountMicro: sql<string>`sum(${ledgerEntries.amountMicro})::text`,
+      voucherMicro: sql<string>`sum(${ledgerEntries.voucherMicro})::text`,
+      billNum0: num('billNum0'),
+      billNum1: num('billNum1'),
+      basePrice0: price('basePrice0'),
+      basePrice1: price('basePrice1'),
+    })
+    .from(ledgerEntries)
+    .leftJoin(apiKeys, eq(apiKeys.id, ledgerEntries.keyId))
+    .where(and(...conds))
+    .groupBy(sql`1`, ledgerEntries.billingMethod, ledgerEntries.productId, ledgerEntries.productName,
+      ledgerEntries.category, ledgerEntries.ownerId, ledgerEntries.keyId)
+    .orderBy(sql`1`, ledgerEntries.productId, ledgerEntries.ownerId);
+  return rows.map((r) => ({
+    ...r,
+    bucketStart: new Date(r.bucketStart),
+    amountMicro: BigInt(r.amountMicro),
+    voucherMicro: BigInt(r.voucherMicro),
+  }));
+}
+
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}

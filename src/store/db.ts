@@ -1,0 +1,72 @@
+// Opens the store: PGlite on disk by default, PostgreSQL when a URL is given.
+// Both speak the PostgreSQL dialect, so every query is written once.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+// bigint columns come back as strings from node-postgres by default; keep them exact.
+pg.types.setTypeParser(20, (v) => v);
+
+export interface Store {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  databaseUrl?: string;
+  /** The raw PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined; // PGlite directory; undefined = in memory
+  loadDataDir?: Blob | File | undefined; // PGlite: start from a dump (tests)
+  poolSize?: number;
+}
+
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
+  }
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const client = new PGlite({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return { db, kind: 'pglite', pglite: client, close: () => client.close() };
+}
+
+// A fixed key so two replicas starting at once on one PostgreSQL migrate one at a time.
+const MIGRATION_LOCK = 727001;
+
+export async function migrateStore(store: Store): Promise<void> {
+  if (store.kind === 'pglite') {
+    await migratePglite(store.db as never, { migrationsFolder: MIGRATIONS_DIR });
+    return;
+  }
+  // Session-level advisory locks belong to one connection, so migrate on a dedicated client.
+  const client = new pg.Client({ connectionString: store.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_DIR });
+  } finally {
+    await client.end();
+  }
+}
