@@ -13,6 +13,7 @@ import { getOperatorTokenHash } from './domain/bootstrap.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
+import { registerValidation } from './http/plugins/validation.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { ROUTES } from './http/routes/index.ts';
 import type { App, Services } from './http/types.ts';
@@ -38,7 +39,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       return typeof h === 'string' && /^[\w.-]{1,128}$/.test(h) ? h : newId('request');
     },
     bodyLimit: 8 * 1024 * 1024,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -57,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: { title: 'Gantry', version: '0.1.0', description: 'Self-hostable control plane for an AI cloud' },
       components: {
         securitySchemes: {
@@ -68,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     },
   });
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } } as never);
+  registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, services);
   registerMetrics(app);

@@ -17,8 +17,14 @@ export function errors(...codes: number[]): Record<number, TSchema> {
 
 export const Empty = Type.Object({}, { additionalProperties: false });
 
-/** An int64 carried as a JSON number or, above 2^53, as a string of digits. */
-export const Int64Input = Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })]);
+/**
+ * An int64 carried as a JSON number or, above 2^53, as a string of digits. One schema with a
+ * type list (not a union) so that AJV's type coercion never turns one form into the other:
+ * a string like "9007199254740993" must reach the domain as written.
+ */
+export const Int64Input = Type.Unsafe<number | string>({
+  type: ['integer', 'string'], pattern: '^-?[0-9]+$', description: '64-bit integer: a JSON number, or a string of digits above 2^53',
+});
 
 export const KeyBearer = [{ apiKey: [] as string[] }];
 export const OperatorBearer = [{ operatorToken: [] as string[] }];
@@ -42,3 +48,8 @@ export const CreatedKey = Type.Object({ keyId: Type.String(), apiKey: Type.Strin
 export const MemberIdParams = Type.Object({ memberId: Type.String({ minLength: 1 }) });
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1 }) });
 export const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1 }) });
+
+/** A non-negative int64 (money in units, prices): a JSON number, or a string of digits. */
+export const UInt64Input = Type.Unsafe<number | string>({
+  type: ['integer', 'string'], pattern: '^[0-9]+$', minimum: 0, description: 'non-negative 64-bit integer; a string of digits above 2^53',
+});

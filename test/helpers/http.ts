@@ -4,11 +4,11 @@ import type { App } from '../../src/http/types.ts';
 export interface Res<T = any> {
   status: number;
   body: T;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
 }
 
 export async function call<T = any>(app: App, method: string, url: string, opts: { token?: string; body?: unknown; query?: Record<string, string | number | boolean> } = {}): Promise<Res<T>> {
-  const qs = opts.query ? '?' + new URLSearchParams(Object.entries(opts.query).map(([k, v]) => [k, String(v)])).toString() : '';
+  const qs = opts.query ? '?' + new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
   const res = await app.inject({
     method: method as 'GET',
     url: url + qs,

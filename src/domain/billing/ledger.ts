@@ -6,6 +6,7 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
 import { lockTeam, updateTeam, type TeamRow } from '../../store/accounts.ts';
 import * as q from '../../store/ledger.ts';
+import { notifyPosted } from './ledger-observer.ts';
 
 export const LEDGER_KINDS = ['topup', 'voucher', 'charge'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -137,5 +138,6 @@ export async function post(ctx: Ctx, p: PostingInput): Promise<Posted> {
     const team = await lockTeamOrThrow(tx, p.teamId);
     return postLockedTx(tx, team, [p], ctx.clock.nowMs());
   });
+  notifyPosted(ctx, [posted!]); // after commit, so nobody reloads a state without it
   return posted!;
 }

@@ -90,28 +90,32 @@ function assertMayRead(p: Principal, memberId: string): void {
   }
 }
 
-async function writeBudget(ctx: Ctx, teamId: string, scope: q.BudgetScope, subjectId: string, input: BudgetInput): Promise<void> {
-  const b = normalizeBudget(input);
-  if (b.type === 'Unlimited') return q.deleteBudget(ctx.db, scope, subjectId);
-  await q.upsertBudget(ctx.db, {
-    scope, subjectId, teamId, budgetType: b.type, limitUnits: b.limitUnits, cycle: b.cycle,
-    setAt: new Date(ctx.clock.nowMs()),
-  });
+async function writeBudget(ctx: Ctx, teamId: string, scope: q.BudgetScope, subjectId: string, b: NormalizedBudget): Promise<void> {
+  if (b.type === 'Unlimited') await q.deleteBudget(ctx.db, scope, subjectId);
+  else {
+    await q.upsertBudget(ctx.db, {
+      scope, subjectId, teamId, budgetType: b.type, limitUnits: b.limitUnits, cycle: b.cycle,
+      setAt: new Date(ctx.clock.nowMs()),
+    });
+  }
+  ctx.ledgerObserver?.budgetChanged(scope, subjectId); // the gateway re-reads this budget
 }
 
 export async function setMemberBudget(ctx: Ctx, p: Principal, memberId: string, input: BudgetInput): Promise<void> {
+  const budget = normalizeBudget(input); // the body is judged before anything is looked up
   const member = await requireMember(ctx, p.teamId, memberId);
   if (member.role === 'Owner' && p.role !== 'Owner') {
     throw new AppError('FORBIDDEN', 'an Admin may not set the Owner\'s budget', { memberId });
   }
-  await writeBudget(ctx, p.teamId, 'member', memberId, input);
+  await writeBudget(ctx, p.teamId, 'member', memberId, budget);
 }
 
 export async function setKeyBudget(ctx: Ctx, p: Principal, memberId: string, keyId: string, input: BudgetInput): Promise<void> {
+  const budget = normalizeBudget(input);
   await requireMember(ctx, p.teamId, memberId);
   const key = await requireKey(ctx, p.teamId, keyId);
   if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
-  await writeBudget(ctx, p.teamId, 'key', keyId, input);
+  await writeBudget(ctx, p.teamId, 'key', keyId, budget);
 }
 
 function memberEntry(m: MemberRow, state: BudgetState) {

@@ -1,6 +1,7 @@
 // Quota definitions (per model and quota type, values per tier) and per-team overrides.
 // Values are int64: carried as bigint inside and as JSON strings at the interface.
 import { invalid, notFound } from '../../lib/errors.ts';
+import { parseUInt64 as parseInt64 } from '../../lib/int64.ts';
 import { MICRO_PER_UNIT } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/quotas.ts';
@@ -9,16 +10,6 @@ import { TIERS, maxTier, tierForMonthlyTopup, type Tier } from './tiers.ts';
 
 export const QUOTA_TYPES = ['RPM', 'TPM', 'IPM'] as const;
 export type QuotaType = (typeof QUOTA_TYPES)[number];
-const INT64_MAX = 9223372036854775807n;
-
-export function parseInt64(v: unknown, field: string): bigint {
-  const s = typeof v === 'number' ? (Number.isSafeInteger(v) ? String(v) : '') : String(v ?? '');
-  if (!/^\d+$/.test(s)) throw invalid(field, 'must be a non-negative 64-bit integer (send values above 2^53 as strings)');
-  const n = BigInt(s);
-  if (n > INT64_MAX) throw invalid(field, 'must fit in a signed 64-bit integer');
-  return n;
-}
-
 export interface QuotaDefinitionInput {
   model: string;
   modal: string;

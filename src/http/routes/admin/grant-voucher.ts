@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { post } from '../../../domain/billing/ledger.ts';
 import { unitsToMicro } from '../../../lib/money.ts';
+import { parseUInt64 } from '../../../lib/int64.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
@@ -16,6 +17,6 @@ export default function grantVoucherRoute(app: App, s: Services): void {
       response: { 200: Posted, ...errors(400, 401, 404, 409) },
     },
   }, async (req) => postedView(await post(s.ctx, {
-    teamId: req.params.userId, kind: 'voucher', amountMicro: unitsToMicro(req.body.amount), idempotencyKey: req.body.idempotencyKey,
+    teamId: req.params.userId, kind: 'voucher', amountMicro: unitsToMicro(parseUInt64(req.body.amount, 'amount')), idempotencyKey: req.body.idempotencyKey,
   })));
 }

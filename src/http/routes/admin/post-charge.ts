@@ -3,6 +3,7 @@ import { post } from '../../../domain/billing/ledger.ts';
 import { requireMember } from '../../../domain/accounts/members.ts';
 import { requireKey } from '../../../domain/keys/keys.ts';
 import { unitsToMicro } from '../../../lib/money.ts';
+import { parseUInt64 } from '../../../lib/int64.ts';
 import { invalid } from '../../../lib/errors.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
@@ -40,7 +41,7 @@ export default function postChargeRoute(app: App, s: Services): void {
       memberId = key.memberId;
     }
     return postedView(await post(s.ctx, {
-      teamId, kind: 'charge', amountMicro: unitsToMicro(b.amount), idempotencyKey: b.idempotencyKey,
+      teamId, kind: 'charge', amountMicro: unitsToMicro(parseUInt64(b.amount, 'amount')), idempotencyKey: b.idempotencyKey,
       category: b.category, billingMethod: b.billingMethod, productId: b.productId, productName: b.productName,
       ownerId: b.ownerId ?? b.keyId ?? '', memberId, keyId: b.keyId ?? null,
     }));

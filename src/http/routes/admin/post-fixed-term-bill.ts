@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import { postFixedTermBill } from '../../../domain/billing/fixed-term.ts';
 import { requireMember } from '../../../domain/accounts/members.ts';
 import { unitsToMicro } from '../../../lib/money.ts';
-import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import { parseUInt64 } from '../../../lib/int64.ts';
+import { UInt64Input, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
 import { postedView } from './posted-view.ts';
@@ -21,7 +22,7 @@ export default function postFixedTermBillRoute(app: App, s: Services): void {
         ownerId: Type.String({ minLength: 1, maxLength: 255 }),
         tradeType: Type.String({ enum: ['monthly_new_buy', 'monthly_re_buy', 'monthly_re_config'] }),
         billingMethod: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, default: 2 })),
-        basePrice: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
+        basePrice: UInt64Input,
         billNum: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }),
         startTime: Type.Integer({ minimum: 0 }),
         endTime: Type.Integer({ minimum: 0 }),
@@ -35,9 +36,9 @@ export default function postFixedTermBillRoute(app: App, s: Services): void {
     const b = req.body;
     if (b.memberId) await requireMember(s.ctx, req.params.userId, b.memberId);
     return postedView(await postFixedTermBill(s.ctx, {
-      teamId: req.params.userId, amountMicro: unitsToMicro(b.amount), idempotencyKey: b.idempotencyKey,
+      teamId: req.params.userId, amountMicro: unitsToMicro(parseUInt64(b.amount, 'amount')), idempotencyKey: b.idempotencyKey,
       productId: b.productId, productName: b.productName, productCategory: b.productCategory, ownerId: b.ownerId,
-      tradeType: b.tradeType, billingMethod: b.billingMethod ?? 2, basePriceUnits: BigInt(b.basePrice), billNum: b.billNum,
+      tradeType: b.tradeType, billingMethod: b.billingMethod ?? 2, basePriceUnits: parseUInt64(b.basePrice, 'basePrice'), billNum: b.billNum,
       startTimeS: b.startTime, endTimeS: b.endTime, memberId: b.memberId ?? null, storageDays: b.storageDays ?? null,
     }));
   });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
+import { parseUInt64 } from '../../../lib/int64.ts';
 import { setCreditLimit } from '../../../domain/accounts/teams.ts';
-import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import { Empty, UInt64Input, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 export default function setCreditLimitRoute(app: App, s: Services): void {
@@ -9,11 +10,11 @@ export default function setCreditLimitRoute(app: App, s: Services): void {
     schema: {
       tags: ['admin'], summary: 'Set the credit limit (maximum amount that may be owed)', security: OperatorBearer,
       params: UserIdParams,
-      body: Type.Object({ creditLimit: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]) }),
+      body: Type.Object({ creditLimit: UInt64Input }),
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
   }, async (req) => {
-    await setCreditLimit(s.ctx, req.params.userId, BigInt(req.body.creditLimit));
+    await setCreditLimit(s.ctx, req.params.userId, parseUInt64(req.body.creditLimit, 'creditLimit'));
     return {};
   });
 }

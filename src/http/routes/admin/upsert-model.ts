@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { modelAdminView, upsertModel } from '../../../domain/models/models.ts';
-import { errors, OperatorBearer } from '../../schemas.ts';
+import { UInt64Input, errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView, UpstreamSchema } from './model-schema.ts';
 
@@ -14,8 +14,8 @@ export default function upsertModelRoute(app: App, s: Services): void {
         title: Type.String({ minLength: 1, maxLength: 255 }),
         description: Type.Optional(Type.String({ maxLength: 4096 })),
         contextSize: Type.Integer({ minimum: 1 }),
-        inputTokenPricePerM: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
-        outputTokenPricePerM: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+$' })]),
+        inputTokenPricePerM: UInt64Input,
+        outputTokenPricePerM: UInt64Input,
         status: Type.String({ enum: ['available', 'offline'] }),
         upstream: UpstreamSchema,
       }),

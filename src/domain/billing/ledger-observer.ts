@@ -1,0 +1,29 @@
+// How the ledger tells interested parties (the gateway's budget counters) that money moved,
+// after the transaction that moved it has committed. Paths that post inside their own
+// transaction (postLockedTx) call notifyPosted once it has committed; anything missed is
+// still caught when the gateway re-reads its state (GANTRY_BUDGET_STATE_TTL_MS).
+import type { Ctx } from '../context.ts';
+import type { Posted } from './ledger.ts';
+
+export interface PostedChange {
+  teamId: string;
+  kind: string; // topup | voucher | charge
+  amountMicro: bigint;
+  memberId: string | null;
+  keyId: string | null;
+}
+
+export interface LedgerObserver {
+  /** Entries that were committed (never duplicates). */
+  posted(changes: PostedChange[]): void;
+  /** A budget's limit or type changed, or it was removed: its loaded state is stale. */
+  budgetChanged(scope: 'member' | 'key', subjectId: string): void;
+}
+
+export function notifyPosted(ctx: Ctx, posted: Posted[]): void {
+  if (!ctx.ledgerObserver) return;
+  const changes = posted.filter((p) => !p.duplicate).map(({ entry: e }) => ({
+    teamId: e.teamId, kind: e.kind, amountMicro: e.amountMicro, memberId: e.memberId, keyId: e.keyId,
+  }));
+  if (changes.length) ctx.ledgerObserver.posted(changes);
+}
