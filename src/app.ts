@@ -16,7 +16,7 @@ import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { ROUTES } from './http/routes/index.ts';
-import type { App, Services } from './http/types.ts';
+import type { App, RouteAuth, Services } from './http/types.ts';
 
 export interface AppDeps {
   config: Config;
@@ -26,9 +26,17 @@ export interface AppDeps {
   logger?: boolean | object;
 }
 
+/** A registered route and who may call it; the auth contract test walks this list. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  auth: RouteAuth | undefined;
+}
+
 export interface BuiltApp {
   app: App;
   services: Services;
+  routes: RouteEntry[];
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
@@ -51,6 +59,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     reservations: deps.reservations ?? new NoReservations(),
   };
 
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth });
+    }
+  });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -75,5 +89,5 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   for (const route of ROUTES) route(app, services);
   app.get('/openapi.json', { config: { auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
-  return { app, services };
+  return { app, services, routes };
 }
