@@ -19,10 +19,15 @@ test('operator creates a team, adds members and keys; the key works at once', as
   assert.equal(k.status, 200);
   assert.match(k.body.apiKey, /^sk_[A-Za-z0-9_-]{43}$/);
   assert.equal((await as(h.app, k.body.apiKey).get('/openapi/v1/user/quota/list')).status, 200);
-  const got = await admin.get(`/admin/v1/teams/${t.body.userId}`);
+  let got = await admin.get(`/admin/v1/teams/${t.body.userId}`);
   assert.equal(got.body.tier, 'T3');
   assert.equal(got.body.effectiveTier, 'T3');
-  assert.equal(got.body.balance.availableBalance, '0');
+  assert.equal((await admin.post(`/admin/v1/teams/${t.body.userId}/tier`, { tier: 'T4' })).status, 200, 'POST works like PUT for settings');
+  assert.equal((await admin.put(`/admin/v1/teams/${t.body.userId}/credit-limit`, { creditLimit: '25000' })).status, 200);
+  got = await admin.get(`/admin/v1/teams/${t.body.userId}`);
+  assert.equal(got.body.effectiveTier, 'T4');
+  assert.equal(got.body.balance.creditLimit, '25000');
+  assert.equal(got.body.balance.availableBalance, '25000');
   const members = await admin.get(`/admin/v1/teams/${t.body.userId}/members`);
   assert.deepEqual(members.body.members.map((x: { role: string }) => x.role).sort(), ['Developer', 'Owner']);
   assert.ok((await admin.get('/admin/v1/teams')).body.teams.some((x: { userId: string }) => x.userId === t.body.userId));

@@ -5,7 +5,9 @@ import { Empty, UInt64Input, errors, OperatorBearer, UserIdParams } from '../../
 import type { App, Services } from '../../types.ts';
 
 export default function setCreditLimitRoute(app: App, s: Services): void {
-  app.put('/admin/v1/teams/:userId/credit-limit', {
+  app.route({
+    method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
+    url: '/admin/v1/teams/:userId/credit-limit',
     config: { auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set the credit limit (maximum amount that may be owed)', security: OperatorBearer,
@@ -13,8 +15,9 @@ export default function setCreditLimitRoute(app: App, s: Services): void {
       body: Type.Object({ creditLimit: UInt64Input }),
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
-  }, async (req) => {
-    await setCreditLimit(s.ctx, req.params.userId, parseUInt64(req.body.creditLimit, 'creditLimit'));
-    return {};
+    handler: async (req) => {
+      await setCreditLimit(s.ctx, req.params.userId, parseUInt64(req.body.creditLimit, 'creditLimit'));
+      return {};
+    },
   });
 }

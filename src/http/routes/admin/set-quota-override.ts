@@ -4,7 +4,9 @@ import { Empty, errors, Int64Input, OperatorBearer, UserIdParams } from '../../s
 import type { App, Services } from '../../types.ts';
 
 export default function setQuotaOverrideRoute(app: App, s: Services): void {
-  app.put('/admin/v1/teams/:userId/quotas', {
+  app.route({
+    method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
+    url: '/admin/v1/teams/:userId/quotas',
     config: { auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Override a team\'s currentQuota for one model and quota type (null removes it)', security: OperatorBearer,
@@ -16,8 +18,9 @@ export default function setQuotaOverrideRoute(app: App, s: Services): void {
       }),
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
-  }, async (req) => {
-    await setQuotaOverride(s.ctx, req.params.userId, req.body.model, req.body.quotaType, req.body.currentQuota);
-    return {};
+    handler: async (req) => {
+      await setQuotaOverride(s.ctx, req.params.userId, req.body.model, req.body.quotaType, req.body.currentQuota);
+      return {};
+    },
   });
 }

@@ -6,7 +6,9 @@ import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 export default function setTeamModelsRoute(app: App, s: Services): void {
-  app.put('/admin/v1/teams/:userId/models', {
+  app.route({
+    method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
+    url: '/admin/v1/teams/:userId/models',
     config: { auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set the models enabled for a team (null: every available model, the default)', security: OperatorBearer,
@@ -14,11 +16,12 @@ export default function setTeamModelsRoute(app: App, s: Services): void {
       body: Type.Object({ enabledModels: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]) }),
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
-  }, async (req) => {
-    await requireTeam(s.ctx, req.params.userId);
-    const ids = req.body.enabledModels === null ? null : [...new Set(req.body.enabledModels)];
-    for (const id of ids ?? []) await requireModel(s.ctx, id);
-    await updateTeam(s.ctx.db, req.params.userId, { enabledModels: ids });
-    return {};
+    handler: async (req) => {
+      await requireTeam(s.ctx, req.params.userId);
+      const ids = req.body.enabledModels === null ? null : [...new Set(req.body.enabledModels)];
+      for (const id of ids ?? []) await requireModel(s.ctx, id);
+      await updateTeam(s.ctx.db, req.params.userId, { enabledModels: ids });
+      return {};
+    },
   });
 }

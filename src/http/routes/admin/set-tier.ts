@@ -4,7 +4,9 @@ import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 export default function setTierRoute(app: App, s: Services): void {
-  app.put('/admin/v1/teams/:userId/tier', {
+  app.route({
+    method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
+    url: '/admin/v1/teams/:userId/tier',
     config: { auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set the operator tier (the effective tier is the higher of this and the top-up tier)', security: OperatorBearer,
@@ -12,8 +14,9 @@ export default function setTierRoute(app: App, s: Services): void {
       body: Type.Object({ tier: Type.String({ enum: ['T1', 'T2', 'T3', 'T4', 'T5'] }) }),
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
-  }, async (req) => {
-    await setTeamTier(s.ctx, req.params.userId, req.body.tier);
-    return {};
+    handler: async (req) => {
+      await setTeamTier(s.ctx, req.params.userId, req.body.tier);
+      return {};
+    },
   });
 }
