@@ -84,3 +84,22 @@ test('the seeded first team starts with a $100 voucher', async () => {
   assert.equal(bal.availableBalance, '1000000');
   assert.equal(bal.cashBalance, '0');
 });
+
+test('concurrent postings serialize per team: the balance equals the ledger replayed', async () => {
+  const admin = as(h.app, h.creds.adminToken);
+  const team = await createTeam(h.app, h.creds.adminToken);
+  await admin.post(`/admin/v1/teams/${team.userId}/vouchers`, { amount: 3000, idempotencyKey: 'v' });
+  await admin.post(`/admin/v1/teams/${team.userId}/topups`, { amount: 5000, idempotencyKey: 't' });
+  const amounts = Array.from({ length: 60 }, (_, i) => 37 + i * 11);
+  const results = await Promise.all(amounts.map((amount, i) => admin.post(`/admin/v1/teams/${team.userId}/charges`, {
+    amount, category: 'gpu', billingMethod: 1, productId: 'p', productName: 'P', idempotencyKey: `c${i}`,
+  })));
+  assert.ok(results.every((r) => r.status === 200 && !r.body.duplicate));
+  const total = amounts.reduce((a, b) => a + b, 0);
+  const sum = (k: string) => results.reduce((a, r) => a + Number(r.body[k]), 0);
+  assert.equal(sum('voucherAmount'), 3000, 'vouchers spent exactly once');
+  assert.equal(sum('cashAmount'), 5000, 'cash spent exactly once');
+  assert.equal(sum('debtAmount'), total - 8000);
+  const bal = (await as(h.app, team.owner.apiKey).get('/openapi/v1/billing/balance/detail')).body;
+  assert.deepEqual(bal, { availableBalance: String(-(total - 8000)), cashBalance: '0', creditLimit: '0', pendingCharges: '0', outstandingInvoices: String(total - 8000) });
+});
