@@ -1,0 +1,57 @@
+// Gantry for the benchmark. Default: as `npm start` runs it (embedded PGlite on disk,
+// in-process counters). With --postgres and BENCH_DATABASE_URL (+ BENCH_REDIS_URL): a fresh
+// database on that PostgreSQL server (dropped at exit) and Redis counters, the replica
+// setup. Log level warn, so per-request logging is not what gets measured.
+// Prints {url, creds} on stdout; exits when stdin closes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openStore, migrateStore } from '../../src/store/db.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { bootstrap } from '../../src/domain/bootstrap.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
+const adminUrl = process.argv.includes('--postgres') ? process.env.BENCH_DATABASE_URL : undefined;
+let databaseUrl: string | undefined;
+let dbName = '';
+if (adminUrl) {
+  dbName = `gantry_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  databaseUrl = u.toString();
+}
+const config = loadConfig({
+  LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir,
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  ...(adminUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+});
+const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg') });
+await migrateStore(store);
+const creds = await bootstrap({ db: store.db, clock: systemClock }, { seedVoucherUnits: 0n });
+const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(JSON.stringify({ url, creds }) + '\n');
+const stop = async () => {
+  process.stderr.write(`gantry group commit (${databaseUrl ? 'postgres' : 'pglite'}): ${JSON.stringify(services.gateway.writer.stats)}\n`);
+  await app.close();
+  await store.close();
+  if (adminUrl) {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.stdin.on('close', () => void stop());
+process.stdin.resume();
+setTimeout(() => void stop(), 600_000).unref();

@@ -1,0 +1,124 @@
+// bench/gateway: one mock upstream on 127.0.0.1; (a) direct to it, (b) a bare Fastify +
+// undici proxy, (c) Gantry with every check on (key auth, model, policy, team models,
+// RPM/TPM, key + member budget + balance reservation, settlement, durable ledger write).
+// Each runs in its own process; this process is the load generator.
+// Usage: node bench/gateway/run.ts [--write] [--seconds N]   (--write updates bench/README.md)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { cpus } from 'node:os';
+import { load, type LoadResult } from './load.ts';
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const args = process.argv.slice(2);
+const seconds = Number(args[args.indexOf('--seconds') + 1] ?? 0) || 4;
+const children: ChildProcess[] = [];
+
+async function start(script: string, ...rest: string[]): Promise<any> {
+  // BENCH_PROFILE=<dir> writes a CPU profile of the Gantry process there (for finding the gap).
+  const flags = process.env.BENCH_PROFILE && script === 'gantry.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...flags, here(script), ...rest], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env } });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)));
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function api(url: string, token: string, method: string, path: string, body: unknown) {
+  const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+const request = JSON.stringify({ model: 'bench/mock', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 16 });
+
+try {
+  const mock = await start('mock.ts');
+  const proxy = await start('proxy.ts', mock.url);
+  // Set up a Gantry as an operator and a team owner would, with every check active.
+  const setup = async (gantry: any) => {
+    const { adminToken, userId, ownerMemberId, keyId, apiKey } = gantry.creds;
+    await api(gantry.url, adminToken, 'POST', '/admin/v1/models', {
+      id: 'bench/mock', title: 'Mock', contextSize: 8192, inputTokenPricePerM: 100, outputTokenPricePerM: 200, status: 'available', upstream: { url: `${mock.url}/v1`, model: 'mock' },
+    });
+    const big = { T1: '1000000000', T2: '1000000000', T3: '1000000000', T4: '1000000000', T5: '1000000000' };
+    for (const quotaType of ['RPM', 'TPM']) {
+      await api(gantry.url, adminToken, 'POST', '/admin/v1/quotas', { model: 'bench/mock', modal: 'llm', quotaType, productType: 'Public Endpoint', defaultQuota: '1000000000', tiers: big, adjustable: true });
+    }
+    await api(gantry.url, adminToken, 'POST', `/admin/v1/teams/${userId}/topups`, { amount: 1_000_000_000, idempotencyKey: 'bench' });
+    await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/key-budget', { member_id: ownerMemberId, key_id: keyId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
+    await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/budget', { member_id: ownerMemberId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
+  };
+  const gantry = await start('gantry.ts');
+  await setup(gantry);
+  // Optional: the replica configuration (PostgreSQL + Redis) as a fourth variant.
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  const gantryPg = pgUrl ? await start('gantry.ts', '--postgres') : null;
+  if (gantryPg) await setup(gantryPg);
+  await new Promise((r) => setTimeout(r, 1200));
+
+  const json = { 'content-type': 'application/json' };
+  const variants = [
+    { name: 'a direct', url: mock.url, path: '/v1/chat/completions', headers: json },
+    { name: 'b bare proxy', url: proxy.url, path: '/v1/chat/completions', headers: json },
+    { name: 'c gantry', url: gantry.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantry.creds.apiKey}` } },
+    ...(gantryPg ? [{ name: 'd gantry pg', url: gantryPg.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantryPg.creds.apiKey}` } }] : []),
+  ];
+  const results: Record<string, Record<number, LoadResult>> = {};
+  for (const conns of [1, 50]) {
+    for (const v of variants) {
+      const r = await load(v.url, v.path, v.headers, request, conns, 1000, seconds * 1000);
+      (results[v.name] ??= {})[conns] = r;
+      process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}\n`);
+    }
+  }
+  const usage = await (await fetch(`${gantry.url}/admin/v1/teams/${gantry.creds.userId}/usage`, { headers: { authorization: `Bearer ${gantry.creds.adminToken}` } })).json() as { events: number; ledgerCharges: number };
+
+  const a = results['a direct']!;
+  const b = results['b bare proxy']!;
+  const c = results['c gantry']!;
+  const row = (name: string, r: Record<number, LoadResult>) => {
+    const cells = [1, 50].flatMap((n) => [r[n]!.reqPerS.toFixed(0), r[n]!.p50Ms.toFixed(3), r[n]!.p99Ms.toFixed(3)]);
+    return `| ${name} | ${cells.join(' | ')} |`;
+  };
+  const ratio = (x: number, y: number) => `${((x / y) * 100).toFixed(0)}%`;
+  const table = [
+    `| variant | req/s @1 | p50 ms @1 | p99 ms @1 | req/s @50 | p50 ms @50 | p99 ms @50 |`,
+    `|---|---:|---:|---:|---:|---:|---:|`,
+    row('(a) direct to mock', a), row('(b) bare Fastify + undici proxy', b), row('(c) Gantry, every check on (embedded PGlite)', c),
+    ...(results['d gantry pg'] ? [row('(d) Gantry, every check on, PostgreSQL + Redis', results['d gantry pg'])] : []),
+    '',
+    `| ratio | @1 conn | @50 conns |`,
+    `|---|---:|---:|`,
+    `| (c) req/s vs (a) | ${ratio(c[1]!.reqPerS, a[1]!.reqPerS)} | ${ratio(c[50]!.reqPerS, a[50]!.reqPerS)} |`,
+    `| (c) req/s vs (b) | ${ratio(c[1]!.reqPerS, b[1]!.reqPerS)} | ${ratio(c[50]!.reqPerS, b[50]!.reqPerS)} (target ≥ 70%) |`,
+    `| (b) req/s vs (a) | ${ratio(b[1]!.reqPerS, a[1]!.reqPerS)} | ${ratio(b[50]!.reqPerS, a[50]!.reqPerS)} |`,
+    `| (c) p50 added over (a) | ${(c[1]!.p50Ms - a[1]!.p50Ms).toFixed(3)} ms (target ≤ 0.3) | ${(c[50]!.p50Ms - a[50]!.p50Ms).toFixed(3)} ms |`,
+    `| (c) p50 added over (b) | ${(c[1]!.p50Ms - b[1]!.p50Ms).toFixed(3)} ms | ${(c[50]!.p50Ms - b[50]!.p50Ms).toFixed(3)} ms |`,
+    ...(results['d gantry pg'] ? ((d: Record<number, LoadResult>) => [
+      `| (d) req/s vs (b) | ${ratio(d[1]!.reqPerS, b[1]!.reqPerS)} | ${ratio(d[50]!.reqPerS, b[50]!.reqPerS)} |`,
+      `| (d) p50 added over (a) | ${(d[1]!.p50Ms - a[1]!.p50Ms).toFixed(3)} ms | ${(d[50]!.p50Ms - a[50]!.p50Ms).toFixed(3)} ms |`,
+    ])(results['d gantry pg']) : []),
+  ].join('\n');
+  const summary = `${table}\n\nRun: ${new Date().toISOString()}, ${seconds} s per cell after 1 s warm-up, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. ` +
+    `Gantry recorded ${usage.events} usage events and ${usage.ledgerCharges} ledger charges during the run (one per request it answered, warm-ups included).`;
+  process.stdout.write(summary + '\n');
+  if (args.includes('--write')) {
+    const readme = here('../README.md');
+    const begin = '<!-- gateway:results:begin -->';
+    const end = '<!-- gateway:results:end -->';
+    const text = existsSync(readme) ? readFileSync(readme, 'utf8') : '';
+    if (!text.includes(begin)) throw new Error(`bench/README.md has no ${begin} marker`);
+    writeFileSync(readme, text.slice(0, text.indexOf(begin) + begin.length) + '\n' + summary + '\n' + text.slice(text.indexOf(end)));
+  }
+} finally {
+  for (const c of children) c.stdin?.end();
+  setTimeout(() => { for (const c of children) c.kill('SIGKILL'); process.exit(0); }, 2000).unref();
+}

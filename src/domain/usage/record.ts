@@ -1,0 +1,86 @@
+// Recording metered model usage: a usage event and its ledger charge (category llm, billing
+// method 7, owner = the key), many requests per transaction (group commit). Invariants:
+// - one event per request id (unique index) and one charge per request (idempotency key
+//   `llm:<request id>`), so a retried batch can never count a request twice;
+// - the event and the charge commit together, and before the client sees the response end.
+import { newId } from '../../lib/ids.ts';
+import type { Ctx } from '../context.ts';
+import { lockTeamOrThrow, postLockedTx, type PostingInput } from '../billing/ledger.ts';
+import { insertLedgerRowsBulk, insertUsageEvents, insertUsageEventsBulk, type UsageEventRow } from '../../store/usage.ts';
+
+export const LLM_BILLING_METHOD = 7;
+
+export interface UsageRecord {
+  requestId: string;
+  teamId: string;
+  memberId: string;
+  keyId: string;
+  model: string;
+  endpoint: string;
+  promptTokens: number;
+  completionTokens: number;
+  inputPricePerMUnits: bigint;
+  outputPricePerMUnits: bigint;
+  outcome: 'completed' | 'client_cancelled';
+  durationMs: number;
+  atMs: number;
+}
+
+/** Exact cost in micro-units: price is units per 1e6 tokens and 1 unit is 1e6 micro. */
+export function usageCostMicro(u: Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'inputPricePerMUnits' | 'outputPricePerMUnits'>): bigint {
+  return BigInt(u.promptTokens) * u.inputPricePerMUnits + BigInt(u.completionTokens) * u.outputPricePerMUnits;
+}
+
+function posting(u: UsageRecord, cost: bigint): PostingInput {
+  return {
+    teamId: u.teamId, kind: 'charge', amountMicro: cost, idempotencyKey: `llm:${u.requestId}`,
+    category: 'llm', billingMethod: LLM_BILLING_METHOD, productId: u.model, productName: u.model,
+    ownerId: u.keyId, memberId: u.memberId, keyId: u.keyId, atMs: u.atMs,
+    detail: {
+      billNum0: String(u.promptTokens), billNum1: String(u.completionTokens),
+      basePrice0: u.inputPricePerMUnits.toString(), basePrice1: u.outputPricePerMUnits.toString(),
+    },
+  };
+}
+
+/**
+ * Record a batch in one transaction; teams are locked in id order so concurrent batches
+ * never deadlock. `careful: false` (the fast path) skips the per-posting idempotency lookup:
+ * request ids are fresh, and a duplicate still fails on the unique indexes. `careful: true`
+ * (the retry of a failed batch, one request at a time) is idempotent: a request recorded
+ * by an earlier try whose outcome was unknown is left as it is.
+ */
+export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = false): Promise<void> {
+  const byTeam = new Map<string, UsageRecord[]>();
+  for (const u of batch) {
+    const list = byTeam.get(u.teamId) ?? [];
+    list.push(u);
+    byTeam.set(u.teamId, list);
+  }
+  const nowMs = ctx.clock.nowMs();
+  // Measured on PGlite: the one-statement array insert wins from a few rows on; a plain
+  // VALUES insert is faster for one or two (bench/gateway).
+  const bulk = batch.length >= 4;
+  await ctx.db.transaction(async (tx) => {
+    const events: UsageEventRow[] = [];
+    for (const teamId of [...byTeam.keys()].sort()) {
+      const list = byTeam.get(teamId)!;
+      const costs = list.map(usageCostMicro);
+      const charged = list.map((u, i) => ({ u, cost: costs[i]! })).filter((x) => x.cost > 0n);
+      const ledgerIds = new Map<string, string>();
+      if (charged.length) {
+        const team = await lockTeamOrThrow(tx, teamId);
+        const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, { freshKeys: !careful, ...(bulk ? { insert: insertLedgerRowsBulk } : {}) });
+        posted.forEach((p, i) => ledgerIds.set(charged[i]!.u.requestId, p.entry.id));
+      }
+      list.forEach((u, i) => events.push({
+        id: newId('event', u.atMs), requestId: u.requestId, teamId, memberId: u.memberId, keyId: u.keyId,
+        model: u.model, endpoint: u.endpoint, promptTokens: u.promptTokens, completionTokens: u.completionTokens,
+        inputPricePerMUnits: u.inputPricePerMUnits, outputPricePerMUnits: u.outputPricePerMUnits,
+        costMicro: costs[i]!, ledgerId: ledgerIds.get(u.requestId) ?? null, outcome: u.outcome,
+        durationMs: Math.round(u.durationMs), createdAt: new Date(u.atMs),
+      }));
+    }
+    await (bulk ? insertUsageEventsBulk : insertUsageEvents)(tx, events, { skipExisting: careful });
+  });
+}

@@ -1,0 +1,111 @@
+// One contract for both counter implementations: in-process always, Redis when
+// TEST_REDIS_URL is set. The load protocol, leases, windows and refunds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { AdmitRequest, Counters } from './counters.ts';
+import { MemoryCounters } from './memory.ts';
+import { RedisCounters } from './redis.ts';
+
+const impls: Array<{ name: string; make: () => Counters }> = [{ name: 'memory', make: () => new MemoryCounters() }];
+if (process.env.TEST_REDIS_URL) impls.push({ name: 'redis', make: () => new RedisCounters(process.env.TEST_REDIS_URL!) });
+
+const uid = () => randomBytes(6).toString('hex');
+const T0 = 1_800_000_000_000;
+
+function req(over: Partial<AdmitRequest> & { scopes: string[]; rateKey: string }): AdmitRequest {
+  const wall = Date.now();
+  const { rateKey, ...rest } = over;
+  return {
+    requestId: uid(), nowMs: T0, wallMs: wall, costMicro: 100n, leaseUntilMs: wall + 60_000, stateTtlMs: 60_000,
+    rate: { key: rateKey, rpmLimit: null, tpmLimit: null, tokens: 10, windowMs: 60_000 }, ...rest,
+  };
+}
+
+async function loadAll(c: Counters, scopes: string[], base: bigint) {
+  for (const s of scopes) await c.load(s, await c.generation(s), base, Date.now(), 60_000);
+}
+
+for (const impl of impls) {
+  test(`${impl.name}: reservations are taken from every scope at once or not at all`, async () => {
+    const c = impl.make();
+    try {
+      const key = `k:${uid()}`;
+      const team = `t:${uid()}`;
+      const rateKey = uid();
+      const first = await c.admit(req({ scopes: [key, team], rateKey }));
+      assert.equal(first.kind, 'load');
+      await c.load(key, await c.generation(key), 250n, Date.now(), 60_000);
+      await c.load(team, await c.generation(team), 1000n, Date.now(), 60_000);
+      const a = await c.admit(req({ scopes: [key, team], rateKey, requestId: 'a' }));
+      const b = await c.admit(req({ scopes: [key, team], rateKey, requestId: 'b' }));
+      const x = await c.admit(req({ scopes: [key, team], rateKey, requestId: 'x' }));
+      assert.deepEqual([a.kind, b.kind, x.kind], ['ok', 'ok', 'budget']);
+      assert.equal(x.kind === 'budget' && x.scope, key);
+      assert.equal(x.kind === 'budget' && x.availableMicro, 50n);
+      assert.equal(await c.reservedMicro(team, Date.now()), 200n, 'the refused request reserved nothing');
+      await c.settle({ requestId: 'a', rateKey, tokensUsed: 3, scopes: [key, team], actualMicro: 30n });
+      assert.equal(await c.reservedMicro(team, Date.now()), 100n);
+      const y = await c.admit(req({ scopes: [key, team], rateKey, requestId: 'y' }));
+      assert.equal(y.kind, 'ok', '250 − 30 settled − 100 reserved leaves 120');
+      const z = await c.admit(req({ scopes: [key, team], rateKey, requestId: 'z', costMicro: 21n }));
+      assert.equal(z.kind, 'budget');
+    } finally {
+      await c.close();
+    }
+  });
+
+  test(`${impl.name}: charges settled while state is unloaded are not lost (debt), and invalidation refuses a stale load`, async () => {
+    const c = impl.make();
+    try {
+      const key = `k:${uid()}`;
+      const rateKey = uid();
+      const gen = await c.generation(key);
+      // A replica read the ledger (1000), then a charge of 400 committed and settled before the load landed.
+      await c.settle({ requestId: 'r', rateKey, tokensUsed: 0, scopes: [key], actualMicro: 400n });
+      await c.load(key, gen, 1000n, Date.now(), 60_000);
+      assert.equal((await c.admit(req({ scopes: [key], rateKey, costMicro: 601n }))).kind, 'budget');
+      assert.equal((await c.admit(req({ scopes: [key], rateKey, costMicro: 600n }))).kind, 'ok');
+      // A budget change bumps the generation: a load that read the ledger before it is ignored.
+      const old = await c.generation(key);
+      await c.invalidate(key);
+      await c.load(key, old, 5000n, Date.now(), 60_000);
+      assert.equal((await c.admit(req({ scopes: [key], rateKey }))).kind, 'load');
+      await loadAll(c, [key], 2000n);
+      // External postings move the base directly once it is loaded.
+      await c.applyPosted([{ scope: key, deltaMicro: -1500n }]);
+      const r = await c.admit(req({ scopes: [key], rateKey, costMicro: 1n }));
+      assert.equal(r.kind, 'budget', '2000 loaded − 1500 posted − the 600 still reserved < 1');
+      assert.equal(r.kind === 'budget' && r.availableMicro, -100n);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test(`${impl.name}: expired leases are given back; RPM and TPM windows slide and refund`, async () => {
+    const c = impl.make();
+    try {
+      const team = `t:${uid()}`;
+      const rateKey = uid();
+      await loadAll(c, [team], 100n);
+      const dead = await c.admit(req({ scopes: [team], rateKey: uid(), leaseUntilMs: Date.now() - 1 }));
+      assert.equal(dead.kind, 'ok');
+      assert.equal(await c.reservedMicro(team, Date.now()), 0n, 'a lease whose holder died expires');
+      const rate = { key: rateKey, rpmLimit: 2, tpmLimit: 100, tokens: 40, windowMs: 60_000 };
+      const r1 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate }, requestId: 'r1' }));
+      assert.equal(r1.kind, 'ok');
+      const r2 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 70 }, nowMs: T0 + 1000 }));
+      assert.equal(r2.kind, 'tpm', '40 + 70 > 100');
+      await c.settle({ requestId: 'r1', rateKey, tokensUsed: 5, scopes: [team], actualMicro: 0n });
+      const r3 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 70 }, nowMs: T0 + 1000 }));
+      assert.equal(r3.kind, 'ok', 'refunded to 5 real tokens');
+      const r4 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 1 }, nowMs: T0 + 2000 }));
+      assert.equal(r4.kind, 'rpm');
+      assert.equal(r4.kind === 'rpm' && r4.retryAfterMs, 58_000);
+      const r5 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 1 }, nowMs: T0 + 60_001 }));
+      assert.equal(r5.kind, 'ok', 'the first request left the window');
+    } finally {
+      await c.close();
+    }
+  });
+}

@@ -1,0 +1,142 @@
+// In-process counters: the embedded default. Same semantics as the Redis scripts
+// (see counters.ts); everything happens in one synchronous step, so it is atomic.
+import type { AdmitRequest, AdmitResult, Counters, RateView, ScopeDelta, SettleRequest } from './counters.ts';
+import { tokensResetMs } from './counters.ts';
+
+interface Window {
+  entries: Map<string, { atMs: number; tokens: number }>; // insertion order = time order
+  tokens: number;
+}
+
+interface Scope {
+  base: bigint | null;
+  atMs: number;
+  gen: number;
+  debt: bigint;
+  res: bigint;
+  leases: Map<string, { amount: bigint; untilMs: number }>;
+}
+
+export class MemoryCounters implements Counters {
+  private readonly windows = new Map<string, Window>();
+  private readonly scopes = new Map<string, Scope>();
+
+  private window(key: string, nowMs: number, windowMs: number): Window {
+    let w = this.windows.get(key);
+    if (!w) {
+      w = { entries: new Map(), tokens: 0 };
+      this.windows.set(key, w);
+    }
+    for (const [id, e] of w.entries) {
+      if (e.atMs > nowMs - windowMs) break;
+      w.entries.delete(id);
+      w.tokens -= e.tokens;
+    }
+    return w;
+  }
+
+  private scope(name: string, wallMs: number): Scope {
+    let s = this.scopes.get(name);
+    if (!s) {
+      s = { base: null, atMs: 0, gen: 0, debt: 0n, res: 0n, leases: new Map() };
+      this.scopes.set(name, s);
+    }
+    for (const [id, l] of s.leases) {
+      if (l.untilMs > wallMs) continue;
+      s.leases.delete(id);
+      s.res -= l.amount;
+    }
+    return s;
+  }
+
+  async admit(r: AdmitRequest): Promise<AdmitResult> {
+    const { rate } = r;
+    const w = this.window(rate.key, r.nowMs, rate.windowMs);
+    const first = w.entries.values().next().value;
+    const resetRequestsMs = first ? Math.max(0, first.atMs + rate.windowMs - r.nowMs) : 0;
+    const view = (requests: number, tokens: number, resetTokensMs: number): RateView => ({ requests, tokens, resetRequestsMs, resetTokensMs });
+    if (rate.rpmLimit !== null && w.entries.size + 1 > rate.rpmLimit) {
+      return { kind: 'rpm', rate: view(w.entries.size, w.tokens, resetRequestsMs), retryAfterMs: resetRequestsMs };
+    }
+    if (rate.tpmLimit !== null && w.tokens + rate.tokens > rate.tpmLimit) {
+      const wait = tokensResetMs([...w.entries.values()], w.tokens, rate.tokens, rate.tpmLimit, r.nowMs, rate.windowMs);
+      return { kind: 'tpm', rate: view(w.entries.size, w.tokens, wait), retryAfterMs: wait };
+    }
+    const scopes = r.scopes.map((name) => this.scope(name, r.wallMs));
+    const missing: string[] = [];
+    scopes.forEach((s, i) => {
+      if (s.base !== null && r.wallMs - s.atMs > r.stateTtlMs) s.base = null; // stale: settlements go to debt until reloaded
+      if (s.base === null) missing.push(r.scopes[i]!);
+    });
+    if (missing.length) return { kind: 'load', scopes: missing };
+    const resetAfter = resetRequestsMs || rate.windowMs; // an empty window frees this request's slot a window from now
+    const after: RateView = { requests: w.entries.size + 1, tokens: w.tokens + rate.tokens, resetRequestsMs: resetAfter, resetTokensMs: resetAfter };
+    for (let i = 0; i < scopes.length; i++) {
+      const available = scopes[i]!.base! - scopes[i]!.res;
+      if (available < r.costMicro) return { kind: 'budget', scope: r.scopes[i]!, availableMicro: available, rate: view(w.entries.size, w.tokens, resetRequestsMs) };
+    }
+    w.entries.set(r.requestId, { atMs: r.nowMs, tokens: rate.tokens });
+    w.tokens += rate.tokens;
+    for (const s of scopes) {
+      s.leases.set(r.requestId, { amount: r.costMicro, untilMs: r.leaseUntilMs });
+      s.res += r.costMicro;
+    }
+    return { kind: 'ok', rate: after };
+  }
+
+  async generation(scope: string): Promise<string> {
+    return String(this.scopes.get(scope)?.gen ?? 0);
+  }
+
+  async load(name: string, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void> {
+    const s = this.scope(name, wallMs);
+    if (String(s.gen) !== gen) return;
+    if (s.base !== null && wallMs - s.atMs <= stateTtlMs) return;
+    s.base = baseMicro - s.debt;
+    s.debt = 0n;
+    s.atMs = wallMs;
+  }
+
+  async settle(x: SettleRequest): Promise<void> {
+    const w = this.windows.get(x.rateKey);
+    const e = w?.entries.get(x.requestId);
+    if (w && e) {
+      w.tokens += x.tokensUsed - e.tokens;
+      e.tokens = x.tokensUsed;
+    }
+    for (const name of x.scopes) {
+      const s = this.scope(name, Date.now()); // created if absent: a settled charge must reach debt
+      const lease = s.leases.get(x.requestId);
+      if (lease) {
+        s.leases.delete(x.requestId);
+        s.res -= lease.amount;
+      }
+      if (x.actualMicro > 0n) {
+        if (s.base !== null) s.base -= x.actualMicro;
+        else s.debt += x.actualMicro;
+      }
+    }
+  }
+
+  async applyPosted(deltas: ScopeDelta[]): Promise<void> {
+    for (const d of deltas) {
+      // Created if absent: a load may be reading the ledger right now, before this commit.
+      const s = this.scope(d.scope, Date.now());
+      if (s.base !== null) s.base += d.deltaMicro;
+      else if (d.deltaMicro < 0n) s.debt -= d.deltaMicro;
+    }
+  }
+
+  async invalidate(name: string): Promise<void> {
+    const s = this.scopes.get(name);
+    if (!s) return;
+    s.gen += 1;
+    s.base = null;
+  }
+
+  async reservedMicro(name: string, wallMs: number): Promise<bigint> {
+    return this.scopes.has(name) ? this.scope(name, wallMs).res : 0n;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,41 @@
+// A small TTL cache with single-flight loads: the hot path reads memory and awaits nothing
+// while an entry is fresh; concurrent misses share one load.
+export class TtlCache<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly loading = new Map<string, Promise<V>>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  constructor(ttlMs: number, maxEntries = 100_000) {
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+  }
+
+  /** The fresh value, or undefined. */
+  peek(key: string): V | undefined {
+    const e = this.entries.get(key);
+    return e && e.expiresAt > Date.now() ? e.value : undefined; // wall clock: freshness is not business time
+  }
+
+  get(key: string, load: () => Promise<V>): V | Promise<V> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
+    let p = this.loading.get(key);
+    if (!p) {
+      p = load().then((value) => {
+        if (this.entries.size >= this.maxEntries) this.entries.clear();
+        this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+        return value;
+      }).finally(() => this.loading.delete(key));
+      this.loading.set(key, p);
+    }
+    return p;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,23 @@
+import { Type } from 'typebox';
+import { usageSummary } from '../../../domain/usage/summary.ts';
+import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+export default function usageSummaryRoute(app: App, s: Services): void {
+  app.get('/admin/v1/teams/:userId/usage', {
+    config: { auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: "Totals of a team's metered model usage (events, tokens, cost, ledger charges)", security: OperatorBearer,
+      params: UserIdParams,
+      response: {
+        200: Type.Object({
+          events: Type.Integer(), requests: Type.Integer({ description: 'distinct request ids' }),
+          promptTokens: Type.String(), completionTokens: Type.String(),
+          costMicro: Type.String({ description: 'micro-units (1e-6 of 1/10000 USD)' }),
+          ledgerCharges: Type.Integer({ description: 'ledger charges of category llm' }),
+        }),
+        ...errors(401, 404),
+      },
+    },
+  }, async (req) => usageSummary(s.ctx, req.params.userId));
+}

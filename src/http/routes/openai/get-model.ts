@@ -1,0 +1,16 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { ModelRecord, OPENAI_BASES } from './schemas.ts';
+
+export default function getModel(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    // Model ids contain '/', so the id is the rest of the path.
+    app.get(`${base}/models/*`, {
+      config: { auth: { kind: 'key', capability: 'callModels' } },
+      schema: {
+        tags: ['llm'], summary: base === '/openai/v1' ? 'Retrieve a model' : 'Retrieve a model (alias of /openai/v1)', security: KeyBearer,
+        response: { 200: ModelRecord, ...errors(401, 403, 404) },
+      },
+    }, async (req) => s.gateway.getModel(principalOf(req), decodeURIComponent((req.params as { '*': string })['*'])));
+  }
+}

@@ -1,0 +1,26 @@
+// Gateway tables: one usage event per metered model request, written in the same
+// transaction as its ledger charge (src/gateway/settlement.ts).
+import { bigint, integer, text, timestamp, uniqueIndex, index, pgTable } from 'drizzle-orm/pg-core';
+
+export const usageEvents = pgTable('usage_events', {
+  id: text('id').primaryKey(),
+  // The gateway's request id; unique so a retried flush can never record a request twice.
+  requestId: text('request_id').notNull(),
+  teamId: text('team_id').notNull(),
+  memberId: text('member_id').notNull(),
+  keyId: text('key_id').notNull(),
+  model: text('model').notNull(),
+  endpoint: text('endpoint').notNull(), // chat.completions | completions | embeddings | rerank
+  promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
+  completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+  inputPricePerMUnits: bigint('input_price_per_m_units', { mode: 'bigint' }).notNull(),
+  outputPricePerMUnits: bigint('output_price_per_m_units', { mode: 'bigint' }).notNull(),
+  costMicro: bigint('cost_micro', { mode: 'bigint' }).notNull(),
+  ledgerId: text('ledger_id'), // null when the cost was zero (nothing to post)
+  outcome: text('outcome').notNull(), // completed | client_cancelled
+  durationMs: integer('duration_ms').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+}, (t) => [
+  uniqueIndex('usage_events_request').on(t.requestId),
+  index('usage_events_team_time').on(t.teamId, t.createdAt),
+]);

@@ -1,0 +1,69 @@
+// Usage events of the model gateway. Rows are only ever inserted.
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from './db.ts';
+import { usageEvents } from './schema.ts';
+import type { LedgerInsert } from './ledger.ts';
+
+export type UsageEventRow = typeof usageEvents.$inferSelect;
+
+// Bulk inserts for the gateway's group commit: one statement whatever the batch size, the
+// columns passed as arrays (unnest), which costs a fraction of a multi-row VALUES insert
+// built row by row. Money and counts travel as decimal strings, cast in SQL.
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+export async function insertLedgerRowsBulk(db: DbOrTx, rows: LedgerInsert[]): Promise<void> {
+  if (!rows.length) return;
+  const col = <K extends keyof LedgerInsert>(k: K) => sql.param(rows.map((r) => str(r[k])));
+  await db.execute(sql`
+    insert into ledger_entries (id, team_id, kind, amount_micro, voucher_micro, cash_micro, debt_micro, category, billing_method,
+                                product_id, product_name, owner_id, member_id, key_id, detail, idempotency_key, created_at)
+    select id, team_id, kind, amount::bigint, voucher::bigint, cash::bigint, debt::bigint, category, method::integer,
+           product_id, product_name, owner_id, member_id, key_id, detail::jsonb, idem, created::timestamptz
+      from unnest(${col('id')}::text[], ${col('teamId')}::text[], ${col('kind')}::text[], ${col('amountMicro')}::text[],
+                  ${col('voucherMicro')}::text[], ${col('cashMicro')}::text[], ${col('debtMicro')}::text[], ${col('category')}::text[],
+                  ${col('billingMethod')}::text[], ${col('productId')}::text[], ${col('productName')}::text[], ${col('ownerId')}::text[],
+                  ${col('memberId')}::text[], ${col('keyId')}::text[], ${sql.param(rows.map((r) => JSON.stringify(r.detail ?? {})))}::text[],
+                  ${col('idempotencyKey')}::text[], ${sql.param(rows.map((r) => (r.createdAt as Date).toISOString()))}::text[])
+        as u(id, team_id, kind, amount, voucher, cash, debt, category, method, product_id, product_name, owner_id, member_id, key_id,
+             detail, idem, created)`);
+}
+
+export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
+  if (!rows.length) return;
+  const col = <K extends keyof UsageEventRow>(k: K) => sql.param(rows.map((r) => str(r[k])));
+  await db.execute(sql`
+    insert into usage_events (id, request_id, team_id, member_id, key_id, model, endpoint, prompt_tokens, completion_tokens,
+                              input_price_per_m_units, output_price_per_m_units, cost_micro, ledger_id, outcome, duration_ms, created_at)
+    select id, request_id, team_id, member_id, key_id, model, endpoint, pt::bigint, ct::bigint, ip::bigint, op::bigint, cost::bigint,
+           ledger_id, outcome, dur::integer, created::timestamptz
+      from unnest(${col('id')}::text[], ${col('requestId')}::text[], ${col('teamId')}::text[], ${col('memberId')}::text[],
+                  ${col('keyId')}::text[], ${col('model')}::text[], ${col('endpoint')}::text[], ${col('promptTokens')}::text[],
+                  ${col('completionTokens')}::text[], ${col('inputPricePerMUnits')}::text[], ${col('outputPricePerMUnits')}::text[],
+                  ${col('costMicro')}::text[], ${col('ledgerId')}::text[], ${col('outcome')}::text[], ${col('durationMs')}::text[],
+                  ${sql.param(rows.map((r) => r.createdAt.toISOString()))}::text[])
+        as u(id, request_id, team_id, member_id, key_id, model, endpoint, pt, ct, ip, op, cost, ledger_id, outcome, dur, created)
+    ${opts.skipExisting ? sql`on conflict (request_id) do nothing` : sql``}`);
+}
+
+/** `skipExisting`: a request already recorded (by an earlier try whose outcome was unknown) is left as it is. */
+export async function insertUsageEvents(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
+  if (!rows.length) return;
+  const q = db.insert(usageEvents).values(rows);
+  await (opts.skipExisting ? q.onConflictDoNothing({ target: usageEvents.requestId }) : q);
+}
+
+/** Totals of a team's usage events, and how many ledger charges the gateway posted (category llm). */
+export async function usageTotals(db: DbOrTx, teamId: string) {
+  const res = await db.execute(sql`
+    select (select count(*) from usage_events where team_id = ${teamId})::int as events,
+           (select count(distinct request_id) from usage_events where team_id = ${teamId})::int as requests,
+           (select coalesce(sum(prompt_tokens), 0) from usage_events where team_id = ${teamId})::text as prompt_tokens,
+           (select coalesce(sum(completion_tokens), 0) from usage_events where team_id = ${teamId})::text as completion_tokens,
+           (select coalesce(sum(cost_micro), 0) from usage_events where team_id = ${teamId})::text as cost_micro,
+           (select count(*) from ledger_entries where team_id = ${teamId} and kind = 'charge' and category = 'llm')::int as ledger_charges`);
+  const r = (res as unknown as { rows: Record<string, unknown>[] }).rows[0]!;
+  return {
+    events: Number(r.events), requests: Number(r.requests), promptTokens: String(r.prompt_tokens),
+    completionTokens: String(r.completion_tokens), costMicro: String(r.cost_micro), ledgerCharges: Number(r.ledger_charges),
+  };
+}

@@ -1,0 +1,51 @@
+// A real Gantry process (`node src/main.ts serve`) on 127.0.0.1 for multi-process tests.
+// It is killed by the test, and by a watchdog if the test forgets.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+export interface Server {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string>, opts: { watchdogMs?: number } = {}): Promise<Server> {
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), opts.watchdogMs ?? 120_000);
+  watchdog.unref();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => {
+    clearTimeout(watchdog);
+    resolve();
+  }));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const check = () => {
+      const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url, child, output: () => out,
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
