@@ -8,7 +8,7 @@ import type { Store } from './store/db.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
-import { NoReservations, type Reservations } from './domain/billing/reservations.ts';
+import type { Reservations } from './domain/billing/reservations.ts';
 import { getOperatorTokenHash } from './domain/bootstrap.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -16,7 +16,17 @@ import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { ROUTES } from './http/routes/index.ts';
+import { ManualClock } from './lib/clock.ts';
+import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
+import { createDriver } from './drivers/index.ts';
+import type { ComputeDriver } from './drivers/types.ts';
+import { DEFAULT_COMPUTE_TIMINGS, type ComputeTimings } from './domain/compute/compute.ts';
+import { ComputeReconcileLoop } from './jobs/compute-reconciler.ts';
 import type { App, RouteAuth, Services } from './http/types.ts';
+import type { Ctx } from './domain/context.ts';
+import { Gateway } from './gateway/gateway.ts';
+import { MemoryCounters } from './gateway/counters/memory.ts';
+import { RedisCounters } from './gateway/counters/redis.ts';
 
 export interface AppDeps {
   config: Config;
@@ -24,6 +34,14 @@ export interface AppDeps {
   clock: Clock;
   reservations?: Reservations;
   logger?: boolean | object;
+  /** compute driver; default from config (sim unless GANTRY_COMPUTE_DRIVER=kubernetes) */
+  computeDriver?: ComputeDriver;
+  computeTimings?: Partial<ComputeTimings>;
+  /**
+   * Run background jobs (the compute reconciler). Default: yes, unless the clock is a
+   * ManualClock: a test that drives time drives the jobs too (services.compute.reconcile()).
+   */
+  runBackground?: boolean;
 }
 
 /** A registered route and who may call it; the auth contract test walks this list. */
@@ -50,14 +68,32 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  const ctx = { db: deps.store.db, clock: deps.clock };
+  const ctx: Ctx = { db: deps.store.db, clock: deps.clock };
+  const gateway = new Gateway(ctx, deps.config.redisUrl ? new RedisCounters(deps.config.redisUrl) : new MemoryCounters(), deps.config.gateway, app.log);
+  ctx.ledgerObserver = gateway.observer; // postings elsewhere keep the gateway's budget counters in step
+  app.addHook('onClose', async () => gateway.close());
   const services: Services = {
     ctx,
     config: deps.config,
     keys: new KeyAuthenticator(ctx, deps.config.keyCacheTtlMs),
     operatorTokenHash: await getOperatorTokenHash(ctx),
-    reservations: deps.reservations ?? new NoReservations(),
+    reservations: deps.reservations ?? gateway.reservations,
+    gateway,
+    compute: undefined as unknown as Services['compute'], // set just below: it needs the services' reservations
   };
+  const compute = {
+    ctx,
+    driver: deps.computeDriver ?? await createDriver({
+      kind: deps.config.computeDriver, clock: deps.clock, simTimeScale: deps.config.simTimeScale,
+      kubeconfigPath: deps.config.kubeconfigPath, kubeNamespace: deps.config.kubeNamespace,
+    }),
+    secrets: new SecretBox(loadSecretKey(deps.config.secretKey, deps.config.dataDir)),
+    timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
+    reservedMicro: (teamId: string) => services.reservations.reservedMicro(teamId),
+  };
+  const reconcileLoop = new ComputeReconcileLoop(compute, deps.config.reconcileIntervalMs, app.log);
+  services.compute = { ...compute, reconcile: () => reconcileLoop.tick() };
+  app.addHook('onClose', async () => reconcileLoop.stop());
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
@@ -89,5 +125,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   for (const route of ROUTES) route(app, services);
   app.get('/openapi.json', { config: { auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
+  if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) reconcileLoop.start();
   return { app, services, routes };
 }

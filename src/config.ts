@@ -13,6 +13,32 @@ export interface Config {
   simTimeScale: number;
   /** Starting voucher for the first team, in units (1/10000 USD). */
   seedVoucherUnits: bigint;
+  /** GPU compute: `sim` (default) or `kubernetes` (GANTRY_COMPUTE_DRIVER). */
+  computeDriver: 'sim' | 'kubernetes';
+  /** kubeconfig file for the kubernetes driver (KUBECONFIG; in-cluster config when unset). */
+  kubeconfigPath: string | undefined;
+  kubeNamespace: string;
+  /** base64 of 32 bytes sealing secrets at rest (GANTRY_SECRET_KEY); else <dataDir>/secret.key. */
+  secretKey: string | undefined;
+  /** how often the compute reconciler runs a pass */
+  reconcileIntervalMs: number;
+  gateway: GatewayConfig;
+}
+
+/** The model gateway (src/gateway). */
+export interface GatewayConfig {
+  /** Built-in simulator: time to first token, and generation speed. */
+  simTtftMs: number;
+  simTokensPerSecond: number;
+  /** OpenAI-compatible upstreams: connect timeout, and the longest wait for headers or between body bytes. */
+  upstreamConnectTimeoutMs: number;
+  upstreamTimeoutMs: number;
+  /** How long a replica trusts loaded budget/balance state before re-reading the ledger (a backstop; postings update it at once). */
+  budgetStateTtlMs: number;
+  /** How long cached policies, models, quotas and budget settings are trusted (≤ 1 s like keys). */
+  hotCacheTtlMs: number;
+  /** Credentials of upstreams, looked up by the env var name a catalogue entry gives (apiKeyEnv). */
+  upstreamCredential: (envName: string) => string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -76,8 +102,28 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel,
     keyCacheTtlMs: int('GANTRY_KEY_CACHE_TTL_MS', 1000, 0, 1000),
     simTimeScale: num('GANTRY_SIM_TIME_SCALE', 1),
+    computeDriver: env.GANTRY_COMPUTE_DRIVER === 'kubernetes' ? 'kubernetes' : 'sim',
+    kubeconfigPath: env.KUBECONFIG || undefined,
+    kubeNamespace: env.GANTRY_KUBE_NAMESPACE || 'gantry',
+    secretKey: env.GANTRY_SECRET_KEY || undefined,
+    reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
     seedVoucherUnits,
+    gateway: {
+      simTtftMs: int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
+      simTokensPerSecond: num('GANTRY_SIM_TOKENS_PER_S', 500),
+      upstreamConnectTimeoutMs: int('GANTRY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
+      upstreamTimeoutMs: int('GANTRY_UPSTREAM_TIMEOUT_MS', 300_000, 1, 3_600_000),
+      budgetStateTtlMs: int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
+      hotCacheTtlMs: int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
+      upstreamCredential: (name) => env[name],
+    },
   };
+  if (env.GANTRY_COMPUTE_DRIVER && !['sim', 'kubernetes'].includes(env.GANTRY_COMPUTE_DRIVER)) {
+    problems.push(`GANTRY_COMPUTE_DRIVER must be sim or kubernetes, got "${env.GANTRY_COMPUTE_DRIVER}"`);
+  }
+  if (env.GANTRY_SECRET_KEY && Buffer.from(env.GANTRY_SECRET_KEY, 'base64').length !== 32) {
+    problems.push('GANTRY_SECRET_KEY must be base64 of exactly 32 bytes (e.g. openssl rand -base64 32)');
+  }
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

@@ -20,6 +20,12 @@ const USAGE = `usage: gantry admin <command> [args] [--flag value …]
   models list                                  models set --json '{…}'    (body of POST /admin/v1/models)
   team-models <userId> [--enabled id,id | --all]
   quotas set --json '{…}'                      quotas override <userId> --model M --type RPM|TPM|IPM --quota N|none
+  gpu catalogue                                clusters, products, inventory and GPUs in use
+  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network]
+  gpu product --json '{…}'                     (body of POST /admin/v1/gpu/products)
+  gpu inventory <productId> <clusterId> <totalGpus>
+  gpu reclaim <instanceId> [--notice-seconds N]   spot reclaim: notified now, stopped after N s
+  gpu migrate <instanceId> <clusterId>
   call <METHOD> <path> [json]                  any operator API call
 
 Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
@@ -102,6 +108,26 @@ export function toRequest(args: string[]): { method: string; path: string; body?
           body: { model: need(flags.model, '--model'), quotaType: need(flags.type, '--type'), currentQuota: quota === 'none' ? null : quota },
         };
       }
+      break;
+    case 'gpu':
+      if (verb === 'catalogue') return { method: 'GET', path: '/admin/v1/gpu/catalogue' };
+      if (verb === 'cluster') {
+        return {
+          method: 'POST', path: '/admin/v1/gpu/clusters',
+          body: {
+            id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
+            supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
+          },
+        };
+      }
+      if (verb === 'product') return { method: 'POST', path: '/admin/v1/gpu/products', body: JSON.parse(need(flags.json, '--json')) };
+      if (verb === 'inventory') {
+        return { method: 'PUT', path: `/admin/v1/gpu/products/${e(need(a1, 'productId'))}/inventory/${e(need(a2, 'clusterId'))}`, body: { totalGpus: Number(need(pos[4], 'totalGpus')) } };
+      }
+      if (verb === 'reclaim') {
+        return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/reclaim`, body: flags['notice-seconds'] ? { noticeSeconds: Number(flags['notice-seconds']) } : {} };
+      }
+      if (verb === 'migrate') return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/migrate`, body: { clusterId: need(a2, 'clusterId') } };
       break;
     case 'call':
       return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: JSON.parse(a2) } : {}) };

@@ -10,6 +10,7 @@ import { createKey } from './keys/keys.ts';
 import { post } from './billing/ledger.ts';
 import { upsertModel, type ModelInput } from './models/models.ts';
 import { upsertQuotaDefinition } from './quotas/quotas.ts';
+import { seedCompute } from './compute/seed.ts';
 
 const OPERATOR_TOKEN_KEY = 'operator_token_sha256';
 
@@ -43,6 +44,9 @@ const TPM_TIERS = { T1: 60000, T2: 200000, T3: 2000000, T4: 6000000, T5: 1200000
 /** Extra seeders registered by other areas (e.g. compute adds a product and a cluster). */
 export type Seeder = (ctx: Ctx) => Promise<void>;
 
+/** Seeders every first start runs, after the first team exists. */
+export const DEFAULT_SEEDERS: Seeder[] = [seedCompute];
+
 export async function getOperatorTokenHash(ctx: Ctx): Promise<string> {
   const hash = await getSetting<string>(ctx.db, OPERATOR_TOKEN_KEY);
   if (!hash) throw new AppError('UNKNOWN', 'store is not bootstrapped: run bootstrap first');
@@ -75,6 +79,6 @@ export async function bootstrap(ctx: Ctx, opts: { seedVoucherUnits: bigint; seed
   if (opts.seedVoucherUnits > 0n) {
     await post(ctx, { teamId: userId, kind: 'voucher', amountMicro: unitsToMicro(opts.seedVoucherUnits), idempotencyKey: 'seed-voucher' });
   }
-  for (const seed of opts.seeders ?? []) await seed(ctx);
+  for (const seed of [...DEFAULT_SEEDERS, ...(opts.seeders ?? [])]) await seed(ctx);
   return { adminToken, userId, ownerMemberId, keyId, apiKey };
 }

@@ -5,6 +5,8 @@ import type { Ctx } from '../domain/context.ts';
 import type { KeyAuthenticator } from '../domain/keys/authenticator.ts';
 import type { Capability, Principal } from '../domain/roles.ts';
 import type { Reservations } from '../domain/billing/reservations.ts';
+import type { Gateway } from '../gateway/gateway.ts';
+import type { Compute } from '../domain/compute/compute.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -15,6 +17,10 @@ export interface Services {
   keys: KeyAuthenticator;
   operatorTokenHash: string;
   reservations: Reservations;
+  /** The OpenAI-compatible model gateway (src/gateway). */
+  gateway: Gateway;
+  /** GPU compute: driver, sealing key, timings; `reconcile()` runs one reconciler pass (tests). */
+  compute: Compute & { reconcile(): Promise<number> };
 }
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */

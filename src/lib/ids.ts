@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   voucher: 'vch',
   bill: 'bil',
   auth: 'rga',
+  networkStorage: 'nst',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

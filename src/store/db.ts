@@ -39,6 +39,9 @@ export interface StoreOptions {
 export async function openStore(opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle client dropped by the server (restart, failover, admin termination) must not
+    // crash the process: the pool discards it and the next query opens a new connection.
+    pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }

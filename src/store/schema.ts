@@ -142,3 +142,8 @@ export const quotaOverrides = pgTable('quota_overrides', {
   quotaType: text('quota_type').notNull(),
   currentQuota: bigint('current_quota', { mode: 'bigint' }).notNull(),
 }, (t) => [primaryKey({ columns: [t.teamId, t.model, t.quotaType] })]);
+
+// GPU compute tables live in their own file; re-exported so drizzle-kit and the store see them.
+export * from './schema-compute.ts';
+// Gateway usage events.
+export * from './schema-gateway.ts';

@@ -5,6 +5,7 @@ import type { Tx } from '../../store/db.ts';
 import { insertFixedTermBill } from '../../store/ledger.ts';
 import { FIXED_TERM_CATEGORIES, TRADE_TYPES } from './bills.ts';
 import { lockTeamOrThrow, postLockedTx, type Posted } from './ledger.ts';
+import { transactionNotifying } from './ledger-observer.ts';
 
 export interface FixedTermBillInput {
   teamId: string;
@@ -55,5 +56,6 @@ export async function postFixedTermBillTx(tx: Tx, nowMs: number, b: FixedTermBil
 }
 
 export async function postFixedTermBill(ctx: Ctx, b: FixedTermBillInput): Promise<Posted> {
-  return ctx.db.transaction((tx) => postFixedTermBillTx(tx, ctx.clock.nowMs(), b));
+  const posted = await transactionNotifying(ctx, (tx) => postFixedTermBillTx(tx, ctx.clock.nowMs(), b));
+  return posted;
 }

@@ -6,7 +6,7 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
 import { lockTeam, updateTeam, type TeamRow } from '../../store/accounts.ts';
 import * as q from '../../store/ledger.ts';
-import { notifyPosted } from './ledger-observer.ts';
+import { collectPosted, transactionNotifying } from './ledger-observer.ts';
 
 export const LEDGER_KINDS = ['topup', 'voucher', 'charge'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -80,14 +80,23 @@ function validate(p: PostingInput): void {
  * A repeated idempotency key with the same kind and amount is a no-op; with a different
  * kind or amount it is a conflict, never a second charge.
  */
-export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput[], nowMs: number): Promise<Posted[]> {
+export interface PostOptions {
+  /** The caller minted the idempotency keys itself (the gateway's request ids): skip the lookup. */
+  freshKeys?: boolean;
+  /** How rows are inserted (the gateway passes a one-statement bulk insert for large batches). */
+  insert?: (tx: Tx, rows: q.LedgerInsert[]) => Promise<void>;
+}
+
+export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput[], nowMs: number, opts: PostOptions = {}): Promise<Posted[]> {
   const out: Posted[] = [];
   let wallet: Wallet = { cashMicro: team.cashMicro, voucherMicro: team.voucherMicro, outstandingMicro: team.outstandingMicro };
   const rows: q.LedgerInsert[] = [];
   const seen = new Map<string, q.LedgerRow>();
   for (const p of postings) {
     validate(p);
-    const existing = seen.get(p.idempotencyKey) ?? (await q.findByIdempotencyKey(tx, team.id, p.idempotencyKey));
+    // freshKeys: the caller minted the keys itself (the gateway's request ids), so the lookup
+    // is skipped; the unique index still refuses a duplicate, failing the transaction.
+    const existing = seen.get(p.idempotencyKey) ?? (opts.freshKeys ? undefined : await q.findByIdempotencyKey(tx, team.id, p.idempotencyKey));
     if (existing) {
       if (existing.kind !== p.kind || existing.amountMicro !== p.amountMicro) {
         throw new AppError('CONFLICT', `idempotency key ${p.idempotencyKey} was already used for a different posting`, { field: 'idempotencyKey' });
@@ -121,9 +130,10 @@ export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput
     out.push({ entry: row, duplicate: false });
   }
   if (rows.length) {
-    await q.insertLedgerEntries(tx, rows);
+    await (opts.insert ?? q.insertLedgerEntries)(tx, rows);
     await updateTeam(tx, team.id, wallet);
   }
+  collectPosted(out);
   return out;
 }
 
@@ -134,10 +144,10 @@ export async function lockTeamOrThrow(tx: Tx, teamId: string): Promise<TeamRow> 
 }
 
 export async function post(ctx: Ctx, p: PostingInput): Promise<Posted> {
-  const [posted] = await ctx.db.transaction(async (tx) => {
+  // announced to the gateway's counters after commit, so nobody reloads a state without it
+  const [posted] = await transactionNotifying(ctx, async (tx) => {
     const team = await lockTeamOrThrow(tx, p.teamId);
     return postLockedTx(tx, team, [p], ctx.clock.nowMs());
   });
-  notifyPosted(ctx, [posted!]); // after commit, so nobody reloads a state without it
   return posted!;
 }

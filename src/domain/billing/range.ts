@@ -20,6 +20,7 @@ export function resolveBillRange(startS: number | undefined, endS: number | unde
       field: 'endTime', rule: `endTime - startTime <= ${MAX_BILL_RANGE_DAYS} days`, maxDays: MAX_BILL_RANGE_DAYS,
     });
   }
-  // endTime is inclusive at the interface (whole seconds); make the window half-open.
-  return { fromMs, toMs: endS !== undefined ? toMs + 1000 : toMs };
+  // endTime is inclusive at the interface (whole seconds), and so is "now" when it is
+  // missing; the window handed to the store is half-open.
+  return { fromMs, toMs: endS !== undefined ? toMs + 1000 : toMs + 1 };
 }

@@ -47,6 +47,45 @@ import budgetsListMemberBudgets from './budgets/list-member-budgets.ts';
 import budgetsUpdateKeyBudget from './budgets/update-key-budget.ts';
 import budgetsUpdateMemberBudget from './budgets/update-member-budget.ts';
 import quotasListQuotas from './quotas/list-quotas.ts';
+import openaiListModels from './openai/list-models.ts';
+import openaiGetModel from './openai/get-model.ts';
+import openaiChatCompletions from './openai/chat-completions.ts';
+import openaiCompletions from './openai/completions.ts';
+import openaiEmbeddings from './openai/embeddings.ts';
+import openaiRerank from './openai/rerank.ts';
+import adminUsageSummary from './admin/usage-summary.ts';
+// GPU compute (issue 4)
+import adminGpuUpsertCluster from './admin/gpu-upsert-cluster.ts';
+import adminGpuUpsertProduct from './admin/gpu-upsert-product.ts';
+import adminGpuSetInventory from './admin/gpu-set-inventory.ts';
+import adminGpuGetCatalogue from './admin/gpu-get-catalogue.ts';
+import adminGpuReclaimSpot from './admin/gpu-reclaim-spot.ts';
+import adminGpuMigrateInstance from './admin/gpu-migrate-instance.ts';
+import computeListProducts from './compute/list-products.ts';
+import computeListClusters from './compute/list-clusters.ts';
+import computeCreateTemplate from './compute/create-template.ts';
+import computeUpdateTemplate from './compute/update-template.ts';
+import computeDeleteTemplate from './compute/delete-template.ts';
+import computeGetTemplate from './compute/get-template.ts';
+import computeListTemplates from './compute/list-templates.ts';
+import computeCreateInstance from './compute/create-instance.ts';
+import computeListInstances from './compute/list-instances.ts';
+import computeGetInstance from './compute/get-instance.ts';
+import computeStartInstance from './compute/start-instance.ts';
+import computeStopInstance from './compute/stop-instance.ts';
+import computeRestartInstance from './compute/restart-instance.ts';
+import computeDeleteInstance from './compute/delete-instance.ts';
+import computeEditInstance from './compute/edit-instance.ts';
+import computeUpgradeInstance from './compute/upgrade-instance.ts';
+import computeRenewInstance from './compute/renew-instance.ts';
+import computeToMonthlyInstance from './compute/to-monthly-instance.ts';
+import computeListRegistryAuths from './compute/list-registry-auths.ts';
+import computeSaveRegistryAuth from './compute/save-registry-auth.ts';
+import computeDeleteRegistryAuth from './compute/delete-registry-auth.ts';
+import computeListNetworkStorages from './compute/list-network-storages.ts';
+import computeCreateNetworkStorage from './compute/create-network-storage.ts';
+import computeUpdateNetworkStorage from './compute/update-network-storage.ts';
+import computeDeleteNetworkStorage from './compute/delete-network-storage.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -98,4 +137,42 @@ export const ROUTES: RouteRegistrar[] = [
   budgetsUpdateKeyBudget,
   budgetsUpdateMemberBudget,
   quotasListQuotas,
+  openaiListModels,
+  openaiGetModel,
+  openaiChatCompletions,
+  openaiCompletions,
+  openaiEmbeddings,
+  openaiRerank,
+  adminUsageSummary,
+  adminGpuUpsertCluster,
+  adminGpuUpsertProduct,
+  adminGpuSetInventory,
+  adminGpuGetCatalogue,
+  adminGpuReclaimSpot,
+  adminGpuMigrateInstance,
+  computeListProducts,
+  computeListClusters,
+  computeCreateTemplate,
+  computeUpdateTemplate,
+  computeDeleteTemplate,
+  computeGetTemplate,
+  computeListTemplates,
+  computeCreateInstance,
+  computeListInstances,
+  computeGetInstance,
+  computeStartInstance,
+  computeStopInstance,
+  computeRestartInstance,
+  computeDeleteInstance,
+  computeEditInstance,
+  computeUpgradeInstance,
+  computeRenewInstance,
+  computeToMonthlyInstance,
+  computeListRegistryAuths,
+  computeSaveRegistryAuth,
+  computeDeleteRegistryAuth,
+  computeListNetworkStorages,
+  computeCreateNetworkStorage,
+  computeUpdateNetworkStorage,
+  computeDeleteNetworkStorage,
 ];

@@ -50,6 +50,9 @@ test('fixed-term bills: every field, filters, and the 31-day limit', async () =>
   const badCat = await owner.get('/openapi/v1/billing/bill/monthly/list', { ...q, category: 'llm' });
   assert.equal(badCat.status, 400);
   assert.equal(badCat.body.reason, 'INVALID_PRODUCT_CATEGORY');
+  // without a window: the last 31 days up to now, including a bill posted this very millisecond
+  assert.equal((await postMonthly({ ownerId: 'ins_now' })).status, 200);
+  assert.equal((await owner.get('/openapi/v1/billing/bill/monthly/list', { ownerId: 'ins_now' })).body.bills.length, 1);
   // exactly 31 days is allowed
   assert.equal((await owner.get('/openapi/v1/billing/bill/monthly/list', { startTime: S('2026-11-01T00:00:00Z'), endTime: S('2026-12-02T00:00:00Z') })).status, 200);
 });

@@ -1,0 +1,138 @@
+// The GPU catalogue: clusters, products with their prices, and inventory per cluster.
+// Prices are units (1/10000 USD) per GPU-hour (on demand, spot) or per GPU-month (monthly).
+import { invalid, notFound, AppError } from '../../lib/errors.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/compute.ts';
+import { BILLING_MODES, RELEASED_STATUSES } from './states.ts';
+
+export interface ClusterInput {
+  id: string;
+  name: string;
+  region?: string | undefined;
+  supportNetworkStorage?: boolean | undefined;
+  supportInstanceNetwork?: boolean | undefined;
+}
+
+export interface ProductInput {
+  id: string;
+  name: string;
+  gpuModel: string;
+  cpuPerGpu: number;
+  memoryPerGpu: number;
+  diskPerGpu: number;
+  minRootfs?: number | undefined;
+  maxRootfs?: number | undefined;
+  price: bigint;
+  spotPrice: bigint;
+  monthlyPrice: bigint;
+  billingMethods: string[];
+  nodeSelector?: Record<string, string> | undefined;
+  available?: boolean | undefined;
+}
+
+export async function upsertCluster(ctx: Ctx, c: ClusterInput): Promise<void> {
+  if (!/^[\w.-]{1,64}$/.test(c.id)) throw invalid('id', 'must be 1-64 letters, digits, ., _ or -');
+  if (!c.name.trim()) throw invalid('name', 'must not be empty');
+  await q.upsertCluster(ctx.db, {
+    id: c.id, name: c.name, region: c.region ?? '', supportNetworkStorage: c.supportNetworkStorage ?? false,
+    supportInstanceNetwork: c.supportInstanceNetwork ?? false, createdAt: new Date(ctx.clock.nowMs()),
+  });
+}
+
+export async function upsertProduct(ctx: Ctx, p: ProductInput): Promise<void> {
+  if (!/^[\w.-]{1,64}$/.test(p.id)) throw invalid('id', 'must be 1-64 letters, digits, ., _ or -');
+  for (const m of p.billingMethods) {
+    if (!(BILLING_MODES as readonly string[]).includes(m)) throw invalid('billingMethods', `must contain only ${BILLING_MODES.join(', ')}, got "${m}"`);
+  }
+  if (!p.billingMethods.length) throw invalid('billingMethods', 'must contain at least one billing method');
+  for (const [f, v] of [['price', p.price], ['spotPrice', p.spotPrice], ['monthlyPrice', p.monthlyPrice]] as const) {
+    if (v < 0n) throw invalid(f, 'must be >= 0');
+  }
+  const minRootfs = p.minRootfs ?? 10;
+  const maxRootfs = p.maxRootfs ?? 500;
+  if (minRootfs < 1 || maxRootfs < minRootfs) throw invalid('maxRootfs', 'must be >= minRootfs >= 1');
+  await q.upsertProduct(ctx.db, {
+    id: p.id, name: p.name, gpuModel: p.gpuModel, cpuPerGpu: p.cpuPerGpu, memoryPerGpuGb: p.memoryPerGpu,
+    diskPerGpuGb: p.diskPerGpu, minRootfsGb: minRootfs, maxRootfsGb: maxRootfs, priceUnitsPerGpuHour: p.price,
+    spotPriceUnitsPerGpuHour: p.spotPrice, monthlyPriceUnitsPerGpu: p.monthlyPrice, billingMethods: p.billingMethods,
+    nodeSelector: p.nodeSelector ?? {}, available: p.available ?? true, createdAt: new Date(ctx.clock.nowMs()),
+  });
+}
+
+export async function setInventory(ctx: Ctx, productId: string, clusterId: string, totalGpus: number): Promise<void> {
+  if (!(await q.findProduct(ctx.db, productId))) throw notFound('product', productId);
+  if (!(await q.findCluster(ctx.db, clusterId))) throw notFound('cluster', clusterId);
+  if (!Number.isInteger(totalGpus) || totalGpus < 0) throw invalid('totalGpus', 'must be an integer >= 0');
+  await q.setInventory(ctx.db, { productId, clusterId, totalGpus });
+}
+
+export async function requireProduct(ctx: Ctx, id: string): Promise<q.ProductRow> {
+  const p = await q.findProduct(ctx.db, id);
+  if (!p) throw new AppError('RESOURCE_NOT_FOUND', `product ${id} not found`, { resource: 'product', id });
+  return p;
+}
+
+export interface Availability {
+  productId: string;
+  clusterId: string;
+  total: number;
+  used: number;
+  free: number;
+}
+
+/** Free GPUs per (product, cluster): inventory minus what unreleased instances hold. */
+export async function availability(ctx: Ctx): Promise<Availability[]> {
+  const [inv, used] = await Promise.all([q.listInventory(ctx.db), q.gpusInUse(ctx.db, RELEASED_STATUSES)]);
+  const usedOf = new Map(used.map((u) => [`${u.productId}/${u.clusterId}`, u.used]));
+  return inv.map((i) => {
+    const u = usedOf.get(`${i.productId}/${i.clusterId}`) ?? 0;
+    return { productId: i.productId, clusterId: i.clusterId, total: i.totalGpus, used: u, free: Math.max(0, i.totalGpus - u) };
+  });
+}
+
+/** compat.md's inventoryState from the share of GPUs still free. */
+export function inventoryState(free: number, total: number): 'none' | 'low' | 'normal' | 'high' {
+  if (free <= 0 || total <= 0) return 'none';
+  const share = free / total;
+  if (share < 0.2) return 'low';
+  if (share < 0.6) return 'normal';
+  return 'high';
+}
+
+export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | undefined; gpuNum?: number | undefined; productName?: string | undefined; billingMethod?: string | undefined }) {
+  const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
+  const clusterName = new Map(clusters.map((c) => [c.id, c]));
+  const out = [];
+  for (const p of products) {
+    if (!p.available) continue;
+    if (f.productName && !p.name.toLowerCase().includes(f.productName.toLowerCase())) continue;
+    if (f.billingMethod && !p.billingMethods.includes(f.billingMethod)) continue;
+    const mine = avail.filter((a) => a.productId === p.id && (!f.clusterId || a.clusterId === f.clusterId));
+    if (f.clusterId && mine.length === 0) continue;
+    const free = mine.reduce((n, a) => n + a.free, 0);
+    const total = mine.reduce((n, a) => n + a.total, 0);
+    const maxFreeInOneCluster = mine.reduce((n, a) => Math.max(n, a.free), 0);
+    out.push({
+      id: p.id, name: p.name, cpuPerGpu: p.cpuPerGpu, memoryPerGpu: p.memoryPerGpuGb, diskPerGpu: p.diskPerGpuGb,
+      availableDeploy: maxFreeInOneCluster >= (f.gpuNum ?? 1),
+      minRootFS: p.minRootfsGb, maxRootFS: p.maxRootfsGb,
+      regions: [...new Set(mine.map((a) => clusterName.get(a.clusterId)?.region || a.clusterId))],
+      price: p.priceUnitsPerGpuHour.toString(),
+      monthlyPrice: [1, 3, 6, 12].map((month) => ({ price: (p.monthlyPriceUnitsPerGpu * BigInt(month)).toString(), month })),
+      billingMethods: p.billingMethods,
+      spotPrice: p.spotPriceUnitsPerGpuHour.toString(),
+      inventoryState: inventoryState(free, total),
+    });
+  }
+  return out;
+}
+
+export async function listClustersForTenant(ctx: Ctx) {
+  const [clusters, products, inv] = await Promise.all([q.listClusters(ctx.db), q.listProducts(ctx.db), q.listInventory(ctx.db)]);
+  const model = new Map(products.map((p) => [p.id, p.gpuModel]));
+  return clusters.map((c) => ({
+    id: c.id, name: c.name,
+    availableGpuType: [...new Set(inv.filter((i) => i.clusterId === c.id && i.totalGpus > 0).map((i) => model.get(i.productId) ?? i.productId))],
+    supportNetworkStorage: c.supportNetworkStorage, supportInstanceNetwork: c.supportInstanceNetwork,
+  }));
+}

@@ -1,0 +1,347 @@
+// Instance operations of the tenant API. What each operation may do from each state is
+// decided by TRANSITIONS (./states.ts) only; the reconciler does the work afterwards.
+import { AppError, invalid } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { unitsToMicro } from '../../lib/money.ts';
+import type { Tx } from '../../store/db.ts';
+import * as q from '../../store/compute.ts';
+import { findTeam } from '../../store/accounts.ts';
+import type { Principal } from '../roles.ts';
+import { spendableMicro } from '../billing/balance.ts';
+import { postFixedTermBillTx } from '../billing/fixed-term.ts';
+import { requireProduct } from './catalogue.ts';
+import { requireVisibleTemplate, paging } from './templates.ts';
+import { requireRegistryAuth, saveRegistryAuth } from './registry-auths.ts';
+import { requireNetworkStorage } from './network-storage.ts';
+import { checkEnvs, checkLength, parsePortList } from './limits.ts';
+import { moveTx, nextCheckAt, type Compute } from './compute.ts';
+import { BILLING_MODES, RELEASED_STATUSES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
+import { transactionNotifying } from '../billing/ledger-observer.ts';
+
+const bad = (field: string, rule: string) => invalid(field, rule, 'VALIDATOR_PARAM');
+
+export interface CreateInstanceInput {
+  name?: string | undefined;
+  productId: string;
+  gpuNum: number;
+  rootfsSize?: number | undefined;
+  imageUrl?: string | undefined;
+  imageAuth?: string | undefined;
+  imageAuthId?: string | undefined;
+  templateId?: string | undefined;
+  ports?: string | undefined;
+  envs?: { key: string; value: string }[] | undefined;
+  tools?: unknown[] | undefined;
+  command?: string | undefined;
+  entrypoint?: string | undefined;
+  clusterId?: string | undefined;
+  networkStorages?: { Id: string; mountPoint: string }[] | undefined;
+  kind: string;
+  month?: number | undefined;
+  billingMode?: string | undefined;
+}
+
+/** Add whole calendar months (UTC), clamping to the month's last day (Jan 31 + 1 → Feb 28). */
+export function addMonthsS(fromS: number, months: number): number {
+  const d = new Date(fromS * 1000);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + months;
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Math.floor(Date.UTC(y, m, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000);
+}
+
+function checkMonth(month: number | undefined): number {
+  if (month === undefined || !Number.isInteger(month) || month < 1 || month > 36) throw bad('month', 'must be an integer of months in 1-36');
+  return month;
+}
+
+async function requireSpendable(c: Compute, teamId: string, needMicro: bigint, what: string): Promise<void> {
+  const team = await findTeam(c.ctx.db, teamId);
+  if (!team) throw new AppError('RESOURCE_NOT_FOUND', `team ${teamId} not found`);
+  const spendable = spendableMicro(team, await c.reservedMicro(teamId));
+  if (spendable < needMicro) {
+    throw new AppError('BALANCE_NOT_ENOUGH', `the account cannot pay for ${what}`, { required: needMicro.toString(), field: 'balance' });
+  }
+}
+
+/** Free GPUs of a product in a cluster, under the inventory row lock taken here. */
+async function freeGpusTx(tx: Tx, productId: string, clusterId: string): Promise<number> {
+  const inv = await q.lockInventory(tx, productId, clusterId);
+  if (!inv) return 0;
+  const [used] = await q.gpusInUse(tx, RELEASED_STATUSES, productId, clusterId);
+  return inv.totalGpus - (used?.used ?? 0);
+}
+
+export async function createInstance(c: Compute, p: Principal, input: CreateInstanceInput): Promise<string> {
+  const { ctx } = c;
+  const now = ctx.clock.nowMs();
+  const tpl = input.templateId ? await requireVisibleTemplate(ctx, p.teamId, input.templateId) : undefined;
+  const product = await requireProduct(ctx, input.productId);
+  if (!product.available) throw new AppError('INSUFFICIENT_RESOURCE', `product ${product.id} is not available`, { productId: product.id });
+  const billingMode = (input.billingMode ?? 'onDemand') as BillingMode;
+  if (!(BILLING_MODES as readonly string[]).includes(billingMode)) throw bad('billingMode', 'must be onDemand, monthly or spot');
+  if (!product.billingMethods.includes(billingMode)) throw bad('billingMode', `product ${product.id} does not offer ${billingMode}`);
+  if (!['gpu', 'cpu'].includes(input.kind)) throw bad('kind', 'must be gpu or cpu');
+  if (!Number.isInteger(input.gpuNum) || input.gpuNum < 1 || input.gpuNum > 8) throw bad('gpuNum', 'must be an integer in 1-8');
+  const name = input.name ?? '';
+  checkLength('name', name, 0, 255);
+  const imageUrl = input.imageUrl || tpl?.image;
+  if (!imageUrl) throw bad('imageUrl', 'is required (or give templateId)');
+  checkLength('imageUrl', imageUrl, 1, 500);
+  const rootfsSize = input.rootfsSize ?? tpl?.rootfsSize;
+  if (rootfsSize === undefined) throw bad('rootfsSize', 'is required (or give templateId)');
+  if (!Number.isInteger(rootfsSize) || rootfsSize < product.minRootfsGb || rootfsSize > product.maxRootfsGb) {
+    throw bad('rootfsSize', `must be an integer in ${product.minRootfsGb}-${product.maxRootfsGb} GB for ${product.name}`);
+  }
+  const command = input.command ?? tpl?.startCommand ?? '';
+  const entrypoint = input.entrypoint ?? tpl?.entrypoint ?? '';
+  checkLength('command', command, 0, 2047);
+  checkLength('entrypoint', entrypoint, 0, 2047);
+  const ports = input.ports !== undefined ? parsePortList('ports', input.ports)
+    : (tpl?.ports ?? []).flatMap((e) => e.ports.map((port) => ({ port, type: e.type })));
+  const envs = input.envs ?? tpl?.envs ?? [];
+  checkEnvs('envs', envs);
+  // Network volumes live in one cluster: the instance must run there.
+  const volumeMounts: { type: string; size: string; id: string; mountPath: string }[] = [];
+  let storageCluster: string | undefined;
+  for (const [i, ns] of (input.networkStorages ?? []).entries()) {
+    const vol = await requireNetworkStorage(ctx, p.teamId, ns.Id);
+    checkLength(`networkStorages[${i}].mountPoint`, ns.mountPoint, 1, 255);
+    if (!ns.mountPoint.startsWith('/')) throw bad(`networkStorages[${i}].mountPoint`, 'must be an absolute path');
+    if (storageCluster && vol.clusterId !== storageCluster) throw bad(`networkStorages[${i}].Id`, 'all network storages must be in one cluster');
+    if (input.clusterId && vol.clusterId !== input.clusterId) throw bad(`networkStorages[${i}].Id`, `is in cluster ${vol.clusterId}, not ${input.clusterId}`);
+    storageCluster = vol.clusterId;
+    volumeMounts.push({ type: 'network', size: String(vol.sizeGb), id: vol.id, mountPath: ns.mountPoint });
+  }
+  const month = billingMode === 'monthly' ? checkMonth(input.month) : undefined;
+  let imageAuthId = input.imageAuthId ?? (tpl?.imageAuth || '');
+  if (imageAuthId) await requireRegistryAuth(ctx, p.teamId, imageAuthId);
+  const tools = (input.tools ?? []).map((t) => (typeof t === 'string' ? t : String((t as { name?: unknown })?.name ?? ''))).filter(Boolean);
+
+  const price = billingMode === 'monthly' ? product.monthlyPriceUnitsPerGpu : billingMode === 'spot' ? product.spotPriceUnitsPerGpuHour : product.priceUnitsPerGpuHour;
+  // Metered modes must afford the first hour; monthly pays the whole term up front.
+  const firstChargeMicro = unitsToMicro(price * BigInt(input.gpuNum) * BigInt(month ?? 1));
+  await requireSpendable(c, p.teamId, firstChargeMicro, billingMode === 'monthly' ? `${month} month(s) of ${product.name}` : `the first hour of ${product.name}`);
+
+  const pinned = input.clusterId ?? storageCluster;
+  const clusters = pinned ? [pinned] : (await q.listInventory(ctx.db)).filter((i) => i.productId === product.id).map((i) => i.clusterId);
+  if (input.clusterId && !(await q.findCluster(ctx.db, input.clusterId))) {
+    throw new AppError('RESOURCE_NOT_FOUND', `cluster ${input.clusterId} not found`, { resource: 'cluster', id: input.clusterId });
+  }
+  // An inline credential becomes a stored (sealed) one so the instance refers to it by id.
+  if (!imageAuthId && input.imageAuth) {
+    const sep = input.imageAuth.indexOf(':');
+    if (sep <= 0) throw bad('imageAuth', 'must be <username>:<password>');
+    imageAuthId = await saveRegistryAuth(ctx, c.secrets, p.teamId, { name: `image ${imageUrl}`.slice(0, 255), username: input.imageAuth.slice(0, sep), password: input.imageAuth.slice(sep + 1) });
+  }
+
+  const id = newId('instance', now);
+  const nowS = Math.floor(now / 1000);
+  const endTimeS = month ? addMonthsS(nowS, month) : -1;
+  await transactionNotifying(ctx, async (tx) => {
+    let clusterId: string | undefined;
+    for (const cl of clusters) {
+      if ((await freeGpusTx(tx, product.id, cl)) >= input.gpuNum) {
+        clusterId = cl;
+        break;
+      }
+    }
+    if (!clusterId) {
+      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free ${product.name} GPUs (${input.gpuNum} requested)${pinned ? ` in cluster ${pinned}` : ''}`, { productId: product.id, gpuNum: input.gpuNum });
+    }
+    const row: q.InstanceInsert = {
+      id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, name, clusterId, productId: product.id, productName: product.name,
+      templateId: tpl?.id ?? null, status: 'toCreate', statusSinceMs: now, imageUrl, imageAuthId, command, entrypoint,
+      gpuNum: input.gpuNum, cpuNum: product.cpuPerGpu * input.gpuNum, memoryGb: product.memoryPerGpuGb * input.gpuNum, rootfsSize,
+      ports, envs, tools, volumeMounts, kind: input.kind, billingMode, priceUnits: price, endTimeS,
+      spotStatus: billingMode === 'spot' ? 'running' : '', spotReclaimTimeS: 0, nextReconcileAtMs: now,
+      createdAt: new Date(now), updatedAt: new Date(now),
+    };
+    await q.insertInstance(tx, row);
+    if (month) {
+      await postFixedTermBillTx(tx, now, {
+        teamId: p.teamId, amountMicro: firstChargeMicro, idempotencyKey: `instance:${id}:monthly_new_buy`, productId: product.id,
+        productName: product.name, productCategory: 'gpu', ownerId: id, tradeType: 'monthly_new_buy', billingMethod: 2,
+        basePriceUnits: price, billNum: String(input.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
+      });
+    }
+  });
+  return id;
+}
+
+/** An instance of the caller's team; another team's answers as missing. */
+export async function requireInstance(c: Compute, teamId: string, id: string, tx?: Tx): Promise<q.InstanceRow> {
+  const row = tx ? await q.lockInstance(tx, id) : await q.findInstance(c.ctx.db, id);
+  if (!row || row.teamId !== teamId) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+  return row;
+}
+
+function refuse(op: Operation, row: q.InstanceRow): AppError {
+  return new AppError('INVALID_STATE', `cannot ${op} instance ${row.id}: it is ${row.status}`, { operation: op, state: row.status, instanceId: row.id });
+}
+
+/** Look the operation up in the transition table under the instance lock, then apply it. */
+async function operate(c: Compute, teamId: string, id: string, op: Operation, apply: (tx: Tx, row: q.InstanceRow, to: InstanceStatus, now: number) => Promise<void>): Promise<void> {
+  await transactionNotifying(c.ctx, async (tx) => {
+    const row = await requireInstance(c, teamId, id, tx);
+    const to = nextStatus(op, row.status as InstanceStatus);
+    if (!to) throw refuse(op, row);
+    await apply(tx, row, to, c.ctx.clock.nowMs());
+  });
+}
+
+export async function startInstance(c: Compute, p: Principal, id: string): Promise<void> {
+  const pre = await requireInstance(c, p.teamId, id);
+  if (pre.billingMode !== 'monthly' && nextStatus('start', pre.status as InstanceStatus)) {
+    await requireSpendable(c, p.teamId, unitsToMicro(pre.priceUnits * BigInt(pre.gpuNum)), 'the first hour');
+  }
+  await operate(c, p.teamId, id, 'start', async (tx, row, to, now) => {
+    if (row.billingMode === 'monthly' && row.endTimeS * 1000 <= now) {
+      throw new AppError('INVALID_STATE', `cannot start instance ${row.id}: its subscription ended at ${row.endTimeS}; renew it first`, { operation: 'start', state: row.status, endTime: String(row.endTimeS) });
+    }
+    // An exited instance gave its GPUs back; it needs them again.
+    if ((await freeGpusTx(tx, row.productId, row.clusterId)) < row.gpuNum) {
+      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free ${row.productName} GPUs in cluster ${row.clusterId} to start`, { productId: row.productId, gpuNum: row.gpuNum });
+    }
+    await moveTx(tx, c, row, to, now, {
+      statusErrorState: '', statusErrorMessage: '',
+      ...(row.billingMode === 'spot' ? { spotStatus: 'running', spotReclaimTimeS: 0 } : {}),
+    });
+  });
+}
+
+export async function stopInstance(c: Compute, p: Principal, id: string): Promise<void> {
+  await operate(c, p.teamId, id, 'stop', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
+}
+export async function restartInstance(c: Compute, p: Principal, id: string): Promise<void> {
+  await operate(c, p.teamId, id, 'restart', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
+}
+export async function deleteInstance(c: Compute, p: Principal, id: string): Promise<void> {
+  await operate(c, p.teamId, id, 'delete', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
+}
+
+/** Ports are replaced; the root disk may only grow (up to the product's maximum). */
+export async function editInstance(c: Compute, p: Principal, id: string, e: { ports?: string | undefined; expandRootDisk?: number | undefined }): Promise<void> {
+  const ports = e.ports !== undefined ? parsePortList('ports', e.ports) : undefined;
+  // read outside the transaction: the embedded store has one connection
+  const product = await requireProduct(c.ctx, (await requireInstance(c, p.teamId, id)).productId);
+  await operate(c, p.teamId, id, 'edit', async (tx, row, _to, now) => {
+    const patch: Partial<q.InstanceInsert> = { updatedAt: new Date(now) };
+    if (ports) patch.ports = ports;
+    if (e.expandRootDisk !== undefined) {
+      if (!Number.isInteger(e.expandRootDisk) || e.expandRootDisk <= row.rootfsSize || e.expandRootDisk > product.maxRootfsGb) {
+        throw bad('expandRootDisk', `must be the new root disk size in GB, greater than ${row.rootfsSize} and at most ${product.maxRootfsGb}`);
+      }
+      patch.rootfsSize = e.expandRootDisk;
+    }
+    await q.updateInstance(tx, row.id, patch);
+  });
+}
+
+/** A new image (and envs, command): the workload is recreated (toReset → resetting → running). */
+export async function upgradeInstance(c: Compute, p: Principal, id: string, u: { imageUrl: string; imageAuthId?: string | undefined; envs?: { key: string; value: string }[] | undefined; command?: string | undefined }): Promise<void> {
+  checkLength('imageUrl', u.imageUrl, 1, 500);
+  checkLength('command', u.command, 0, 2047);
+  checkEnvs('envs', u.envs);
+  if (u.imageAuthId) await requireRegistryAuth(c.ctx, p.teamId, u.imageAuthId);
+  await operate(c, p.teamId, id, 'upgrade', async (tx, row, to, now) => {
+    await moveTx(tx, c, row, to, now, {
+      imageUrl: u.imageUrl, imageAuthId: u.imageAuthId ?? row.imageAuthId, envs: u.envs ?? row.envs,
+      command: u.command ?? row.command, statusErrorState: '', statusErrorMessage: '',
+    });
+  });
+}
+
+export async function renewInstance(c: Compute, p: Principal, id: string, monthIn: number | undefined): Promise<void> {
+  const month = checkMonth(monthIn);
+  const pre = await requireInstance(c, p.teamId, id);
+  if (pre.billingMode !== 'monthly') throw bad('instanceId', `instance ${id} is ${pre.billingMode}; only monthly instances are renewed`);
+  const amount = unitsToMicro(pre.priceUnits * BigInt(pre.gpuNum * month));
+  await requireSpendable(c, p.teamId, amount, `${month} more month(s)`);
+  await operate(c, p.teamId, id, 'renew', async (tx, row, _to, now) => {
+    const nowS = Math.floor(now / 1000);
+    const fromS = Math.max(row.endTimeS, nowS);
+    const endTimeS = addMonthsS(fromS, month);
+    await postFixedTermBillTx(tx, now, {
+      teamId: row.teamId, amountMicro: amount, idempotencyKey: `instance:${row.id}:monthly_re_buy:${row.endTimeS}`, productId: row.productId,
+      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_buy', billingMethod: 2,
+      basePriceUnits: row.priceUnits, billNum: String(row.gpuNum * month), startTimeS: fromS, endTimeS, memberId: p.memberId,
+    });
+    const patch: Partial<q.InstanceInsert> = { endTimeS, updatedAt: new Date(now) };
+    patch.nextReconcileAtMs = nextCheckAt(c, { ...row, endTimeS }, row.status as InstanceStatus, now);
+    await q.updateInstance(tx, row.id, patch);
+  });
+}
+
+/** Pay-as-you-go becomes a subscription: GPU time so far is billed, then the term is bought. */
+export async function toMonthly(c: Compute, p: Principal, id: string, monthIn: number | undefined): Promise<void> {
+  const month = checkMonth(monthIn);
+  const pre = await requireInstance(c, p.teamId, id);
+  if (pre.billingMode !== 'onDemand') throw bad('instanceId', `instance ${id} is ${pre.billingMode}; only onDemand instances convert to monthly`);
+  const product = await requireProduct(c.ctx, pre.productId);
+  if (!product.billingMethods.includes('monthly')) throw bad('instanceId', `product ${product.id} does not offer monthly`);
+  const amount = unitsToMicro(product.monthlyPriceUnitsPerGpu * BigInt(pre.gpuNum * month));
+  await requireSpendable(c, p.teamId, amount, `${month} month(s)`);
+  await operate(c, p.teamId, id, 'toMonthly', async (tx, row, to, now) => {
+    if (row.billingMode !== 'onDemand') throw bad('instanceId', `instance ${id} is ${row.billingMode}`);
+    const nowS = Math.floor(now / 1000);
+    const endTimeS = addMonthsS(nowS, month);
+    await moveTx(tx, c, row, to, now, { billingMode: 'monthly', priceUnits: product.monthlyPriceUnitsPerGpu, endTimeS });
+    await postFixedTermBillTx(tx, now, {
+      teamId: row.teamId, amountMicro: amount, idempotencyKey: `instance:${row.id}:monthly_re_config:${nowS}`, productId: row.productId,
+      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_config', billingMethod: 2,
+      basePriceUnits: product.monthlyPriceUnitsPerGpu, billNum: String(row.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
+    });
+  });
+}
+
+export async function listInstances(c: Compute, teamId: string, f: { pageSize?: number | undefined; pageNum?: number | undefined; name?: string | undefined; productName?: string | undefined; status?: string | undefined }) {
+  checkLength('name', f.name, 0, 255);
+  checkLength('productName', f.productName, 0, 255);
+  checkLength('status', f.status, 0, 63);
+  if (f.status && !isStatus(f.status)) throw bad('status', `must be one of ${INSTANCE_STATUSES.join(', ')}`);
+  const pg = paging(f.pageSize, f.pageNum);
+  return q.listInstances(c.ctx.db, {
+    teamId, limit: pg.limit, offset: pg.offset,
+    ...(f.name ? { name: f.name } : {}), ...(f.productName ? { productName: f.productName } : {}), ...(f.status ? { status: f.status } : {}),
+  });
+}
+
+export async function clusterNames(c: Compute): Promise<Map<string, string>> {
+  return new Map((await q.listClusters(c.ctx.db)).map((cl) => [cl.id, cl.name]));
+}
+
+// ---- operator actions ----
+
+/** The provider takes a spot instance's capacity back: notice now, stop at spotReclaimTime. */
+export async function reclaimSpot(c: Compute, id: string, noticeMs = c.timings.spotNoticeMs): Promise<void> {
+  await transactionNotifying(c.ctx, async (tx) => {
+    const row = await q.lockInstance(tx, id);
+    if (!row) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+    if (row.billingMode !== 'spot') throw bad('instanceId', `instance ${id} is ${row.billingMode}, not spot`);
+    if (row.spotStatus !== 'running') throw new AppError('INVALID_STATE', `instance ${id} is already ${row.spotStatus}`, { state: row.spotStatus });
+    const now = c.ctx.clock.nowMs();
+    const reclaimS = Math.ceil((now + noticeMs) / 1000);
+    const patch: Partial<q.InstanceInsert> = { spotStatus: 'notified', spotReclaimTimeS: reclaimS, updatedAt: new Date(now) };
+    const at = nextCheckAt(c, { ...row, spotStatus: 'notified', spotReclaimTimeS: reclaimS }, row.status as InstanceStatus, now);
+    patch.nextReconcileAtMs = at;
+    await q.updateInstance(tx, id, patch);
+  });
+}
+
+/** Move a running instance to another cluster with capacity for it. */
+export async function migrateInstance(c: Compute, id: string, clusterId: string): Promise<void> {
+  await transactionNotifying(c.ctx, async (tx) => {
+    const row = await q.lockInstance(tx, id);
+    if (!row) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+    const to = nextStatus('migrate', row.status as InstanceStatus);
+    if (!to) throw refuse('migrate', row);
+    if (clusterId === row.clusterId) throw bad('clusterId', 'must differ from the current cluster');
+    if ((await freeGpusTx(tx, row.productId, clusterId)) < row.gpuNum) {
+      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free GPUs in cluster ${clusterId}`, { clusterId });
+    }
+    await moveTx(tx, c, row, to, c.ctx.clock.nowMs(), { clusterId });
+  });
+  await c.driver.delete(id); // the old workload goes; the reconciler creates the new one
+}
+

@@ -1,0 +1,216 @@
+// The reconciler: level-triggered, one instance at a time under a lease. It compares the
+// instance's status with what the driver observes, issues the next idempotent driver call,
+// and moves the status. Driver calls happen outside transactions; the move is applied only
+// if no operation changed the instance meanwhile. Rules in ./README.md.
+import * as q from '../../store/compute.ts';
+import { findTeam } from '../../store/accounts.ts';
+import { spendableMicro } from '../billing/balance.ts';
+import type { Observed } from '../../drivers/types.ts';
+import { moveTx, nextCheckAt, workloadSpec, type Compute, type StatusError } from './compute.ts';
+import { meterTx } from './metering.ts';
+import { isBilled, type InstanceStatus } from './states.ts';
+import { transactionNotifying } from '../billing/ledger-observer.ts';
+
+interface Decision {
+  to?: InstanceStatus;
+  /** the workload's run ended at this time (bill no further) */
+  endedAtMs?: number;
+  error?: StatusError;
+  extra?: Partial<q.InstanceInsert>;
+}
+
+const FAILURE_TEXT: Record<string, string> = {
+  image_pull_failed: 'image pull failed',
+  insufficient_resource: 'insufficient resources: no node can hold this instance',
+  crashed: 'the container crashed',
+  unknown: 'the workload failed',
+};
+
+function failed(o: Observed): Decision {
+  const state = o.reason ?? 'unknown';
+  return { to: 'exited', endedAtMs: o.endedAtMs, error: { state, message: o.message ? `${FAILURE_TEXT[state] ?? state}: ${o.message}` : FAILURE_TEXT[state] ?? state } };
+}
+
+/** A run that began after the status did (so not the workload before a restart or reset). */
+function freshRun(o: Observed, row: q.InstanceRow): boolean {
+  return o.phase === 'running' && (o.startedAtMs ?? 0) >= row.statusSinceMs;
+}
+
+/** Talk to the driver for one instance and decide where its status goes. */
+async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
+  const d = c.driver;
+  const spec = () => workloadSpec(c, row);
+  const s = row.status as InstanceStatus;
+  switch (s) {
+    case 'toCreate':
+      await d.create(await spec());
+      return { to: 'creating' };
+    case 'toStart':
+      await d.start(await spec());
+      return { to: 'starting' };
+    case 'toStop':
+      await d.stop(row.id);
+      return { to: 'stopping' };
+    case 'toRestart':
+      await d.stop(row.id);
+      return { to: 'restarting' };
+    case 'toReset':
+      await d.delete(row.id);
+      return { to: 'resetting' };
+    case 'toRemove':
+      await d.delete(row.id);
+      return { to: 'removing' };
+    case 'exited':
+    case 'removed':
+      return {};
+  }
+  const o = await d.describe(row.id);
+  switch (s) {
+    case 'creating':
+    case 'pulling':
+      if (o.phase === 'failed') return failed(o);
+      if (o.phase === 'running') return { to: 'running' };
+      if (o.phase === 'pulling') return { to: 'pulling' };
+      if (o.phase === 'absent') await d.create(await spec()); // lost (e.g. the sim after a restart): create again
+      if (o.phase === 'stopped') await d.start(await spec());
+      return {};
+    case 'starting':
+      if (o.phase === 'failed') return failed(o);
+      if (o.phase === 'running') return { to: 'running' };
+      if (o.phase === 'stopped') await d.start(await spec());
+      if (o.phase === 'absent') await d.create(await spec());
+      return {};
+    case 'restarting':
+      if (o.phase === 'stopped' || o.phase === 'failed') await d.start(await spec());
+      else if (o.phase === 'absent') await d.create(await spec());
+      else if (freshRun(o, row)) return { to: 'running' };
+      else if (o.phase === 'running') await d.stop(row.id);
+      return {};
+    case 'resetting':
+    case 'migrating':
+      if (o.phase === 'absent') await d.create(await spec());
+      else if (freshRun(o, row)) return { to: 'running' };
+      else if (o.phase === 'failed' && (o.reason === 'image_pull_failed' || o.reason === 'insufficient_resource')) return failed(o);
+      else if (o.phase === 'running' || o.phase === 'stopped' || o.phase === 'failed') await d.delete(row.id);
+      return {};
+    case 'stopping':
+    case 'freezing':
+      if (o.phase === 'stopped' || o.phase === 'absent' || o.phase === 'failed') return { to: 'exited' };
+      await d.stop(row.id);
+      return {};
+    case 'removing':
+      if (o.phase === 'absent') return { to: 'removed' };
+      await d.delete(row.id);
+      return {};
+    case 'running': {
+      if (o.phase === 'failed') return failed(o);
+      if (o.phase === 'stopped') return { to: 'exited', endedAtMs: o.endedAtMs, error: { state: 'stopped', message: 'the workload stopped by itself' } };
+      if (o.phase === 'absent') {
+        // The workload is gone (node lost, or the sim after a restart): recreate it.
+        await d.create(await spec());
+        return { to: 'creating' };
+      }
+      if (o.reclaimNotice && row.billingMode === 'spot' && row.spotStatus === 'running') {
+        const reclaimS = Math.ceil((c.ctx.clock.nowMs() + c.timings.spotNoticeMs) / 1000);
+        return { extra: { spotStatus: 'notified', spotReclaimTimeS: reclaimS } };
+      }
+      return {};
+    }
+  }
+  return {};
+}
+
+/** Rules that apply whatever the driver says: subscription expiry and spot reclaim time. */
+function policy(row: q.InstanceRow, nowMs: number): Decision | undefined {
+  const active = !['toStop', 'stopping', 'exited', 'toRemove', 'removing', 'removed', 'freezing'].includes(row.status);
+  if (!active) return undefined;
+  if (row.billingMode === 'monthly' && row.endTimeS > 0 && row.endTimeS * 1000 <= nowMs) {
+    return { to: 'toStop', error: { state: 'subscription_expired', message: `the subscription ended at ${row.endTimeS}; renew to start it again` } };
+  }
+  if (row.billingMode === 'spot' && row.spotStatus === 'notified' && row.spotReclaimTimeS * 1000 <= nowMs) {
+    return { to: 'toStop', error: { state: 'spot_reclaimed', message: 'the spot capacity was reclaimed by the provider' }, extra: { spotStatus: 'reclaiming' } };
+  }
+  return undefined;
+}
+
+/** Reconcile one leased instance. Returns true when its status changed. */
+export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<boolean> {
+  const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await drive(c, leased));
+  const reserved = await c.reservedMicro(leased.teamId);
+  let runOut = false;
+  const moved = await transactionNotifying(c.ctx, async (tx) => {
+    const row = await q.lockInstance(tx, leased.id);
+    if (!row) return false;
+    const now = c.ctx.clock.nowMs();
+    if (row.status !== leased.status) {
+      // An operation changed it while we talked to the driver; its new status is due now.
+      await q.updateInstance(tx, row.id, { leaseUntilMs: 0 });
+      return false;
+    }
+    const extra: Partial<q.InstanceInsert> = { ...decision.extra, leaseUntilMs: 0 };
+    if (decision.error) Object.assign(extra, { statusErrorState: decision.error.state, statusErrorMessage: decision.error.message });
+    let after: q.InstanceRow;
+    if (decision.to) {
+      after = await moveTx(tx, c, row, decision.to, now, extra, { billUntilMs: decision.endedAtMs });
+    } else {
+      // No lifecycle change: bill the GPU time so far and look again later.
+      const m = await meterTx(tx, row, now);
+      after = { ...row, ...m, ...extra } as q.InstanceRow;
+      const transitional = !['running', 'exited', 'removed'].includes(row.status);
+      await q.updateInstance(tx, row.id, {
+        ...m, ...extra, updatedAt: new Date(now),
+        nextReconcileAtMs: transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now),
+      });
+    }
+    if (after.billingMode !== 'monthly' && isBilled(after.status)) {
+      const team = await findTeam(tx, row.teamId);
+      if (team && spendableMicro(team, reserved) <= 0n) runOut = true;
+    }
+    return Boolean(decision.to);
+  });
+  if (runOut) await freezeTeam(c, leased.teamId);
+  return moved;
+}
+
+/** The account's spendable balance ran out: stop every metered instance of the team. */
+export async function freezeTeam(c: Compute, teamId: string): Promise<number> {
+  const rows = await q.listTeamInstancesByMode(c.ctx.db, teamId, ['onDemand', 'spot'], ['toCreate', 'creating', 'pulling', 'toStart', 'starting', 'running', 'toRestart', 'restarting', 'toReset', 'resetting', 'migrating']);
+  let n = 0;
+  for (const r of rows) {
+    await transactionNotifying(c.ctx, async (tx) => {
+      const row = await q.lockInstance(tx, r.id);
+      if (!row || row.status !== r.status) return;
+      await moveTx(tx, c, row, 'freezing', c.ctx.clock.nowMs(), {
+        statusErrorState: 'balance_not_enough', statusErrorMessage: 'stopped because the account balance ran out; top up and start it again',
+      });
+      n++;
+    });
+  }
+  return n;
+}
+
+/**
+ * One pass: lease every due instance (in batches) and reconcile it. Safe to run on every
+ * replica at once; tests call it after advancing the ManualClock.
+ */
+export async function reconcileDue(c: Compute, opts: { batch?: number; onError?: (id: string, err: unknown) => void } = {}): Promise<number> {
+  const batch = opts.batch ?? 50;
+  let done = 0;
+  // bounded: a pass ends even if moves keep making rows due at once
+  for (let pass = 0; pass < 1000; pass++) {
+    const now = c.ctx.clock.nowMs();
+    const rows = await q.claimDueInstances(c.ctx.db, now, c.timings.leaseMs, batch);
+    for (const row of rows) {
+      try {
+        await reconcileOne(c, row);
+      } catch (err) {
+        opts.onError?.(row.id, err);
+        // Back off, keep the status; the lease is released so another pass retries.
+        await q.updateInstance(c.ctx.db, row.id, { leaseUntilMs: 0, nextReconcileAtMs: now + c.timings.pollMs * 5 });
+      }
+      done++;
+    }
+    if (rows.length < batch) return done;
+  }
+  return done;
+}

@@ -1,0 +1,101 @@
+// The shared driver contract suite: every driver must pass it. The sim runs it on a manual
+// clock; the kubernetes driver runs it against a real cluster when KUBECONFIG is set.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ComputeDriver, ObservedPhase, WorkloadSpec } from './types.ts';
+
+export interface ContractHarness {
+  driver: ComputeDriver;
+  /** let `ms` of time pass (advance a manual clock, or really wait) */
+  pass(ms: number): Promise<void>;
+  spec(id: string): WorkloadSpec;
+  /** the longest a phase may take before the suite gives up */
+  patienceMs: number;
+  /** how long one call may block at most ("never blocks") */
+  maxCallMs: number;
+  cleanup?(): Promise<void>;
+}
+
+export function baseSpec(id: string, image = 'busybox:1.36'): WorkloadSpec {
+  return {
+    id, clusterId: 'cls_local', image, command: 'sleep 3600', entrypoint: '', envs: [{ key: 'HELLO', value: 'world' }],
+    ports: [{ port: 8080, type: 'http' }], gpuNum: 0, cpuNum: 1, memoryGb: 1, rootfsGb: 1, nodeSelector: {}, volumes: [],
+  };
+}
+
+async function timed<T>(h: ContractHarness, what: string, p: Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const out = await p;
+  const ms = performance.now() - t0;
+  assert.ok(ms <= h.maxCallMs, `${what} blocked for ${Math.round(ms)} ms (limit ${h.maxCallMs})`);
+  return out;
+}
+
+async function waitFor(h: ContractHarness, id: string, phases: ObservedPhase[]): Promise<ObservedPhase> {
+  for (let waited = 0; ; waited += 250) {
+    const o = await timed(h, 'describe', h.driver.describe(id));
+    if (phases.includes(o.phase)) return o.phase;
+    assert.ok(waited <= h.patienceMs, `${id} never reached ${phases.join('|')} (is ${o.phase} ${o.message ?? ''})`);
+    await h.pass(250);
+  }
+}
+
+export function driverContract(name: string, make: () => Promise<ContractHarness>, opts: { skip?: string | false } = {}): void {
+  const t = (title: string, fn: (h: ContractHarness) => Promise<void>) => test(`${name} driver contract: ${title}`, { skip: opts.skip || false }, async () => {
+    const h = await make();
+    try {
+      await fn(h);
+    } finally {
+      await h.cleanup?.();
+    }
+  });
+  const uid = () => `ins_contract${Math.random().toString(36).slice(2, 10)}`;
+
+  t('an unknown workload is absent; delete and stop of it are no-ops', async (h) => {
+    const id = uid();
+    assert.equal((await h.driver.describe(id)).phase, 'absent');
+    await timed(h, 'stop', h.driver.stop(id));
+    await timed(h, 'delete', h.driver.delete(id));
+    assert.equal((await h.driver.describe(id)).phase, 'absent');
+  });
+
+  t('create is idempotent, returns at once, and the workload reaches running', async (h) => {
+    const id = uid();
+    await timed(h, 'create', h.driver.create(h.spec(id)));
+    await timed(h, 'create again', h.driver.create(h.spec(id)));
+    const first = (await h.driver.describe(id)).phase;
+    assert.ok(['creating', 'pulling', 'starting', 'running'].includes(first), first);
+    await waitFor(h, id, ['running']);
+    const o = await h.driver.describe(id);
+    assert.ok((o.startedAtMs ?? 0) > 0, 'running reports when it started');
+    await h.driver.delete(id);
+    await waitFor(h, id, ['absent']);
+  });
+
+  t('stop → stopped, start → running again (a new run), delete → absent; each idempotent', async (h) => {
+    const id = uid();
+    await h.driver.create(h.spec(id));
+    await waitFor(h, id, ['running']);
+    const run1 = (await h.driver.describe(id)).startedAtMs ?? 0;
+    await timed(h, 'stop', h.driver.stop(id));
+    await timed(h, 'stop again', h.driver.stop(id));
+    await waitFor(h, id, ['stopped']);
+    await h.pass(1000);
+    await timed(h, 'start', h.driver.start(h.spec(id)));
+    await timed(h, 'start again', h.driver.start(h.spec(id)));
+    await waitFor(h, id, ['running']);
+    assert.ok(((await h.driver.describe(id)).startedAtMs ?? 0) > run1, 'a start is a new run');
+    await timed(h, 'delete', h.driver.delete(id));
+    await timed(h, 'delete again', h.driver.delete(id));
+    await waitFor(h, id, ['absent']);
+  });
+
+  t('an image that cannot be pulled fails with image_pull_failed', async (h) => {
+    const id = uid();
+    await h.driver.create({ ...h.spec(id), image: 'registry.invalid/gantry/sim-fail-pull:does-not-exist' });
+    await waitFor(h, id, ['failed']);
+    assert.equal((await h.driver.describe(id)).reason, 'image_pull_failed');
+    await h.driver.delete(id);
+    await waitFor(h, id, ['absent']);
+  });
+}

@@ -1,0 +1,85 @@
+// The kubernetes driver: instance = Pod (+ Service, pull Secret, marker ConfigMap) in one
+// namespace. Every call is one or a few API requests; nothing waits for the pod.
+import * as k8s from '@kubernetes/client-node';
+import type { Clock } from '../../lib/clock.ts';
+import type { ComputeDriver, Observed, WorkloadSpec } from '../types.ts';
+import { markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+
+function status(err: unknown): number | undefined {
+  const e = err as { code?: number; statusCode?: number; response?: { statusCode?: number } };
+  return e?.code ?? e?.statusCode ?? e?.response?.statusCode;
+}
+async function ignore(codes: number[], p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (!codes.includes(status(err) ?? 0)) throw err;
+  }
+}
+
+export class KubernetesDriver implements ComputeDriver {
+  readonly name = 'kubernetes';
+  private readonly core: k8s.CoreV1Api;
+  private readonly ns: string;
+
+  constructor(core: k8s.CoreV1Api, namespace: string) {
+    this.core = core;
+    this.ns = namespace;
+  }
+
+  static fromKubeconfig(path: string | undefined, namespace: string, _clock: Clock): KubernetesDriver {
+    const kc = new k8s.KubeConfig();
+    if (path) kc.loadFromFile(path);
+    else kc.loadFromCluster();
+    return new KubernetesDriver(kc.makeApiClient(k8s.CoreV1Api), namespace);
+  }
+
+  private async ensureAround(spec: WorkloadSpec): Promise<void> {
+    const namespace = this.ns;
+    await ignore([409], this.core.createNamespacedConfigMap({ namespace, body: markerManifest(spec, namespace) as k8s.V1ConfigMap }));
+    const secret = pullSecretManifest(spec, namespace);
+    if (secret) {
+      // the credential may have changed since the last run: replace it
+      await ignore([404], this.core.deleteNamespacedSecret({ name: secret.metadata.name, namespace }));
+      await ignore([409], this.core.createNamespacedSecret({ namespace, body: secret as k8s.V1Secret }));
+    }
+    const svc = serviceManifest(spec, namespace);
+    if (svc) await ignore([409], this.core.createNamespacedService({ namespace, body: svc as k8s.V1Service }));
+  }
+
+  async create(spec: WorkloadSpec): Promise<void> {
+    await this.ensureAround(spec);
+    await ignore([409], this.core.createNamespacedPod({ namespace: this.ns, body: podManifest(spec, this.ns) as k8s.V1Pod }));
+  }
+
+  async describe(id: string): Promise<Observed> {
+    const name = objectName(id);
+    const [pod, marker] = await Promise.all([
+      this.core.readNamespacedPod({ name, namespace: this.ns }).catch((err) => (status(err) === 404 ? undefined : Promise.reject(err))),
+      this.core.readNamespacedConfigMap({ name, namespace: this.ns }).then(() => true, (err) => (status(err) === 404 ? false : Promise.reject(err))),
+    ]);
+    return observedFromPod(pod as never, marker);
+  }
+
+  async start(spec: WorkloadSpec): Promise<void> {
+    // a finished (Succeeded/Failed) pod must go before a new one can take its name
+    const o = await this.describe(spec.id);
+    if (o.phase === 'failed' || o.phase === 'stopped') {
+      await ignore([404], this.core.deleteNamespacedPod({ name: objectName(spec.id), namespace: this.ns, gracePeriodSeconds: 0 }));
+    }
+    await this.create(spec);
+  }
+
+  async stop(id: string): Promise<void> {
+    await ignore([404], this.core.deleteNamespacedPod({ name: objectName(id), namespace: this.ns }));
+  }
+
+  async delete(id: string): Promise<void> {
+    const name = objectName(id);
+    const namespace = this.ns;
+    await ignore([404], this.core.deleteNamespacedConfigMap({ name, namespace }));
+    await ignore([404], this.core.deleteNamespacedPod({ name, namespace }));
+    await ignore([404], this.core.deleteNamespacedService({ name, namespace }));
+    await ignore([404], this.core.deleteNamespacedSecret({ name: `${name}-pull`, namespace }));
+  }
+}

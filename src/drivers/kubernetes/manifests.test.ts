@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { baseSpec } from '../contract.ts';
+import { containerCommand, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+import type { WorkloadSpec } from '../types.ts';
+
+const spec: WorkloadSpec = {
+  ...baseSpec('ins_01abc'), image: 'ghcr.io/acme/train:2', gpuNum: 2, cpuNum: 32, memoryGb: 124, rootfsGb: 100,
+  entrypoint: 'python -m server', command: '--port 8000', envs: [{ key: 'MODEL', value: 'x' }],
+  ports: [{ port: 8000, type: 'http' }, { port: 3306, type: 'tcp' }],
+  nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-GeForce-RTX-4090' },
+  imagePullAuth: { server: 'ghcr.io', username: 'bob', password: 's3cret' },
+  volumes: [{ type: 'network', size: '', id: 'pvc-data', mountPath: '/data' }, { type: 'local', size: '30', id: '', mountPath: '/scratch' }],
+};
+
+test('pod: GPU limit, node selector, pull secret, command/entrypoint/envs, ports, volumes', () => {
+  const p = podManifest(spec, 'gantry');
+  assert.equal(p.metadata.name, 'gi-ins-01abc');
+  assert.equal(p.metadata.namespace, 'gantry');
+  const c = p.spec.containers[0]!;
+  assert.equal(c.image, 'ghcr.io/acme/train:2');
+  assert.equal(c.resources.limits['nvidia.com/gpu'], '2');
+  assert.equal(c.resources.limits.cpu, '32');
+  assert.equal(c.resources.limits.memory, '124Gi');
+  assert.equal(c.resources.limits['ephemeral-storage'], '100Gi');
+  assert.deepEqual(p.spec.nodeSelector, { 'nvidia.com/gpu.product': 'NVIDIA-GeForce-RTX-4090' });
+  assert.deepEqual(p.spec.imagePullSecrets, [{ name: 'gi-ins-01abc-pull' }]);
+  assert.deepEqual(c.command, ['/bin/sh', '-c', 'python -m server --port 8000']);
+  assert.deepEqual(c.env, [{ name: 'MODEL', value: 'x' }]);
+  assert.deepEqual(c.ports.map((x) => x.containerPort), [8000, 3306]);
+  assert.deepEqual(p.spec.volumes, [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'pvc-data' } }, { name: 'vol-1', emptyDir: { sizeLimit: '30Gi' } }]);
+  assert.deepEqual(c.volumeMounts, [{ name: 'vol-0', mountPath: '/data' }, { name: 'vol-1', mountPath: '/scratch' }]);
+  assert.equal(p.spec.restartPolicy, 'Never');
+  // a CPU instance asks for no GPU; no credential, no pull secret; no command keeps the image's
+  const cpu = podManifest({ ...spec, gpuNum: 0, imagePullAuth: undefined, entrypoint: '', command: '' }, 'ns');
+  assert.equal(cpu.spec.containers[0]!.resources.limits['nvidia.com/gpu'], undefined);
+  assert.equal(cpu.spec.imagePullSecrets, undefined);
+  assert.equal(cpu.spec.containers[0]!.command, undefined);
+  assert.deepEqual(containerCommand({ entrypoint: '', command: 'sleep 1' }), { command: ['/bin/sh', '-c', 'sleep 1'] });
+});
+
+test('service exposes the ports; pull secret is a dockerconfigjson; the marker never holds the password', () => {
+  const s = serviceManifest(spec, 'gantry')!;
+  assert.deepEqual(s.spec.ports.map((p) => [p.port, p.targetPort]), [[8000, 8000], [3306, 3306]]);
+  assert.deepEqual(s.spec.selector, { 'gantry.io/instance': 'gi-ins-01abc' });
+  assert.equal(serviceManifest({ ...spec, ports: [] }, 'gantry'), undefined);
+  const sec = pullSecretManifest(spec, 'gantry')!;
+  assert.equal(sec.type, 'kubernetes.io/dockerconfigjson');
+  const cfg = JSON.parse(Buffer.from(sec.data['.dockerconfigjson'], 'base64').toString());
+  assert.equal(cfg.auths['ghcr.io'].username, 'bob');
+  assert.equal(Buffer.from(cfg.auths['ghcr.io'].auth, 'base64').toString(), 'bob:s3cret');
+  assert.ok(!JSON.stringify(markerManifest(spec, 'gantry')).includes('s3cret'));
+  assert.equal(objectName('ins_ABC_def'), 'gi-ins-abc-def');
+});
+
+test('state is read back from pod phase and container states', () => {
+  assert.equal(observedFromPod(undefined, false).phase, 'absent');
+  assert.equal(observedFromPod(undefined, true).phase, 'stopped');
+  assert.equal(observedFromPod({ metadata: { deletionTimestamp: new Date() } }, true).phase, 'stopping');
+  assert.equal(observedFromPod({ metadata: { deletionTimestamp: new Date() } }, false).phase, 'deleting');
+  assert.equal(observedFromPod({ status: { phase: 'Pending' } }, true).phase, 'creating');
+  assert.equal(observedFromPod({ status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] } }, true).phase, 'pulling');
+  const unsched = observedFromPod({ status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes: Insufficient nvidia.com/gpu' }] } }, true);
+  assert.deepEqual([unsched.phase, unsched.reason], ['failed', 'insufficient_resource']);
+  assert.match(unsched.message!, /Insufficient nvidia.com\/gpu/);
+  const pull = observedFromPod({ status: { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ImagePullBackOff', message: 'back-off pulling' } } }] } }, true);
+  assert.deepEqual([pull.phase, pull.reason], ['failed', 'image_pull_failed']);
+  const at = '2026-11-15T12:00:00Z';
+  const run = observedFromPod({ status: { phase: 'Running', containerStatuses: [{ state: { running: { startedAt: at } } }] } }, true);
+  assert.deepEqual(run, { phase: 'running', startedAtMs: Date.parse(at) });
+  const crash = observedFromPod({ status: { phase: 'Running', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } }, true);
+  assert.equal(crash.reason, 'crashed');
+  const failed = observedFromPod({ status: { phase: 'Failed', containerStatuses: [{ state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: at } } }] } } as never, true);
+  assert.deepEqual([failed.phase, failed.reason], ['failed', 'crashed']);
+  assert.match(failed.message!, /137.*OOMKilled/);
+  assert.equal(failed.endedAtMs, Date.parse(at));
+  assert.equal(observedFromPod({ status: { phase: 'Succeeded' } }, true).phase, 'stopped');
+});

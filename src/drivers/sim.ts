@@ -1,0 +1,204 @@
+// The simulated driver: every phase takes a configurable time on the injected clock, so
+// tests advance time instead of sleeping. State lives in memory, like a cluster that
+// restarts with the process: after a Gantry restart describe() answers `absent` and the
+// reconciler re-issues the idempotent call (see domain/compute/README.md).
+import type { Clock } from '../lib/clock.ts';
+import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadSpec } from './types.ts';
+
+export interface SimTimings {
+  createMs: number;
+  pullMs: number;
+  startMs: number;
+  stopMs: number;
+  deleteMs: number;
+}
+
+export const DEFAULT_SIM_TIMINGS: SimTimings = { createMs: 2000, pullMs: 8000, startMs: 3000, stopMs: 2000, deleteMs: 1500 };
+
+/** Images whose reference contains one of these words fail the way it says. */
+export const SIM_FAILURE_MARKERS: Record<string, FailureReason> = {
+  'sim-fail-pull': 'image_pull_failed',
+  'sim-no-capacity': 'insufficient_resource',
+  'sim-crash': 'crashed',
+};
+
+interface SimWorkload {
+  spec: WorkloadSpec;
+  phase: ObservedPhase;
+  sinceMs: number;
+  startedAtMs?: number;
+  reason?: FailureReason;
+  message?: string;
+  reclaimNotice?: boolean;
+  /** where a timed phase leads */
+  pending?: 'pulling' | 'running' | 'stopped' | 'absent';
+}
+
+export interface SimOptions {
+  timings?: Partial<SimTimings>;
+  /** GANTRY_SIM_TIME_SCALE: 100 makes every delay 100 times shorter */
+  timeScale?: number;
+  /** ms a workload of a `sim-crash` image runs before it crashes */
+  crashAfterMs?: number;
+}
+
+export class SimDriver implements ComputeDriver {
+  readonly name = 'sim';
+  private readonly clock: Clock;
+  private readonly t: SimTimings;
+  private readonly crashAfterMs: number;
+  private readonly workloads = new Map<string, SimWorkload>();
+  private readonly failNext = new Map<string, FailureReason>();
+
+  constructor(clock: Clock, opts: SimOptions = {}) {
+    this.clock = clock;
+    const scale = opts.timeScale && opts.timeScale > 0 ? opts.timeScale : 1;
+    const base = { ...DEFAULT_SIM_TIMINGS, ...opts.timings };
+    this.t = {
+      createMs: base.createMs / scale, pullMs: base.pullMs / scale, startMs: base.startMs / scale,
+      stopMs: base.stopMs / scale, deleteMs: base.deleteMs / scale,
+    };
+    this.crashAfterMs = (opts.crashAfterMs ?? 60_000) / scale;
+  }
+
+  get timings(): SimTimings {
+    return { ...this.t };
+  }
+
+  // ---- failure injection (tests, demos) ----
+  /** The next create of this instance fails with `reason` (pull failure, no capacity). */
+  injectFailure(id: string, reason: FailureReason): void {
+    this.failNext.set(id, reason);
+  }
+  /** A running workload dies now. */
+  crash(id: string, message = 'container exited with code 137 (killed)'): void {
+    const w = this.workloads.get(id);
+    if (!w) return;
+    this.settle(w);
+    if (w.phase !== 'running') return;
+    this.to(w, 'failed', undefined, 'crashed', message);
+  }
+  /** The provider announces it takes a spot workload's capacity back. */
+  reclaim(id: string): void {
+    const w = this.workloads.get(id);
+    if (w) w.reclaimNotice = true;
+  }
+
+  // ---- contract ----
+  async create(spec: WorkloadSpec): Promise<void> {
+    const existing = this.workloads.get(spec.id);
+    if (existing && existing.phase !== 'absent') return;
+    const w: SimWorkload = { spec, phase: 'creating', sinceMs: this.now(), pending: 'pulling' };
+    const injected = this.failNext.get(spec.id) ?? this.markerFailure(spec.image);
+    this.failNext.delete(spec.id);
+    if (injected === 'insufficient_resource') {
+      this.to(w, 'failed', undefined, 'insufficient_resource', 'no node in the cluster has enough free GPUs for this instance');
+    } else if (injected === 'image_pull_failed') {
+      w.reason = 'image_pull_failed'; // applied when the pull phase ends
+    } else if (injected === 'crashed') {
+      w.reason = 'crashed';
+    }
+    this.workloads.set(spec.id, w);
+  }
+
+  async describe(id: string): Promise<Observed> {
+    const w = this.workloads.get(id);
+    if (!w) return { phase: 'absent' };
+    this.settle(w);
+    if (w.phase === 'absent') {
+      this.workloads.delete(id);
+      return { phase: 'absent' };
+    }
+    const o: Observed = { phase: w.phase };
+    if (w.startedAtMs !== undefined && w.phase === 'running') o.startedAtMs = w.startedAtMs;
+    if (w.phase === 'failed' || w.phase === 'stopped') o.endedAtMs = w.sinceMs;
+    if (w.phase === 'failed') {
+      o.reason = w.reason ?? 'unknown';
+      if (w.message) o.message = w.message;
+    }
+    if (w.reclaimNotice) o.reclaimNotice = true;
+    return o;
+  }
+
+  async start(spec: WorkloadSpec): Promise<void> {
+    const w = this.workloads.get(spec.id);
+    if (!w) return this.create(spec);
+    this.settle(w);
+    if (w.phase === 'stopped' || w.phase === 'failed') {
+      w.spec = spec;
+      w.reason = this.markerFailure(spec.image) === 'crashed' ? 'crashed' : undefined;
+      w.message = undefined;
+      this.to(w, 'starting', 'running');
+    }
+  }
+
+  async stop(id: string): Promise<void> {
+    const w = this.workloads.get(id);
+    if (!w) return;
+    this.settle(w);
+    if (w.phase === 'stopped' || w.phase === 'stopping' || w.phase === 'deleting') return;
+    this.to(w, 'stopping', 'stopped');
+  }
+
+  async delete(id: string): Promise<void> {
+    const w = this.workloads.get(id);
+    if (!w) return;
+    this.settle(w);
+    if (w.phase === 'deleting') return;
+    w.reclaimNotice = false;
+    this.to(w, 'deleting', 'absent');
+  }
+
+  // ---- time ----
+  private now(): number {
+    return this.clock.nowMs();
+  }
+  private markerFailure(image: string): FailureReason | undefined {
+    for (const [marker, reason] of Object.entries(SIM_FAILURE_MARKERS)) if (image.includes(marker)) return reason;
+    return undefined;
+  }
+  private to(w: SimWorkload, phase: ObservedPhase, pending?: SimWorkload['pending'], reason?: FailureReason, message?: string): void {
+    w.phase = phase;
+    w.sinceMs = this.now();
+    w.pending = pending;
+    if (reason) w.reason = reason;
+    if (message) w.message = message;
+  }
+  private durationOf(phase: ObservedPhase): number {
+    switch (phase) {
+      case 'creating': return this.t.createMs;
+      case 'pulling': return this.t.pullMs;
+      case 'starting': return this.t.startMs;
+      case 'stopping': return this.t.stopMs;
+      case 'deleting': return this.t.deleteMs;
+      default: return Infinity;
+    }
+  }
+  /** Advance a workload through every timed phase that has ended by now. */
+  private settle(w: SimWorkload): void {
+    for (;;) {
+      const now = this.now();
+      if (w.phase === 'running' && w.reason === 'crashed' && w.startedAtMs !== undefined && now >= w.startedAtMs + this.crashAfterMs) {
+        const at = w.startedAtMs + this.crashAfterMs;
+        w.phase = 'failed';
+        w.sinceMs = at;
+        w.message = `container exited with code 1 after ${Math.round(this.crashAfterMs / 1000)} s`;
+        return;
+      }
+      const end = w.sinceMs + this.durationOf(w.phase);
+      if (now < end || !w.pending) return;
+      if (w.phase === 'pulling' && w.reason === 'image_pull_failed') {
+        w.phase = 'failed';
+        w.sinceMs = end;
+        w.pending = undefined;
+        w.message = `failed to pull image "${w.spec.image}": manifest unknown or access denied`;
+        return;
+      }
+      const next = w.pending;
+      w.phase = next;
+      w.sinceMs = end;
+      w.pending = next === 'pulling' ? 'running' : undefined;
+      if (next === 'running') w.startedAtMs = end;
+    }
+  }
+}

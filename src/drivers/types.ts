@@ -1,0 +1,48 @@
+// The minimal compute driver contract. Every call is idempotent and returns quickly: long
+// work (pulling, starting, stopping) is reported by describe() and advanced by the reconciler.
+export interface WorkloadSpec {
+  /** the instance id; drivers name their objects after it */
+  id: string;
+  clusterId: string;
+  image: string;
+  /** credentials to pull a private image (decrypted only for the driver) */
+  imagePullAuth?: { server: string; username: string; password: string } | undefined;
+  command: string;
+  entrypoint: string;
+  envs: { key: string; value: string }[];
+  ports: { port: number; type: string }[];
+  gpuNum: number;
+  cpuNum: number;
+  memoryGb: number;
+  rootfsGb: number;
+  nodeSelector: Record<string, string>;
+  volumes: { type: string; size: string; id: string; mountPath: string }[];
+}
+
+export const OBSERVED_PHASES = ['absent', 'creating', 'pulling', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'failed'] as const;
+export type ObservedPhase = (typeof OBSERVED_PHASES)[number];
+
+/** Why a workload failed, in words the instance's statusError can carry. */
+export const FAILURE_REASONS = ['image_pull_failed', 'insufficient_resource', 'crashed', 'unknown'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export interface Observed {
+  phase: ObservedPhase;
+  /** when the current run began (running only): tells a restarted workload from the old one */
+  startedAtMs?: number;
+  reason?: FailureReason;
+  message?: string;
+  /** when the run ended (failed or stopped by itself): GPU time is billed up to here */
+  endedAtMs?: number;
+  /** the provider announced it will take the capacity back (spot) */
+  reclaimNotice?: boolean;
+}
+
+export interface ComputeDriver {
+  readonly name: string;
+  create(spec: WorkloadSpec): Promise<void>;
+  describe(id: string): Promise<Observed>;
+  start(spec: WorkloadSpec): Promise<void>;
+  stop(id: string): Promise<void>;
+  delete(id: string): Promise<void>;
+}

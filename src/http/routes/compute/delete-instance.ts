@@ -1,0 +1,19 @@
+import { Type } from 'typebox';
+import { deleteInstance } from '../../../domain/compute/instances.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE, InstanceIdBody } from './schemas.ts';
+
+export default function deleteInstanceRoute(app: App, s: Services): void {
+  app.post(`${GPU_BASE}/gpu/instance/delete`, {
+    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    schema: {
+      tags: ['gpu-instances'], summary: 'Delete an instance (allowed states: see the transition table)', security: KeyBearer,
+      body: InstanceIdBody,
+      response: { 200: Type.Object({}), ...errors(400, 401, 403) },
+    },
+  }, async (req) => {
+    await deleteInstance(s.compute, principalOf(req), req.body.instanceId);
+    return {};
+  });
+}

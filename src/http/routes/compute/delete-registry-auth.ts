@@ -1,0 +1,19 @@
+import { Type } from 'typebox';
+import { deleteRegistryAuth } from '../../../domain/compute/registry-auths.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE } from './schemas.ts';
+
+export default function deleteRegistryAuthRoute(app: App, s: Services): void {
+  app.post(`${GPU_BASE}/repository/auth/delete`, {
+    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    schema: {
+      tags: ['gpu-registry'], summary: 'Delete a registry credential', security: KeyBearer,
+      body: Type.Object({ id: Type.String({ minLength: 1 }) }),
+      response: { 200: Type.Object({}), ...errors(400, 401, 403) },
+    },
+  }, async (req) => {
+    await deleteRegistryAuth(s.ctx, principalOf(req).teamId, req.body.id);
+    return {};
+  });
+}

@@ -1,0 +1,23 @@
+import { Type } from 'typebox';
+import { editInstance } from '../../../domain/compute/instances.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE } from './schemas.ts';
+
+export default function editInstanceRoute(app: App, s: Services): void {
+  app.post(`${GPU_BASE}/gpu/instance/edit`, {
+    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    schema: {
+      tags: ['gpu-instances'], summary: 'Change ports or grow the root disk (running or exited)', security: KeyBearer,
+      body: Type.Object({
+        instanceId: Type.String({ minLength: 1 }),
+        ports: Type.Optional(Type.String()),
+        expandRootDisk: Type.Optional(Type.Integer({ description: 'new root disk size, GB' })),
+      }),
+      response: { 200: Type.Object({}), ...errors(400, 401, 403) },
+    },
+  }, async (req) => {
+    await editInstance(s.compute, principalOf(req), req.body.instanceId, { ports: req.body.ports, expandRootDisk: req.body.expandRootDisk });
+    return {};
+  });
+}

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+import { clusterNames, requireInstance } from '../../../domain/compute/instances.ts';
+import { instanceDetailView } from '../../../domain/compute/instance-view.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE } from './schemas.ts';
+
+export default function getInstanceRoute(app: App, s: Services): void {
+  app.get(`${GPU_BASE}/gpu/instance`, {
+    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    schema: {
+      tags: ['gpu-instances'], summary: 'Get an instance (not wrapped) with connection details', security: KeyBearer,
+      querystring: Type.Object({ instanceId: Type.String({ minLength: 1 }) }),
+      response: { 200: Type.Object({}, { additionalProperties: true }), ...errors(400, 401, 403) },
+    },
+  }, async (req) => {
+    const row = await requireInstance(s.compute, principalOf(req).teamId, req.query.instanceId);
+    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId));
+  });
+}

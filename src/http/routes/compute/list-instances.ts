@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import { clusterNames, listInstances } from '../../../domain/compute/instances.ts';
+import { instanceView } from '../../../domain/compute/instance-view.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE, InstanceView } from './schemas.ts';
+
+export default function listInstancesRoute(app: App, s: Services): void {
+  app.get(`${GPU_BASE}/gpu/instances`, {
+    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    schema: {
+      tags: ['gpu-instances'], summary: 'List instances (newest first; fuzzy name and productName; exact status)', security: KeyBearer,
+      querystring: Type.Object({
+        pageSize: Type.Optional(Type.Integer({ minimum: 0 })),
+        pageNum: Type.Optional(Type.Integer({ minimum: 0 })),
+        pageNumber: Type.Optional(Type.Integer({ minimum: 0, description: 'alias of pageNum' })),
+        name: Type.Optional(Type.String()),
+        productName: Type.Optional(Type.String()),
+        status: Type.Optional(Type.String()),
+      }),
+      response: { 200: Type.Object({ instances: Type.Array(InstanceView), total: Type.Integer() }), ...errors(400, 401, 403) },
+    },
+  }, async (req) => {
+    const qs = req.query;
+    const [r, names] = await Promise.all([
+      listInstances(s.compute, principalOf(req).teamId, { pageSize: qs.pageSize, pageNum: qs.pageNum ?? qs.pageNumber, name: qs.name, productName: qs.productName, status: qs.status }),
+      clusterNames(s.compute),
+    ]);
+    return { instances: r.rows.map((row) => instanceView(row, names.get(row.clusterId))), total: r.total };
+  });
+}

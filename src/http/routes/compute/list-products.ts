@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import { listProductsForTenant } from '../../../domain/compute/catalogue.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { GPU_BASE } from './schemas.ts';
+
+export default function listProductsRoute(app: App, s: Services): void {
+  app.get(`${GPU_BASE}/products`, {
+    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    schema: {
+      tags: ['gpu-catalogue'], summary: 'List GPU products (prices: units per GPU-hour; monthlyPrice per GPU for `month` months)', security: KeyBearer,
+      querystring: Type.Object({
+        clusterId: Type.Optional(Type.String()),
+        gpuNum: Type.Optional(Type.Integer({ minimum: 0 })),
+        productName: Type.Optional(Type.String()),
+        billingMethod: Type.Optional(Type.String()),
+      }),
+      response: {
+        200: Type.Object({
+          data: Type.Array(Type.Object({
+            id: Type.String(), name: Type.String(), cpuPerGpu: Type.Integer(), memoryPerGpu: Type.Integer(), diskPerGpu: Type.Integer(),
+            availableDeploy: Type.Boolean(), minRootFS: Type.Integer(), maxRootFS: Type.Integer(), regions: Type.Array(Type.String()),
+            price: Type.String(), monthlyPrice: Type.Array(Type.Object({ price: Type.String(), month: Type.Integer() })),
+            billingMethods: Type.Array(Type.String()), spotPrice: Type.String(), inventoryState: Type.String(),
+          })),
+        }),
+        ...errors(400, 401, 403),
+      },
+    },
+  }, async (req) => ({ data: await listProductsForTenant(s.ctx, req.query) }));
+}
