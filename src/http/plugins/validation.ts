@@ -15,4 +15,24 @@ export function registerValidation(app: App): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+  acceptEmptyJsonBodies(app);
+}
+
+/**
+ * The interface lists `Content-Type: application/json` as a header of every operation, so
+ * clients send it on DELETE and on body-less POSTs too. Fastify refuses such an empty body
+ * (FST_ERR_CTP_EMPTY_JSON_BODY); here it reads as no body, and a route whose schema wants a
+ * body still answers 400 naming it. Anything non-empty is parsed exactly as Fastify does.
+ */
+function acceptEmptyJsonBodies(app: App): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, raw, done) => {
+    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, text, done);
+  });
 }
