@@ -13,6 +13,11 @@ export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
 export type BudgetType = (typeof BUDGET_TYPES)[number];
 export const BUDGET_CYCLES = ['Monthly'] as const;
 export const MIN_BUDGET_LIMIT_UNITS = 10000n;
+/**
+ * Budgets are int64 JSON numbers at the interface; above 2^53 a JSON number no longer reads
+ * back exactly (JSON.parse and most clients round it), so that is the largest limit taken.
+ */
+export const MAX_BUDGET_LIMIT_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface BudgetInput {
   budget_type: string;
@@ -40,6 +45,7 @@ export function normalizeBudget(input: BudgetInput): NormalizedBudget {
   if (!/^-?\d+$/.test(raw)) throw invalid('budget_limit', 'must be an integer (1/10000 USD)');
   const limitUnits = BigInt(raw);
   if (limitUnits < MIN_BUDGET_LIMIT_UNITS) throw invalid('budget_limit', `must be at least ${MIN_BUDGET_LIMIT_UNITS} (1.00 USD)`);
+  if (limitUnits > MAX_BUDGET_LIMIT_UNITS) throw invalid('budget_limit', `must be at most ${MAX_BUDGET_LIMIT_UNITS} (2^53 - 1)`);
   if (type === 'Recurring') {
     if (!input.cycle) throw invalid('cycle', 'required when budget_type is Recurring');
     return { type, limitUnits, cycle: 'Monthly' };

@@ -45,6 +45,8 @@ function describeValidation(err: FastifyError): { field: string; rule: string } 
   if (first.keyword === 'required') rule = 'is required';
   if (first.keyword === 'enum' && Array.isArray(first.params?.allowedValues)) rule = `must be one of ${first.params.allowedValues.join(', ')}`;
   if (first.keyword === 'additionalProperties' && first.params?.additionalProperty) rule = `unknown field ${String(first.params.additionalProperty)}`;
+  // int64 inputs take a JSON number or a string of digits (a type list); AJV would say "must be integer,string"
+  if (first.keyword === 'type' && String(first.params?.type) === 'integer,string') rule = 'must be an integer';
   return { field, rule };
 }
 

@@ -53,6 +53,28 @@ test('budget_limit below 10000, missing limit, missing or wrong cycle are refuse
   assert.equal((await owner.put(KEY_BUDGET, { ...base, budget_type: 'Unlimited' })).status, 200);
 });
 
+test('budget_limit beyond 2^53 - 1 or beyond int64 is a 400 naming the field, not a 500 or a rounded limit', async () => {
+  const owner = as(h.app, team.owner.apiKey);
+  const dev = team.members.Developer;
+  const base = { member_id: dev.memberId, key_id: dev.keyId, budget_type: 'One-time' };
+  for (const budget_limit of ['9007199254740993', '99999999999999999999', 9007199254740992, 1e20]) {
+    for (const [url, body] of [[KEY_BUDGET, base], [MEMBER_BUDGET, { member_id: dev.memberId, budget_type: 'One-time' }]] as const) {
+      const r = await owner.put(url, { ...body, budget_limit });
+      assert.equal(r.status, 400, `${url} ${budget_limit}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.reason, 'INVALID_ARGUMENT');
+      assert.equal(r.body.metadata.field, 'budget_limit');
+    }
+  }
+  const float = await owner.put(KEY_BUDGET, { ...base, budget_limit: 20000.5 });
+  assert.equal(float.status, 400);
+  assert.equal(float.body.message, 'budget_limit: must be an integer');
+  assert.equal((await keyBudgets(dev.memberId)).body.key_budgets[0].budget_type, 'Unlimited');
+  // the largest exact limit is taken and reads back exactly
+  assert.equal((await owner.put(KEY_BUDGET, { ...base, budget_limit: '9007199254740991' })).status, 200);
+  assert.equal((await keyBudgets(dev.memberId)).body.key_budgets[0].budget_limit, Number.MAX_SAFE_INTEGER);
+  assert.equal((await owner.put(KEY_BUDGET, { ...base, budget_type: 'Unlimited' })).status, 200);
+});
+
 test('One-time budget counts spend since it was set; remaining may go negative', async () => {
   const owner = as(h.app, team.owner.apiKey);
   const m = team.members.Admin;
