@@ -63,14 +63,34 @@ export async function changeRole(ctx: Ctx, teamId: string, memberId: string, rol
   if (role === 'Owner' && actor && actor.role !== 'Owner') {
     throw new AppError('FORBIDDEN', 'only an Owner may grant the Owner role', { role });
   }
-  await q.updateMember(ctx.db, memberId, { role });
+  await ctx.db.transaction(async (tx) => {
+    if (role !== 'Owner') await assertKeepsAnOwner(tx, teamId, memberId);
+    await q.updateMember(tx, memberId, { role });
+  });
 }
 
 export async function setMemberStatus(ctx: Ctx, teamId: string, memberId: string, status: 'active' | 'disabled', actor?: Principal): Promise<void> {
   const m = await requireMember(ctx, teamId, memberId);
   assertMayManage(actor, m);
   if (actor && actor.memberId === memberId) throw invalid('memberId', 'a member cannot disable itself');
-  await q.updateMember(ctx.db, memberId, { status });
+  await ctx.db.transaction(async (tx) => {
+    if (status === 'disabled') await assertKeepsAnOwner(tx, teamId, memberId);
+    await q.updateMember(tx, memberId, { status });
+  });
+}
+
+/**
+ * A team always keeps an active Owner: without one nobody may manage members or grant the
+ * Owner role again. Taking the role from (or disabling) the last one is refused; the team row
+ * is locked so two concurrent demotions cannot both pass.
+ */
+async function assertKeepsAnOwner(tx: Tx, teamId: string, memberId: string): Promise<void> {
+  await q.lockTeam(tx, teamId);
+  const all = await q.listMembers(tx, teamId);
+  const target = all.find((m) => m.id === memberId);
+  if (!target || target.role !== 'Owner' || target.status !== 'active') return;
+  if (all.some((m) => m.id !== memberId && m.role === 'Owner' && m.status === 'active')) return;
+  throw new AppError('CONFLICT', 'a team keeps at least one active Owner: make another member Owner first', { memberId });
 }
 
 export function memberView(m: q.MemberRow) {

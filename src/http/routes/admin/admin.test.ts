@@ -99,3 +99,40 @@ test('team self-service: Owner and Admin manage members and keys; Admin never th
   const other = await admin.post('/admin/v1/teams', { name: 'other', ownerEmail: 'o@other.io' });
   assert.equal((await owner.post(`/openapi/v1/user/team/members/${other.body.ownerMemberId}/role`, { role: 'Basic' })).status, 404);
 });
+
+test('a team keeps an active Owner; role changes and disables take effect on the member\'s key at once', async () => {
+  const admin = as(h.app, h.creds.adminToken);
+  const t = await admin.post('/admin/v1/teams', { name: 'owners', ownerEmail: 'o@owners.io' });
+  const ownerId = t.body.ownerMemberId;
+  const owner = as(h.app, (await admin.post(`/admin/v1/members/${ownerId}/keys`, { name: 'o' })).body.apiKey);
+  // the sole Owner cannot demote itself, and the operator cannot demote or disable it either
+  for (const [who, url, body] of [
+    [owner, `/openapi/v1/user/team/members/${ownerId}/role`, { role: 'Basic' }],
+    [admin, `/admin/v1/members/${ownerId}/role`, { role: 'Admin' }],
+    [admin, `/admin/v1/members/${ownerId}/disable`, {}],
+  ] as const) {
+    const r = await who.post(url, body);
+    assert.equal(r.status, 409, `${url}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.reason, 'CONFLICT');
+  }
+  assert.equal((await owner.get('/openapi/v1/billing/balance/detail')).status, 200);
+  const members = await owner.get('/openapi/v1/user/team/members');
+  assert.deepEqual(members.body.members.map((m: { role: string; status: string }) => [m.role, m.status]), [['Owner', 'active']]);
+
+  // with a second Owner, the first may step down
+  const second = await owner.post('/openapi/v1/user/team/members', { email: 'o2@owners.io', role: 'Owner' });
+  assert.equal(second.status, 200);
+  assert.equal((await owner.post(`/openapi/v1/user/team/members/${ownerId}/role`, { role: 'Admin' })).status, 200);
+  // the new role holds for the very next request (no stale key cache): an Admin may not touch the Owner
+  assert.equal((await owner.post(`/openapi/v1/user/team/members/${second.body.memberId}/role`, { role: 'Basic' })).status, 403);
+
+  // self-service demotion and disable reach the member's key at once
+  const adm = await owner.post('/openapi/v1/user/team/members', { email: 'a@owners.io', role: 'Admin' });
+  const admKey = as(h.app, (await admin.post(`/admin/v1/members/${adm.body.memberId}/keys`, { name: 'a' })).body.apiKey);
+  assert.equal((await admKey.get('/openapi/v1/billing/balance/detail')).status, 200);
+  const secondKey = as(h.app, (await admin.post(`/admin/v1/members/${second.body.memberId}/keys`, { name: 'o2' })).body.apiKey);
+  assert.equal((await secondKey.post(`/openapi/v1/user/team/members/${adm.body.memberId}/role`, { role: 'Basic' })).status, 200);
+  assert.equal((await admKey.get('/openapi/v1/billing/balance/detail')).status, 403);
+  assert.equal((await secondKey.post(`/openapi/v1/user/team/members/${adm.body.memberId}/disable`)).status, 200);
+  assert.equal((await admKey.get('/openapi/v1/user/quota/list')).status, 401);
+});

@@ -10,7 +10,7 @@ export default function changeMemberRoleRoute(app: App, s: Services): void {
     schema: {
       tags: ['admin'], summary: 'Change a member\'s role', security: OperatorBearer,
       params: MemberIdParams, body: RoleChange,
-      response: { 200: Empty, ...errors(400, 401, 404) },
+      response: { 200: Empty, ...errors(400, 401, 404, 409) },
     },
   }, async (req) => {
     const m = await findMember(s.ctx.db, req.params.memberId);

@@ -12,7 +12,7 @@ export default function disableMemberRoute(app: App, s: Services): void {
       tags: ['admin'], summary: 'Disable (or with {"disabled": false} re-enable) a member', security: OperatorBearer,
       params: MemberIdParams,
       body: Type.Optional(Type.Object({ disabled: Type.Optional(Type.Boolean({ default: true })) })),
-      response: { 200: Empty, ...errors(400, 401, 404) },
+      response: { 200: Empty, ...errors(400, 401, 404, 409) },
     },
   }, async (req) => {
     const m = await findMember(s.ctx.db, req.params.memberId);

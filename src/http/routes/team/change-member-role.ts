@@ -8,11 +8,12 @@ export default function changeTeamMemberRole(app: App, s: Services): void {
     schema: {
       tags: ['team'], summary: 'Change a member\'s role (Admins never change the Owner)', security: KeyBearer,
       params: MemberIdParams, body: RoleChange,
-      response: { 200: Empty, ...errors(400, 401, 403, 404) },
+      response: { 200: Empty, ...errors(400, 401, 403, 404, 409) },
     },
   }, async (req) => {
     const p = principalOf(req);
     await changeRole(s.ctx, p.teamId, req.params.memberId, req.body.role, p);
+    s.keys.invalidateAll(); // the member's keys carry the old role or status in the key cache
     return {};
   });
 }

@@ -8,11 +8,12 @@ export default function disableTeamMember(app: App, s: Services): void {
     schema: {
       tags: ['team'], summary: 'Disable a member: their keys stop working', security: KeyBearer,
       params: MemberIdParams,
-      response: { 200: Empty, ...errors(400, 401, 403, 404) },
+      response: { 200: Empty, ...errors(400, 401, 403, 404, 409) },
     },
   }, async (req) => {
     const p = principalOf(req);
     await setMemberStatus(s.ctx, p.teamId, req.params.memberId, 'disabled', p);
+    s.keys.invalidateAll(); // the member's keys carry the old role or status in the key cache
     return {};
   });
 }
