@@ -14,8 +14,13 @@ export interface AddMemberInput {
   remarkName?: string | undefined;
 }
 
+/** Named for the request field that carries it (`ownerEmail` when a team is created). */
+export function validateEmail(email: string, field = 'email'): void {
+  if (!EMAIL.test(email)) throw invalid(field, 'must be an e-mail address');
+}
+
 function validateMember(input: AddMemberInput): void {
-  if (!EMAIL.test(input.email)) throw invalid('email', 'must be an e-mail address');
+  validateEmail(input.email);
   if (!isRole(input.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
   if ((input.phone ?? '').length > 32) throw invalid('phone', 'at most 32 characters');
   if ((input.remarkName ?? '').length > 255) throw invalid('remarkName', 'at most 255 characters');

@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/accounts.ts';
 import { TIERS, type Tier } from '../quotas/tiers.ts';
-import { addMemberTx } from './members.ts';
+import { addMemberTx, validateEmail } from './members.ts';
 
 export const TEAM_STATUSES = ['active', 'suspended'] as const;
 
@@ -18,6 +18,7 @@ export async function createTeam(ctx: Ctx, input: CreateTeamInput): Promise<{ us
   if (!name) throw invalid('name', 'must not be empty');
   const tier = (input.tier ?? 'T1') as Tier;
   if (!TIERS.includes(tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
+  validateEmail(input.ownerEmail, 'ownerEmail');
   const now = ctx.clock.nowMs();
   const userId = newId('team', now);
   let ownerMemberId = '';

@@ -40,7 +40,7 @@ test('operator inputs are validated with the field named; duplicates conflict', 
   const admin = as(h.app, h.creds.adminToken);
   const bad = await admin.post('/admin/v1/teams', { name: 'x', ownerEmail: 'not-an-email' });
   assert.equal(bad.status, 400);
-  assert.equal(bad.body.metadata.field, 'email');
+  assert.equal(bad.body.metadata.field, 'ownerEmail');
   assert.equal((await admin.post('/admin/v1/teams', { name: 'x', ownerEmail: 'a@b.co', tier: 'T9' })).body.metadata.field, 'tier');
   const t = await admin.post('/admin/v1/teams', { name: 'y', ownerEmail: 'a@b.co' });
   const dup = await admin.post(`/admin/v1/teams/${t.body.userId}/members`, { email: 'a@b.co', role: 'Basic' });
@@ -50,6 +50,16 @@ test('operator inputs are validated with the field named; duplicates conflict', 
   const model = await admin.post('/admin/v1/models', { id: 'a/b', title: 'T', contextSize: 10, inputTokenPricePerM: 1, outputTokenPricePerM: 1, status: 'available', upstream: { url: 'ftp://x' } });
   assert.equal(model.status, 400);
   assert.equal(model.body.metadata.field, 'upstream.url');
+  // a usage charge names a category the bill queries can filter on; a bad one posts nothing
+  const charge = { amount: '100', billingMethod: 1, productId: 'p', productName: 'p', idempotencyKey: 'cat-1' };
+  const bogus = await admin.post(`/admin/v1/teams/${t.body.userId}/charges`, { ...charge, category: 'bogus' });
+  assert.equal(bogus.status, 400);
+  assert.equal(bogus.body.metadata.field, 'category');
+  assert.equal((await admin.post(`/admin/v1/teams/${t.body.userId}/charges`, { ...charge, category: 'summary' })).status, 400);
+  assert.equal((await admin.get(`/admin/v1/teams/${t.body.userId}`)).body.balance.availableBalance, '0');
+  const ok = await admin.post(`/admin/v1/teams/${t.body.userId}/charges`, { ...charge, category: 'gpu' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.equal(ok.body.duplicate, false);
 });
 
 test('models: create or replace, list, per-team enablement', async () => {

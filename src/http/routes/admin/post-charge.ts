@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { post } from '../../../domain/billing/ledger.ts';
+import { USAGE_CATEGORIES } from '../../../domain/billing/bills.ts';
 import { requireMember } from '../../../domain/accounts/members.ts';
 import { requireKey } from '../../../domain/keys/keys.ts';
 import { unitsToMicro } from '../../../lib/money.ts';
@@ -18,7 +19,8 @@ export default function postChargeRoute(app: App, s: Services): void {
       params: UserIdParams,
       body: Type.Object({
         amount: Amount,
-        category: Type.String({ minLength: 1, maxLength: 64 }),
+        // the categories the usage-bill queries filter on ('summary' is a query, not a category)
+        category: Type.String({ enum: USAGE_CATEGORIES.filter((c) => c !== 'summary') }),
         billingMethod: Type.Integer({ minimum: 1, maximum: 8 }),
         productId: Type.String({ maxLength: 255 }),
         productName: Type.String({ maxLength: 255 }),
