@@ -65,9 +65,24 @@ export function currentQuotaOf(def: q.QuotaDefRow, tier: Tier, override: bigint 
   return v !== undefined ? BigInt(v) : def.defaultQuota;
 }
 
+/**
+ * Model ids hold a slash and the interface has clients URL-encode it. The query string is
+ * decoded once by the server; a client that encodes the id and then hands it to an HTTP
+ * library that encodes again leaves `%2F` behind. Model ids never contain `%XX`, so a value
+ * still carrying escapes is decoded once more (and kept as is if that fails).
+ */
+export function normalizeQuotaObject(v: string | undefined): string | undefined {
+  if (!v || !/%[0-9A-Fa-f]{2}/.test(v)) return v;
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}
+
 export async function listTeamQuotas(ctx: Ctx, teamId: string, filter: q.QuotaFilter) {
   const [defs, overrides, tier] = await Promise.all([
-    q.listQuotaDefinitions(ctx.db, filter), q.listOverrides(ctx.db, teamId), effectiveTier(ctx, teamId),
+    q.listQuotaDefinitions(ctx.db, { ...filter, quotaObject: normalizeQuotaObject(filter.quotaObject) }), q.listOverrides(ctx.db, teamId), effectiveTier(ctx, teamId),
   ]);
   const ov = new Map(overrides.map((o) => [`${o.model}\u0000${o.quotaType}`, o.currentQuota]));
   const data = defs.map((d) => ({

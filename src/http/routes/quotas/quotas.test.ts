@@ -86,6 +86,21 @@ test('filters: modal, quotaType, productType exact; quotaObject fuzzy; total cou
   assert.equal((await as(h.app, team.members.Billing.apiKey).get('/openapi/v1/user/quota/list')).status, 200);
 });
 
+test('quotaObject with a slash: URL-encoded once (the spec) or twice (a client encoding the id before its HTTP library does)', async () => {
+  const c = as(h.app, team.members.Basic.apiKey);
+  const get = async (rawQuery: string) => {
+    const res = await h.app.inject({ method: 'GET', url: `/openapi/v1/user/quota/list?quotaType=RPM&${rawQuery}`, headers: { authorization: `Bearer ${team.members.Basic.apiKey}` } });
+    return JSON.parse(res.body) as { data: { quotaObject: string }[]; total: number };
+  };
+  for (const q of ['quotaObject=gantry%2Fsim-embed', 'quotaObject=gantry%252Fsim-embed', 'quotaObject=gantry%252fsim-embed', 'quotaObject=gantry/sim-embed']) {
+    const r = await get(q);
+    assert.deepEqual(r.data.map((d) => d.quotaObject), ['gantry/sim-embed'], q);
+  }
+  // a lone % that is not an escape is matched literally, not an error
+  assert.equal((await c.get('/openapi/v1/user/quota/list', { quotaObject: '100%' })).body.total, 0);
+  assert.equal((await c.get('/openapi/v1/user/quota/list', { quotaObject: '%E0%A4%A' })).status, 200);
+});
+
 test('quota definitions are validated: tiers T1-T5 all required, known quota types', async () => {
   const admin = as(h.app, h.creds.adminToken);
   const base = { model: 'm', modal: 'llm', quotaType: 'RPM', productType: 'P', defaultQuota: 1, adjustable: true };
