@@ -2,7 +2,7 @@
 // decided by TRANSITIONS (./states.ts) only; the reconciler does the work afterwards.
 import { AppError, invalid } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { unitsToMicro } from '../../lib/money.ts';
+import { microToUnitString, unitsToMicro } from '../../lib/money.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/compute.ts';
 import { findTeam } from '../../store/accounts.ts';
@@ -60,7 +60,10 @@ async function requireSpendable(c: Compute, teamId: string, needMicro: bigint, w
   if (!team) throw new AppError('RESOURCE_NOT_FOUND', `team ${teamId} not found`);
   const spendable = spendableMicro(team, await c.reservedMicro(teamId));
   if (spendable < needMicro) {
-    throw new AppError('BALANCE_NOT_ENOUGH', `the account cannot pay for ${what}`, { required: needMicro.toString(), field: 'balance' });
+    // metadata speaks the interface's unit (1/10000 USD), never the internal micro-units
+    throw new AppError('BALANCE_NOT_ENOUGH', `the account cannot pay for ${what}`, {
+      required: microToUnitString(needMicro), available: microToUnitString(spendable > 0n ? spendable : 0n), field: 'balance',
+    });
   }
 }
 

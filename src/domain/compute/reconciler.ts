@@ -133,6 +133,17 @@ function policy(row: q.InstanceRow, nowMs: number): Decision | undefined {
   return undefined;
 }
 
+/**
+ * When `leftMicro` of spendable balance is used up by `gpuNum` GPUs at `priceUnits` per
+ * GPU-hour (at least one second from now), or null when nothing is left or nothing is billed.
+ */
+export function runOutAtMs(leftMicro: bigint, gpuNum: number, priceUnits: bigint, nowMs: number): number | null {
+  const microPerHour = BigInt(gpuNum) * priceUnits * 1_000_000n;
+  if (leftMicro <= 0n || microPerHour <= 0n) return null;
+  const ms = (leftMicro * 3_600_000n + microPerHour - 1n) / microPerHour; // ceil
+  return nowMs + Math.max(1000, Number(ms > 86_400_000n ? 86_400_000n : ms));
+}
+
 /** Reconcile one leased instance. Returns true when its status changed. */
 export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<boolean> {
   const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await drive(c, leased));
@@ -157,10 +168,18 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<b
       const m = await meterTx(tx, row, now);
       after = { ...row, ...m, ...extra } as q.InstanceRow;
       const transitional = !['running', 'exited', 'removed'].includes(row.status);
-      await q.updateInstance(tx, row.id, {
-        ...m, ...extra, updatedAt: new Date(now),
-        nextReconcileAtMs: transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now),
-      });
+      let nextAt = transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now);
+      if (!transitional && nextAt !== null && after.billingMode !== 'monthly' && isBilled(after.status)) {
+        // Look again when the balance left would run out at this instance's rate, not a whole
+        // metering interval later: the overdraft stays within about a second of GPU time.
+        const team = await findTeam(tx, row.teamId);
+        if (team) {
+          const left = spendableMicro(team, reserved);
+          const at = runOutAtMs(left, after.gpuNum, after.priceUnits, now);
+          if (at !== null) nextAt = Math.min(nextAt, at);
+        }
+      }
+      await q.updateInstance(tx, row.id, { ...m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
     }
     if (after.billingMode !== 'monthly' && isBilled(after.status)) {
       const team = await findTeam(tx, row.teamId);

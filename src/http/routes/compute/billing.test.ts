@@ -77,6 +77,11 @@ test('balance: create and start refused with BALANCE_NOT_ENOUGH; running out sto
     const r = await f.owner.post(`${BASE}/gpu/instance/create`, { productId: 'prd_rtx4090_24g', gpuNum: 1, rootfsSize: 50, imageUrl: 'i', kind: 'gpu' });
     assert.equal(r.status, 400);
     assert.equal(r.body.reason, 'BALANCE_NOT_ENOUGH');
+    // amounts in the body are the interface's unit (1/10000 USD), not internal micro-units
+    assert.deepEqual(r.body.metadata, { required: String(PRICE), available: '0', field: 'balance' });
+    const m = await f.owner.post(`${BASE}/gpu/instance/create`, { productId: 'prd_rtx4090_24g', gpuNum: 2, rootfsSize: 50, imageUrl: 'i', kind: 'gpu', billingMode: 'monthly', month: 3 });
+    assert.equal(m.body.reason, 'BALANCE_NOT_ENOUGH');
+    assert.equal(m.body.metadata.required, String(MONTHLY_PRICE * 2n * 3n));
     // exactly one hour is enough to start
     await topup(f.t.app, f.t.creds.adminToken, f.team.userId, Number(PRICE));
     const id = await f.create();
@@ -91,6 +96,29 @@ test('balance: create and start refused with BALANCE_NOT_ENOUGH; running out sto
     const s = await f.owner.post(`${BASE}/gpu/instance/start`, { instanceId: id });
     assert.equal(s.status, 400);
     assert.equal(s.body.reason, 'BALANCE_NOT_ENOUGH');
+  } finally {
+    await f.close();
+  }
+});
+
+test('balance: an instance that uses up what the account has is stopped when it runs out, not a metering interval later', async () => {
+  const f = await fixture({ topupUnits: 0 });
+  try {
+    // an hour and a half at 2 GPUs, plus 50 units (~25.7 s): it runs out between two metering passes
+    const paid = PRICE * 3n + 50n;
+    await topup(f.t.app, f.t.creds.adminToken, f.team.userId, Number(paid));
+    const id = await f.create({ gpuNum: 2 });
+    await f.until(id, 'running');
+    const startedMs = f.t.clock.nowMs();
+    await f.run(5_340_000, 60_000); // 89 min: the run-out is predicted at the first metering pass
+    assert.equal((await f.get(id)).status, 'running');
+    await f.run(120_000, 1000);
+    const g = await f.until(id, 'exited');
+    assert.equal(g.statusError.state, 'balance_not_enough');
+    // billed what the balance could pay, plus at most a couple of seconds (was: up to 60 s)
+    const charged = await gpuChargesMicro(f, id);
+    assert.ok(charged >= paid * 1_000_000n, String(charged));
+    assert.ok(charged <= paid * 1_000_000n + costMicro(2, 2, PRICE), `${charged} for ${(f.t.clock.nowMs() - startedMs) / 1000} s`);
   } finally {
     await f.close();
   }
