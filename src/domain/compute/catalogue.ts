@@ -99,6 +99,12 @@ export function inventoryState(free: number, total: number): 'none' | 'low' | 'n
   return 'high';
 }
 
+/** A billing-method filter as a mode: `onDemand|monthly|spot`, or the interface's codes 1, 2, 4. */
+function billingModeOf(v: string): string {
+  const byCode: Record<string, string> = { '1': 'onDemand', '2': 'monthly', '4': 'spot' };
+  return byCode[v] ?? BILLING_MODES.find((m) => m.toLowerCase() === v.toLowerCase()) ?? v;
+}
+
 export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | undefined; gpuNum?: number | undefined; productName?: string | undefined; billingMethod?: string | undefined }) {
   const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
   const clusterName = new Map(clusters.map((c) => [c.id, c]));
@@ -106,7 +112,7 @@ export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | 
   for (const p of products) {
     if (!p.available) continue;
     if (f.productName && !p.name.toLowerCase().includes(f.productName.toLowerCase())) continue;
-    if (f.billingMethod && !p.billingMethods.includes(f.billingMethod)) continue;
+    if (f.billingMethod && !p.billingMethods.includes(billingModeOf(f.billingMethod))) continue;
     const mine = avail.filter((a) => a.productId === p.id && (!f.clusterId || a.clusterId === f.clusterId));
     if (f.clusterId && mine.length === 0) continue;
     const free = mine.reduce((n, a) => n + a.free, 0);

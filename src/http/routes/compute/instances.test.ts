@@ -285,6 +285,11 @@ test('products and clusters lists with their filters', async () => {
   assert.equal((await f.owner.get(`${BASE}/products`, { productName: 'h100' })).body.data.length, 0);
   assert.equal((await f.owner.get(`${BASE}/products`, { clusterId: 'cls_missing' })).body.data.length, 0);
   assert.equal((await f.owner.get(`${BASE}/products`, { billingMethod: 'spot' })).body.data.length >= 1, true);
+  // the interface's billing-method codes (1 pay-as-you-go, 2 subscription, 4 spot) select the same
+  for (const code of ['1', '2', '4']) {
+    assert.ok((await f.owner.get(`${BASE}/products`, { billingMethod: code })).body.data.some((x: any) => x.id === PRODUCT), code);
+  }
+  assert.equal((await f.owner.get(`${BASE}/products`, { billingMethod: '3' })).body.data.length, 0);
   assert.equal((await f.owner.get(`${BASE}/products`, { gpuNum: 1000 })).body.data[0].availableDeploy, false);
   const c = await f.owner.get(`${BASE}/clusters`);
   const local = c.body.data.find((x: any) => x.id === 'cls_local');
