@@ -14,7 +14,15 @@ export function checkLength(field: string, value: string | undefined, min: numbe
     if (min > 0) throw bad(field, 'is required');
     return;
   }
-  if (value.length < min || value.length > max) throw bad(field, `must be ${min}-${max} characters, got ${value.length}`);
+  // characters are code points (as PostgreSQL counts them): an emoji is one, not two UTF-16 units
+  const n = value.length <= max && value.length >= min * 2 ? value.length : charCount(value);
+  if (n < min || n > max) throw bad(field, `must be ${min}-${max} characters, got ${n}`);
+}
+
+function charCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 export function checkPort(field: string, port: number): void {

@@ -82,6 +82,10 @@ test('every limit of the interface is a 400 naming the field and the rule', asyn
     minCudaVersion: '1'.repeat(255),
   });
   assert.equal(edge.status, 200, JSON.stringify(edge.body));
+  // limits count characters, not UTF-16 units: 255 emoji are a valid name, 256 are not
+  const emoji = await create({ ...full(), name: '🚀'.repeat(255), readme: '文'.repeat(102400) });
+  assert.equal(emoji.status, 200, JSON.stringify(emoji.body));
+  expect400(await create({ ...full(), name: '🚀'.repeat(256) }), 'template.name', '1-255');
   // a missing required field is named too
   const { image: _i, ...noImage } = full();
   const r = await create(noImage);
