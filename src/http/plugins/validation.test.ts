@@ -51,3 +51,20 @@ test('a route that needs a body still refuses an empty one, and broken JSON stay
   const poisoned = await bare('PUT', '/openapi/v1/user/team/key-budget', team.owner.apiKey, '{"__proto__":{"x":1}}');
   assert.equal(poisoned.status, 400);
 });
+
+test('an operator route whose body is optional takes a POST without any body', async () => {
+  const t = await createTeam(h.app, h.creds.adminToken);
+  for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    const res = await h.app.inject({ method: 'POST', url: `/admin/v1/members/${t.members.Basic.memberId}/disable`, headers: { authorization: `Bearer ${h.creds.adminToken}`, ...headers } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await as(h.app, t.members.Basic.apiKey).get('/openapi/v1/user/quota/list')).status, 401);
+    assert.equal((await as(h.app, h.creds.adminToken).post(`/admin/v1/members/${t.members.Basic.memberId}/disable`, { disabled: false })).status, 200);
+  }
+  const suspend = await h.app.inject({ method: 'POST', url: `/admin/v1/teams/${t.userId}/suspend`, headers: { authorization: `Bearer ${h.creds.adminToken}` } });
+  assert.equal(suspend.statusCode, 200, suspend.body);
+  assert.equal((await as(h.app, h.creds.adminToken).get(`/admin/v1/teams/${t.userId}`)).body.status, 'suspended');
+  // a wrong type in an optional body is still refused
+  const bad = await as(h.app, h.creds.adminToken).post(`/admin/v1/teams/${t.userId}/suspend`, { suspended: 'no' });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.metadata.field, 'suspended');
+});

@@ -1,7 +1,7 @@
 // Request validation. Query strings, params and headers arrive as text and are coerced to
 // their schema types; JSON bodies are NOT coerced, because coercion silently turns
 // "9007199254740993" into a rounded number, or null into 0 — the client sent a type, we judge it.
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { App } from '../types.ts';
 
@@ -14,8 +14,25 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
 export function registerValidation(app: App): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? optionalBody(schema, body.compile(schema)) : text.compile(schema)));
   acceptEmptyJsonBodies(app);
+}
+
+/**
+ * A body schema wrapped in TypeBox's Type.Optional (e.g. `{suspended?}` of the operator's
+ * suspend) accepts a request without a body, read as `{}`; AJV alone would say "body: must
+ * be object". Fastify uses the `value` a validator returns as the new body.
+ */
+function optionalBody(schema: unknown, validate: ValidateFunction): ValidateFunction | ((data: unknown) => boolean | { value: unknown }) {
+  if ((schema as Record<string, unknown>)['~optional'] !== true) return validate;
+  const check = (data: unknown): boolean | { value: unknown } => {
+    if (data === null || data === undefined) return { value: {} };
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  };
+  check.errors = null as ValidateFunction['errors'];
+  return check;
 }
 
 /**
