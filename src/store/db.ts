@@ -10,6 +10,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
+import { RemotePGlite } from './pglite-remote.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -24,8 +25,10 @@ export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
   databaseUrl?: string;
-  /** The raw PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
-  pglite?: PGlite;
+  /** PGlite's directory on disk (embedded, not in memory). */
+  dataDir?: string;
+  /** The PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
+  pglite?: { dumpDataDir(compression: 'gzip'): Promise<Blob | File> };
   close(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export interface StoreOptions {
   dataDir?: string | undefined; // PGlite directory; undefined = in memory
   loadDataDir?: Blob | File | undefined; // PGlite: start from a dump (tests)
   poolSize?: number;
+  /** PGlite on a worker thread (default) or on the calling thread. */
+  pgliteThread?: boolean;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -46,13 +51,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite({
-    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-  });
+  const init = { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) };
+  const client = opts.pgliteThread === false ? new PGlite(init) : new RemotePGlite(init);
   await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return { db, kind: 'pglite', pglite: client, close: () => client.close() };
+  const db = drizzlePglite(client as PGlite, { schema }) as unknown as Db;
+  return { db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), close: () => client.close() };
 }
 
 // A fixed key so two replicas starting at once on one PostgreSQL migrate one at a time.

@@ -1,0 +1,109 @@
+// The embedded database (PGlite, PostgreSQL compiled to WebAssembly) runs on a worker thread
+// and this is its stand-in on the main thread, with the part of PGlite's interface Drizzle
+// uses: query, exec, transaction. Why: PGlite executes synchronously on the thread that owns
+// it, so on the main thread every statement stops HTTP for its whole duration; on its own
+// thread it uses the second core and the server keeps answering (bench/gateway).
+import { Worker } from 'node:worker_threads';
+import type { Reply, Request, WorkerInit } from './pglite-worker.ts';
+
+type Op = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+interface QueryOptions {
+  rowMode?: 'array' | 'object';
+  /** Drizzle passes identity parsers for the types it reads as text (dates, intervals): those go over as type ids. */
+  parsers?: Record<number, unknown>;
+}
+
+export interface RemoteTx {
+  query<T>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<{ rows: T[]; affectedRows?: number; fields: unknown[] }>;
+  exec(sql: string): Promise<unknown[]>;
+  rollback(): Promise<void>;
+  readonly closed: boolean;
+}
+
+export class RemotePGlite {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private failed: Error | null = null;
+  readonly waitReady: Promise<void>;
+
+  constructor(init: WorkerInit) {
+    this.worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init });
+    this.worker.on('message', (r: Reply) => {
+      const c = this.calls.get(r.id);
+      if (!c) return;
+      this.calls.delete(r.id);
+      if (r.ok) c.resolve(r.value);
+      else c.reject(Object.assign(new Error(String(r.error.message)), r.error));
+    });
+    const fail = (e: Error) => {
+      this.failed = e;
+      for (const c of this.calls.values()) c.reject(e);
+      this.calls.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the database thread exited (code ${code})`)));
+    this.waitReady = this.call({ op: 'exec', sql: 'select 1' }).then(() => undefined);
+  }
+
+  private call(op: Op): Promise<any> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.worker.postMessage({ ...op, id });
+    });
+  }
+
+  private queryOp(sql: string, params: unknown[] | undefined, opts: QueryOptions | undefined, tx?: number): Op {
+    return {
+      op: 'query', sql, ...(params ? { params } : {}), ...(tx !== undefined ? { tx } : {}),
+      ...(opts?.rowMode ? { rowMode: opts.rowMode } : {}),
+      ...(opts?.parsers ? { rawTypes: Object.keys(opts.parsers).map(Number) } : {}),
+    };
+  }
+
+  query<T>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<{ rows: T[]; affectedRows?: number; fields: unknown[] }> {
+    return this.call(this.queryOp(sql, params, opts));
+  }
+
+  exec(sql: string): Promise<unknown[]> {
+    return this.call({ op: 'exec', sql });
+  }
+
+  /** Runs `fn` in one transaction held open on the database thread; commits unless it throws. */
+  async transaction<T>(fn: (tx: RemoteTx) => Promise<T>): Promise<T> {
+    const id: number = await this.call({ op: 'begin' });
+    let ended = false;
+    const end = (commit: boolean) => {
+      ended = true;
+      return this.call({ op: 'end', tx: id, commit });
+    };
+    const tx: RemoteTx = {
+      query: (sql, params, opts) => this.call(this.queryOp(sql, params, opts, id)),
+      exec: (sql) => this.call({ op: 'exec', sql, tx: id }),
+      rollback: async () => { await end(false); },
+      get closed() { return ended; },
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (e) {
+      if (!ended) await end(false).catch(() => {});
+      throw e;
+    }
+    if (!ended) await end(true);
+    return result;
+  }
+
+  dumpDataDir(compression: 'gzip' | 'none' | 'auto' = 'auto'): Promise<File | Blob> {
+    return this.call({ op: 'dump', compression });
+  }
+
+  async close(): Promise<void> {
+    if (!this.failed) await this.call({ op: 'close' });
+    this.failed = new Error('the database is closed');
+    await this.worker.terminate();
+  }
+}

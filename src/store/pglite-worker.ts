@@ -1,0 +1,89 @@
+// The embedded database on a thread of its own (see pglite-remote.ts for why). Runs PGlite
+// and answers the main thread's messages: queries, transactions held open across messages,
+// dumps, close. PGlite serializes everything itself: a query outside a transaction waits
+// for an open transaction to end, exactly as when PGlite runs on the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+
+export interface WorkerInit {
+  dataDir?: string;
+  loadDataDir?: Blob;
+}
+
+export type Request =
+  | { id: number; op: 'query'; tx?: number; sql: string; params?: unknown[]; rowMode?: 'array' | 'object'; rawTypes?: number[] }
+  | { id: number; op: 'exec'; tx?: number; sql: string }
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'dump'; compression: 'gzip' | 'none' | 'auto' }
+  | { id: number; op: 'close' };
+
+export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: Record<string, unknown> };
+
+const port = parentPort!;
+const init = workerData as WorkerInit;
+const pg = new PGlite({ ...(init.dataDir ? { dataDir: init.dataDir } : {}), ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}) });
+interface OpenTx {
+  tx: Transaction;
+  end: (commit: boolean) => void;
+  finished: Promise<void>; // the COMMIT or ROLLBACK, reported to whoever sends 'end'
+}
+
+const open = new Map<number, OpenTx>();
+const identity = (v: unknown) => v;
+const ROLLBACK = Symbol('rollback');
+
+function errorOf(e: unknown): Record<string, unknown> {
+  if (e instanceof Error) return { ...e, name: e.name, message: e.message, stack: e.stack };
+  return { message: String(e) };
+}
+
+async function handle(m: Request): Promise<unknown> {
+  await pg.waitReady;
+  switch (m.op) {
+    case 'query': {
+      const on = m.tx === undefined ? pg : open.get(m.tx)!.tx;
+      const parsers = Object.fromEntries((m.rawTypes ?? []).map((t) => [t, identity]));
+      return on.query(m.sql, m.params, { ...(m.rowMode ? { rowMode: m.rowMode } : {}), parsers });
+    }
+    case 'exec':
+      return (m.tx === undefined ? pg : open.get(m.tx)!.tx).exec(m.sql);
+    case 'begin':
+      // Holds the transaction open across messages until 'end'; answers once it has begun.
+      return new Promise((begun, failed) => {
+        const entry = {} as OpenTx;
+        let started = false;
+        entry.finished = pg.transaction(async (tx) => {
+          entry.tx = tx;
+          const decided = new Promise<boolean>((end) => { entry.end = end; });
+          open.set(m.id, entry);
+          started = true;
+          begun(m.id);
+          if (!(await decided)) throw ROLLBACK;
+        }).then(() => undefined, (e) => {
+          if (e === ROLLBACK) return;
+          if (!started) return failed(e);
+          throw e;
+        });
+        entry.finished.catch(() => {}); // reported to 'end'
+      });
+    case 'end': {
+      const t = open.get(m.tx)!;
+      open.delete(m.tx);
+      t.end(m.commit);
+      return t.finished;
+    }
+    case 'dump':
+      return pg.dumpDataDir(m.compression);
+    case 'close':
+      await pg.close();
+      return undefined;
+  }
+}
+
+port.on('message', (m: Request) => {
+  handle(m).then(
+    (value) => port.postMessage({ id: m.id, ok: true, value } satisfies Reply),
+    (e) => port.postMessage({ id: m.id, ok: false, error: errorOf(e) } satisfies Reply),
+  );
+});
