@@ -27,6 +27,9 @@ import type { Ctx } from './domain/context.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { MemoryCounters } from './gateway/counters/memory.ts';
 import { RedisCounters } from './gateway/counters/redis.ts';
+import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
+import { JournalSink } from './gateway/journal-sink.ts';
+import { join } from 'node:path';
 
 export interface AppDeps {
   config: Config;
@@ -42,6 +45,11 @@ export interface AppDeps {
    * ManualClock: a test that drives time drives the jobs too (services.compute.reconcile()).
    */
   runBackground?: boolean;
+  /**
+   * Where the embedded store's usage journal lives; default `<PGlite dir>/usage-journal`.
+   * Tests on an in-memory PGlite pass a directory of their own so the default path is tested.
+   */
+  usageJournalDir?: string;
 }
 
 /** A registered route and who may call it; the auth contract test walks this list. */
@@ -57,6 +65,13 @@ export interface BuiltApp {
   routes: RouteEntry[];
 }
 
+/** The embedded store journals usage (unless configured off); PostgreSQL commits it. */
+async function openUsageSink(deps: AppDeps, ctx: Ctx, log: App['log']): Promise<UsageSink> {
+  const dir = deps.usageJournalDir ?? (deps.store.dataDir ? join(deps.store.dataDir, 'usage-journal') : undefined);
+  if (deps.store.kind !== 'pglite' || deps.config.usageJournal === 'off' || !dir) return new CommitSink(ctx);
+  return JournalSink.open(ctx, log, { dir, fsync: deps.config.usageJournal === 'fsync' });
+}
+
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
@@ -69,7 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const ctx: Ctx = { db: deps.store.db, clock: deps.clock };
-  const gateway = new Gateway(ctx, deps.config.redisUrl ? new RedisCounters(deps.config.redisUrl) : new MemoryCounters(), deps.config.gateway, app.log);
+  const sink = await openUsageSink(deps, ctx, app.log);
+  const gateway = new Gateway(ctx, deps.config.redisUrl ? new RedisCounters(deps.config.redisUrl) : new MemoryCounters(), sink, deps.config.gateway, app.log);
   ctx.ledgerObserver = gateway.observer; // postings elsewhere keep the gateway's budget counters in step
   app.addHook('onClose', async () => gateway.close());
   const services: Services = {
@@ -100,6 +116,13 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     for (const method of [r.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth });
     }
+  });
+  // Readers of money see every model request answered before they asked: usage still in
+  // the journal is stored first. Model calls themselves read counters, not the ledger.
+  app.addHook('onRequest', (req, _reply, done) => {
+    const waiting = req.url.startsWith('/openai/') || req.url.startsWith('/v3/openai/') ? undefined : sink.settled();
+    if (waiting) waiting.then(() => done(), done);
+    else done();
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -22,6 +22,13 @@ export interface Config {
   secretKey: string | undefined;
   /** how often the compute reconciler runs a pass */
   reconcileIntervalMs: number;
+  /**
+   * How model usage is made durable before a response completes on the embedded store
+   * (GANTRY_USAGE_JOURNAL): `on` a local journal (survives the process being killed),
+   * `fsync` the journal and fdatasync (survives power loss), `off` a database commit per
+   * group of requests. PostgreSQL always commits (replicas keep nothing locally).
+   */
+  usageJournal: 'on' | 'fsync' | 'off';
   gateway: GatewayConfig;
 }
 
@@ -107,6 +114,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     kubeNamespace: env.GANTRY_KUBE_NAMESPACE || 'gantry',
     secretKey: env.GANTRY_SECRET_KEY || undefined,
     reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
+    usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
     seedVoucherUnits,
     gateway: {
       simTtftMs: int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
@@ -120,6 +128,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   };
   if (env.GANTRY_COMPUTE_DRIVER && !['sim', 'kubernetes'].includes(env.GANTRY_COMPUTE_DRIVER)) {
     problems.push(`GANTRY_COMPUTE_DRIVER must be sim or kubernetes, got "${env.GANTRY_COMPUTE_DRIVER}"`);
+  }
+  if (!['on', 'fsync', 'off'].includes(config.usageJournal)) {
+    problems.push(`GANTRY_USAGE_JOURNAL must be on, fsync or off, got "${env.GANTRY_USAGE_JOURNAL}"`);
   }
   if (env.GANTRY_SECRET_KEY && Buffer.from(env.GANTRY_SECRET_KEY, 'base64').length !== 32) {
     problems.push('GANTRY_SECRET_KEY must be base64 of exactly 32 bytes (e.g. openssl rand -base64 32)');

@@ -17,8 +17,9 @@ import {
 } from '../domain/usage/snapshot.ts';
 import { keyScope, memberScope, teamScope, type Counters, type RateView } from './counters/counters.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
-import { TtlCache } from './ttl-cache.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
 import type { Endpoint } from './upstreams/upstream.ts';
+import type { UsageSink } from './usage-sink.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -48,9 +49,11 @@ export class Admission {
   private readonly policies: TtlCache<Policy>;
   private readonly teams: TtlCache<TeamLimits>;
   readonly budgets: TtlCache<BudgetRow | null>;
+  private readonly sink: UsageSink;
 
-  constructor(ctx: Ctx, counters: Counters, config: GatewayConfig) {
+  constructor(ctx: Ctx, counters: Counters, config: GatewayConfig, sink: UsageSink) {
     this.ctx = ctx;
+    this.sink = sink;
     this.counters = counters;
     this.config = config;
     const ttl = config.hotCacheTtlMs;
@@ -123,6 +126,9 @@ export class Admission {
 
   private async loadScope(teamId: string, scope: string): Promise<void> {
     const gen = await this.counters.generation(scope);
+    // Every settlement the counters have seen must be in the ledger read below, or base
+    // would miss it (see the loading protocol in counters.ts).
+    await this.sink.settled();
     const base = await loadScopeBase(this.ctx, teamId, scope);
     await this.counters.load(scope, gen, base, Date.now(), this.config.budgetStateTtlMs);
   }

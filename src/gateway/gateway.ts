@@ -8,12 +8,12 @@ import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
 import type { LedgerObserver, PostedChange } from '../domain/billing/ledger-observer.ts';
 import type { Reservations } from '../domain/billing/reservations.ts';
-import { recordUsage, usageCostMicro, type UsageRecord } from '../domain/usage/record.ts';
+import { usageCostMicro, type UsageRecord } from '../domain/usage/record.ts';
 import { modelRecord } from '../domain/models/models.ts';
 import { AppError } from '../lib/errors.ts';
 import { Admission, type Admitted, type Worst } from './admission.ts';
 import { keyScope, memberScope, teamScope, type Counters, type ScopeDelta } from './counters/counters.ts';
-import { GroupCommit } from './group-commit.ts';
+import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
 import { UpstreamError, type Endpoint, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
@@ -38,17 +38,17 @@ export class Gateway {
   readonly admission: Admission;
   readonly counters: Counters;
   private readonly router: UpstreamRouter;
-  readonly writer: GroupCommit<UsageRecord>;
+  readonly sink: UsageSink;
   private readonly ctx: Ctx;
   private readonly log: FastifyBaseLogger;
 
-  constructor(ctx: Ctx, counters: Counters, config: GatewayConfig, log: FastifyBaseLogger) {
+  constructor(ctx: Ctx, counters: Counters, sink: UsageSink, config: GatewayConfig, log: FastifyBaseLogger) {
     this.ctx = ctx;
     this.counters = counters;
     this.log = log;
-    this.admission = new Admission(ctx, counters, config);
+    this.sink = sink;
+    this.admission = new Admission(ctx, counters, config, sink);
     this.router = new UpstreamRouter(config);
-    this.writer = new GroupCommit((batch) => recordUsage(ctx, batch), (one) => recordUsage(ctx, [one], true));
   }
 
   async listModels(p: Principal) {
@@ -171,7 +171,7 @@ export class Gateway {
     };
     const cost = usageCostMicro(rec);
     try {
-      await this.writer.add(rec); // durable: event + ledger charge committed
+      await this.sink.record(rec); // durable from here on: journaled, or event + ledger charge committed
     } catch (e) {
       await this.release(adm);
       this.log.error({ err: e, requestId: adm.requestId }, 'recording usage failed');
@@ -208,7 +208,7 @@ export class Gateway {
   };
 
   async close(): Promise<void> {
-    await this.writer.drain();
+    await this.sink.close();
     await this.router.close();
     await this.counters.close();
   }

@@ -3,7 +3,7 @@
 // per app (~0.3 s instead of ~3 s). PostgreSQL (TEST_DATABASE_URL): a template database,
 // cloned per app with CREATE DATABASE … TEMPLATE.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -108,13 +108,16 @@ export async function buildTestApp(opts: { env?: Record<string, string> } = {}):
   const store = await openTestStore();
   const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), ...opts.env });
   const clock = new ManualClock();
-  const built = await buildApp({ config, store, clock, logger: false });
+  // The embedded default journals usage beside the store: give this app a journal of its own.
+  const journalDir = store.kind === 'pglite' ? mkdtempSync(join(tmpdir(), 'gantry-journal-')) : undefined;
+  const built = await buildApp({ config, store, clock, logger: false, ...(journalDir ? { usageJournalDir: journalDir } : {}) });
   const creds = (await getSetting<Credentials>(store.db, CREDS_KEY))!;
   return {
     ...built, store, clock, creds, config,
     close: async () => {
       await built.app.close();
       await store.close();
+      if (journalDir) rmSync(journalDir, { recursive: true, force: true });
     },
   };
 }
