@@ -1,4 +1,4 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes, randomFillSync, createHash } from 'node:crypto';
 
 // One registry of prefixes so an id tells what it names.
 export const ID_PREFIX = {
@@ -32,10 +32,19 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function encodeRandom(bytes: number): string {
-  const buf = randomBytes(bytes);
+// Random bytes come from a pool refilled 4 KiB at a time: one randomBytes call per id
+// costs a syscall-sized overhead on the model request path, which mints three ids.
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function encodeRandom(chars: number): string {
+  if (poolAt + chars > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
   let out = '';
-  for (const b of buf) out += ALPHABET[b % 32];
+  for (let i = 0; i < chars; i++) out += ALPHABET[pool[poolAt + i]! & 31];
+  poolAt += chars;
   return out;
 }
 

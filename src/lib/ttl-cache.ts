@@ -21,9 +21,11 @@ export class TtlCache<V> {
     if (hit !== undefined) return hit;
     let p = this.loading.get(key);
     if (!p) {
+      // Fresh for ttl from when the load began: what it read can be no older than that.
+      const startedAt = Date.now();
       p = load().then((value) => {
         if (this.entries.size >= this.maxEntries) this.entries.clear();
-        this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+        this.entries.set(key, { value, expiresAt: startedAt + this.ttlMs });
         return value;
       }).finally(() => this.loading.delete(key));
       this.loading.set(key, p);

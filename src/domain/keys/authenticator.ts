@@ -3,6 +3,7 @@ import { sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
 import { isRole, type Principal } from '../roles.ts';
+import { TtlCache } from '../../lib/ttl-cache.ts';
 
 /**
  * Resolves a presented API key to its principal. Lookups are cached for at most `ttlMs`
@@ -10,26 +11,18 @@ import { isRole, type Principal } from '../roles.ts';
  * every replica re-reads the key from the shared store once its entry expires.
  */
 export class KeyAuthenticator {
-  private readonly cache = new Map<string, { identity: KeyIdentity | null; expiresAt: number }>();
+  // Single-flight: when an entry expires under load, one lookup serves every waiting request.
+  private readonly cache: TtlCache<KeyIdentity | null>;
   private readonly ctx: Ctx;
-  private readonly ttlMs: number;
   constructor(ctx: Ctx, ttlMs: number) {
     this.ctx = ctx;
-    this.ttlMs = ttlMs;
+    this.cache = new TtlCache(ttlMs, 50_000);
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const secret = parseAuthorization(authorization);
     const hash = sha256Hex(secret);
-    const now = Date.now(); // wall clock on purpose: cache freshness is not business time
-    let hit = this.cache.get(hash);
-    if (!hit || hit.expiresAt <= now) {
-      const identity = (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null;
-      hit = { identity, expiresAt: now + this.ttlMs };
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(hash, hit);
-    }
-    const id = hit.identity;
+    const id = await this.cache.get(hash, async () => (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null);
     if (!id || id.keyStatus !== 'active' || id.memberStatus !== 'active' || !isRole(id.role)) {
       throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
     }
