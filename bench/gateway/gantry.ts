@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore, migrateStore } from '../../src/store/db.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
+import { answerCpuQueries } from './cpu-report.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const adminUrl = process.argv.includes('--postgres') ? process.env.BENCH_DATABASE_URL : undefined;
@@ -40,7 +41,7 @@ const { app, services } = await buildApp({ config, store, clock: systemClock, lo
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(JSON.stringify({ url, creds }) + '\n');
 const stop = async () => {
-  process.stderr.write(`gantry group commit (${databaseUrl ? 'postgres' : 'pglite'}): ${JSON.stringify(services.gateway.writer.stats)}\n`);
+  process.stderr.write(`gantry usage sink (${databaseUrl ? 'postgres' : 'pglite'}): ${JSON.stringify(services.gateway.sink.stats())}\n`);
   await app.close();
   await store.close();
   if (adminUrl) {
@@ -53,5 +54,6 @@ const stop = async () => {
   process.exit(0);
 };
 process.stdin.on('close', () => void stop());
+answerCpuQueries();
 process.stdin.resume();
 setTimeout(() => void stop(), 600_000).unref();

@@ -5,6 +5,8 @@ import { Pool } from 'undici';
 export interface LoadResult {
   connections: number;
   requests: number;
+  /** every answer, warm-up and the last in-flight ones included (for CPU per request) */
+  totalRequests: number;
   errors: number;
   reqPerS: number;
   p50Ms: number;
@@ -17,12 +19,14 @@ export async function load(url: string, path: string, headers: Record<string, st
   let errors = 0;
   let measuring = false;
   let stop = false;
+  let total = 0;
   const worker = async () => {
     while (!stop) {
       const t0 = performance.now();
       try {
         const res = await pool.request({ path, method: 'POST', headers, body });
         await res.body.text();
+        total++;
         if (res.statusCode !== 200) errors++;
       } catch {
         errors++;
@@ -41,5 +45,5 @@ export async function load(url: string, path: string, headers: Record<string, st
   await pool.close();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { connections, requests: latencies.length, errors, reqPerS: (latencies.length * 1000) / elapsed, p50Ms: pct(0.5), p99Ms: pct(0.99) };
+  return { connections, requests: latencies.length, totalRequests: total, errors, reqPerS: (latencies.length * 1000) / elapsed, p50Ms: pct(0.5), p99Ms: pct(0.99) };
 }

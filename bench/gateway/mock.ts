@@ -1,6 +1,7 @@
 // The minimal OpenAI-compatible upstream every variant talks to: a fixed chat completion
 // with usage, as fast as node:http answers. Prints its URL; exits when stdin closes.
 import { createServer } from 'node:http';
+import { answerCpuQueries } from './cpu-report.ts';
 
 const body = JSON.stringify({
   id: 'chatcmpl-bench', object: 'chat.completion', created: 1, model: 'mock',
@@ -19,5 +20,6 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }) + '\n');
 });
 process.stdin.on('close', () => process.exit(0));
+answerCpuQueries();
 process.stdin.resume();
 setTimeout(() => process.exit(0), 600_000).unref();

@@ -19,13 +19,28 @@ async function start(script: string, ...rest: string[]): Promise<any> {
   const flags = process.env.BENCH_PROFILE && script === 'gantry.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(process.execPath, [...flags, here(script), ...rest], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env } });
   children.push(child);
+  // The first line is the server's {url, …}; later lines answer "cpu" queries in order.
+  const lines: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  let buf = '';
+  child.stdout!.on('data', (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () => new Promise<string>((r) => (lines.length ? r(lines.shift()!) : waiting.push(r)));
+  const cpuUs = async (): Promise<{ cpuUs: number; mainUs: number }> => {
+    child.stdin!.write('cpu\n');
+    return JSON.parse(await nextLine());
+  };
   return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)));
-    });
+    nextLine().then((l) => resolve({ ...JSON.parse(l), cpuUs }), reject);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 }
@@ -66,17 +81,23 @@ try {
 
   const json = { 'content-type': 'application/json' };
   const variants = [
-    { name: 'a direct', url: mock.url, path: '/v1/chat/completions', headers: json },
-    { name: 'b bare proxy', url: proxy.url, path: '/v1/chat/completions', headers: json },
-    { name: 'c gantry', url: gantry.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantry.creds.apiKey}` } },
-    ...(gantryPg ? [{ name: 'd gantry pg', url: gantryPg.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantryPg.creds.apiKey}` } }] : []),
+    { name: 'a direct', url: mock.url, path: '/v1/chat/completions', headers: json, server: mock },
+    { name: 'b bare proxy', url: proxy.url, path: '/v1/chat/completions', headers: json, server: proxy },
+    { name: 'c gantry', url: gantry.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantry.creds.apiKey}` }, server: gantry },
+    ...(gantryPg ? [{ name: 'd gantry pg', url: gantryPg.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantryPg.creds.apiKey}` }, server: gantryPg }] : []),
   ];
+  // CPU time of the serving process per answered request, warm-up included on both sides.
+  const cpuPerReq: Record<string, Record<number, { all: number; main: number }>> = {};
   const results: Record<string, Record<number, LoadResult>> = {};
   for (const conns of [1, 50]) {
     for (const v of variants) {
+      const cpu0 = await v.server.cpuUs();
       const r = await load(v.url, v.path, v.headers, request, conns, 1000, seconds * 1000);
+      const cpu1 = await v.server.cpuUs();
       (results[v.name] ??= {})[conns] = r;
-      process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}\n`);
+      const c = { all: (cpu1.cpuUs - cpu0.cpuUs) / r.totalRequests, main: (cpu1.mainUs - cpu0.mainUs) / r.totalRequests };
+      (cpuPerReq[v.name] ??= {})[conns] = c;
+      process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})\n`);
     }
   }
   const usage = await (await fetch(`${gantry.url}/admin/v1/teams/${gantry.creds.userId}/usage`, { headers: { authorization: `Bearer ${gantry.creds.adminToken}` } })).json() as { events: number; ledgerCharges: number };

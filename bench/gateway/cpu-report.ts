@@ -1,0 +1,19 @@
+// Lets the runner ask a server process for its CPU time: a line "cpu" on stdin is answered
+// with {"cpuUs", "mainUs"} on stdout: user + system microseconds of the whole process and of
+// its main thread (Gantry's embedded database runs on a second thread). CPU time per request does not
+// depend on what else the shared machine runs, unlike req/s and latency.
+export function answerCpuQueries(): void {
+  let buf = '';
+  process.stdin.on('data', (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      if (buf.slice(0, nl).trim() === 'cpu') {
+        const u = process.cpuUsage();
+        const m = process.threadCpuUsage();
+        process.stdout.write(JSON.stringify({ cpuUs: u.user + u.system, mainUs: m.user + m.system }) + '\n');
+      }
+      buf = buf.slice(nl + 1);
+    }
+  });
+}
