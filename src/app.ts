@@ -14,7 +14,7 @@ import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerValidation } from './http/plugins/validation.ts';
-import { ErrorBody } from './http/schemas.ts';
+import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { ROUTES } from './http/routes/index.ts';
 import { ManualClock } from './lib/clock.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
@@ -139,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
         },
       },
     },
+    transform: documentResponses, // responses documented without serializing by them (config.docResponses)
   });
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } } as never);
   registerValidation(app);

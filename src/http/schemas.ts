@@ -1,5 +1,6 @@
 // Schemas shared by several routes. Route-specific ones live in the route file.
 import { Type, type TSchema } from 'typebox';
+import type { FastifySchema, RouteOptions } from 'fastify';
 
 export const ErrorBody = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
@@ -13,6 +14,34 @@ export function errors(...codes: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const c of codes) out[c] = Type.Ref('ErrorBody');
   return out;
+}
+
+/**
+ * A response documented with its own media types, e.g. JSON or, when the request asks to
+ * stream, `text/event-stream` (the form @fastify/swagger takes for a response).
+ */
+export interface DocResponse {
+  description: string;
+  content: Record<string, { schema: TSchema }>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Responses listed in /openapi.json only. Fastify serializes a reply with the route's
+     * `schema.response` (fast-json-stringify: unknown fields dropped, types coerced), so a
+     * route that passes an upstream's body through as it came documents that body here.
+     * A status also in `schema.response` is documented from there.
+     */
+    docResponses?: Record<number, TSchema | DocResponse>;
+  }
+}
+
+/** @fastify/swagger `transform`: adds each route's `config.docResponses` to the document. */
+export function documentResponses({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+  const docs = route.config?.docResponses;
+  if (!docs) return { schema, url };
+  return { schema: { ...schema, response: { ...docs, ...(schema?.response as object | undefined) } }, url };
 }
 
 export const Empty = Type.Object({}, { additionalProperties: false });

@@ -1,11 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { ChatBody, OPENAI_BASES } from './schemas.ts';
+import { ChatBody, ModelAnswers, OPENAI_BASES } from './schemas.ts';
 
 export default function chatCompletionsRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/chat/completions`, {
-      config: { auth: { kind: 'key', capability: 'callModels' } },
+      config: { auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.chat },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'Create a chat completion (stream or not)' : 'Create a chat completion (stream or not) (alias of /openai/v1)', security: KeyBearer,
         body: ChatBody,

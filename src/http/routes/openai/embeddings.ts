@@ -1,11 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { EmbeddingBody, OPENAI_BASES } from './schemas.ts';
+import { EmbeddingBody, ModelAnswers, OPENAI_BASES } from './schemas.ts';
 
 export default function embeddingsRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/embeddings`, {
-      config: { auth: { kind: 'key', capability: 'callModels' } },
+      config: { auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.embeddings },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'Create embeddings' : 'Create embeddings (alias of /openai/v1)', security: KeyBearer,
         body: EmbeddingBody,

@@ -2,6 +2,8 @@
 // and their order, rate limits, and metering visible in budgets, balance and bills.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as, type Res } from '../../../../test/helpers/http.ts';
 import { createTeam, topup } from '../../../../test/helpers/factories.ts';
@@ -297,4 +299,54 @@ test('a revoked key stops working within 1 s', async () => {
     assert.equal(r.status, 401);
     assert.equal(r.body.reason, 'INVALID_API_KEY');
   });
+});
+
+test("an upstream's answer reaches the client byte for byte but for the model id: extra fields, nulls and key order kept", async () => {
+  // What OpenAI-compatible servers add beyond the documented shapes. The routes document their
+  // answers in /openapi.json only; a response schema would make Fastify drop or coerce these.
+  const answers: Record<string, Record<string, unknown>> = {
+    '/v1/chat/completions': {
+      id: 'chatcmpl-x', object: 'chat.completion', created: 1, model: 'upstream-name', service_tier: 'default', system_fingerprint: 'fp_1',
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } },
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Héllo', refusal: null, annotations: [], tool_calls: null }, logprobs: null, finish_reason: 'stop', stop_reason: null }],
+      prompt_logprobs: null, kv_transfer_params: { remote: true },
+    },
+    '/v1/completions': {
+      id: 'cmpl-x', object: 'text_completion', created: '1', model: 'upstream-name', system_fingerprint: null,
+      choices: [{ index: 0, text: 'hi', logprobs: null, finish_reason: null }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    },
+    '/v1/embeddings': { object: 'list', model: 'upstream-name', data: [{ object: 'embedding', index: 0, embedding: [0.5, -1e-7] }], usage: { prompt_tokens: 1, total_tokens: 1 }, id: 'embd-x' },
+    '/v1/rerank': { id: 'rr-x', model: 'upstream-name', results: [{ index: 0, document: { text: 'a' }, relevance_score: 0.25, extra: 1 }], usage: { prompt_tokens: 3, total_tokens: 3 }, meta: { took_ms: 4 } },
+  };
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[req.url!])));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const t = await buildTestApp({ env: FAST });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    const upsert = await as(t.app, t.creds.adminToken).post('/admin/v1/models', {
+      id: 'acme/passthrough', title: 'Pass', contextSize: 8192, inputTokenPricePerM: 1, outputTokenPricePerM: 1, status: 'available', upstream: [{ url, model: 'upstream-name' }],
+    });
+    assert.equal(upsert.status, 200, JSON.stringify(upsert.body));
+    await new Promise((r) => setTimeout(r, 1100)); // the catalogue is cached ≤ 1 s
+    const team = await createTeam(t.app, t.creds.adminToken);
+    await topup(t.app, t.creds.adminToken, team.userId, 100000);
+    const requests: Array<[string, Record<string, unknown>]> = [
+      ['/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }],
+      ['/completions', { prompt: 'hi', max_tokens: 5 }],
+      ['/embeddings', { input: 'hi' }],
+      ['/rerank', { query: 'q', documents: ['a'] }],
+    ];
+    for (const [path, body] of requests) {
+      const res = await post(t, `/openai/v1${path}`, team.owner.apiKey, { model: 'acme/passthrough', ...body });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.body, JSON.stringify({ ...answers[`/v1${path}`], model: 'acme/passthrough' }), path);
+    }
+  } finally {
+    await t.close();
+    server.close();
+  }
 });

@@ -1,11 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { RerankBody, OPENAI_BASES } from './schemas.ts';
+import { RerankBody, ModelAnswers, OPENAI_BASES } from './schemas.ts';
 
 export default function rerankRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/rerank`, {
-      config: { auth: { kind: 'key', capability: 'callModels' } },
+      config: { auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.rerank },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'Rerank documents against a query' : 'Rerank documents against a query (alias of /openai/v1)', security: KeyBearer,
         body: RerankBody,

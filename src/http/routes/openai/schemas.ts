@@ -1,6 +1,10 @@
-// Request shapes of the OpenAI-compatible routes (OpenAI's, loosely: unknown fields pass
-// through to the upstream) and the base paths they are served under (compat.md).
-import { Type } from 'typebox';
+// Request and response shapes of the OpenAI-compatible routes (OpenAI's, loosely: unknown
+// fields pass through to the upstream and back) and the base paths they are served under
+// (compat.md). Model answers are documented only (config.docResponses), never used to
+// serialize: the upstream's body reaches the client as the upstream wrote it.
+import { Type, type Static, type TSchema } from 'typebox';
+import type { DocResponse } from '../../schemas.ts';
+import type { modelRecord } from '../../../domain/models/models.ts';
 
 /** `/openai/v1` is documented; the two aliases serve the same routes. */
 export const OPENAI_BASES = ['/openai/v1', '/openai', '/v3/openai'] as const;
@@ -58,3 +62,84 @@ export const ModelRecord = Type.Object({
   id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), title: Type.String(), description: Type.String(),
   context_size: Type.Integer(), input_token_price_per_m: Type.Integer(), output_token_price_per_m: Type.Integer(),
 });
+// The schema and the domain's modelRecord() describe one shape: either drifting fails typecheck.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const modelRecordMatches: Same<Static<typeof ModelRecord>, ReturnType<typeof modelRecord>> = true;
+void modelRecordMatches;
+
+// Model answers. Objects are open: fields the upstream adds (system_fingerprint,
+// service_tier, …) are passed through.
+const Open = { additionalProperties: true } as const;
+const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
+const PromptUsage = Type.Object({ prompt_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
+const FinishReason = Type.Union([Type.String({ description: 'stop, length, …' }), Type.Null()]);
+const Answer = { id: Type.String(), created: Type.Integer({ description: 'Unix seconds' }), model: Type.String({ description: 'the catalogue id the request named' }) };
+
+const ChatCompletion = Type.Object({
+  ...Answer, object: Type.Literal('chat.completion'),
+  choices: Type.Array(Type.Object({
+    index: Type.Integer(),
+    message: Type.Object({ role: Type.String(), content: Type.Union([Type.String(), Type.Null()]) }, Open),
+    finish_reason: FinishReason,
+  }, Open)),
+  usage: Usage,
+}, { ...Open, description: 'A chat completion' });
+
+const ChatCompletionChunk = Type.Object({
+  ...Answer, object: Type.Literal('chat.completion.chunk'),
+  choices: Type.Array(Type.Object({
+    index: Type.Integer(),
+    delta: Type.Object({ role: Type.Optional(Type.String()), content: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, Open),
+    finish_reason: FinishReason,
+  }, Open)),
+  usage: Type.Optional(Type.Union([Usage, Type.Null()], { description: 'in the last chunk (empty choices) when stream_options.include_usage is true' })),
+}, Open);
+
+const Completion = Type.Object({
+  ...Answer, object: Type.Literal('text_completion'),
+  choices: Type.Array(Type.Object({ index: Type.Integer(), text: Type.String(), finish_reason: FinishReason }, Open)),
+  usage: Type.Optional(Usage),
+}, { ...Open, description: 'A completion; a streamed chunk has the same shape, one piece of text per choice' });
+
+const Embeddings = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Type.Object({
+    object: Type.Literal('embedding'), index: Type.Integer(),
+    embedding: Type.Union([Type.Array(Type.Number()), Type.String({ description: 'little-endian float32, base64 (encoding_format: base64)' })]),
+  }, Open)),
+  model: Type.String(),
+  usage: PromptUsage,
+}, { ...Open, description: 'Embeddings, one per input, in input order' });
+
+const Rerank = Type.Object({
+  id: Type.String(), model: Type.String(),
+  results: Type.Array(Type.Object({ index: Type.Integer(), document: Type.Object({ text: Type.String() }), relevance_score: Type.Number() }, Open),
+    { description: 'most relevant first; top_n of them when given' }),
+  usage: PromptUsage,
+}, { ...Open, description: 'Documents ranked against the query' });
+
+/** JSON, or with `stream: true` server-sent events: one `data: <chunk>` each, then `data: [DONE]`. */
+function jsonOrStream(description: string, body: TSchema, chunk: TSchema): DocResponse {
+  return {
+    description,
+    content: {
+      'application/json': { schema: body },
+      'text/event-stream': {
+        schema: Type.String({
+          description: 'With `stream: true`: server-sent events, each `data: <chunk JSON>` and a blank line; the stream ends with `data: [DONE]`. '
+            + 'An upstream failure after the first chunk ends the stream with `data: {"error": {message, type, param, code}}`.',
+          contentMediaType: 'application/json', contentSchema: chunk,
+          examples: ['data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gantry/sim-chat-small","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: [DONE]\n\n'],
+        }),
+      },
+    },
+  };
+}
+
+/** 200 answers of the model routes, for the OpenAPI document only (see config.docResponses). */
+export const ModelAnswers = {
+  chat: { 200: jsonOrStream('A chat completion, or with `stream: true` a stream of chunks', ChatCompletion, ChatCompletionChunk) },
+  completions: { 200: jsonOrStream('A completion, or with `stream: true` a stream of chunks', Completion, Completion) },
+  embeddings: { 200: Embeddings },
+  rerank: { 200: Rerank },
+};
