@@ -1,39 +1,63 @@
 // Crash: kill -9 a Gantry process after K completed model requests; after a restart on the
 // same store the ledger holds exactly K usage events and K charges, none twice. Completed
 // means the client read the whole response, so this proves the event is durable first.
+// Runs for each way of making usage durable (GANTRY_USAGE_JOURNAL): the journal (default),
+// the journal with fdatasync, and a database commit before each response.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../test/helpers/server.ts';
 
-test('kill -9 after K completed requests leaves exactly K usage events', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-crash-'));
-  const env = { GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TTFT_MS: '0', GANTRY_SIM_TOKENS_PER_S: '100000' };
-  let server = await startServer(env);
-  try {
-    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
-    const K = 7;
-    for (let i = 0; i < K; i++) {
-      const res = await fetch(`${server.url}/openai/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${creds.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 20, stream: i % 2 === 1 }),
-      });
-      const text = await res.text();
-      assert.equal(res.status, 200, text);
-      if (i % 2 === 1) assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+for (const mode of ['on', 'fsync', 'off']) {
+  test(`kill -9 after K completed requests leaves exactly K usage events (GANTRY_USAGE_JOURNAL=${mode})`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gantry-crash-'));
+    const env = { GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TTFT_MS: '0', GANTRY_SIM_TOKENS_PER_S: '100000', GANTRY_USAGE_JOURNAL: mode };
+    let server = await startServer(env);
+    try {
+      const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+      const call = async (i: number) => {
+        const res = await fetch(`${server.url}/openai/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${creds.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 20, stream: i % 2 === 1 }),
+        });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        if (i % 2 === 1) assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+      };
+      // The first team is T1 (30 RPM): lift the limits so the burst below is admitted.
+      for (const [quotaType, currentQuota] of [['RPM', '1000'], ['TPM', '10000000']]) {
+        const r = await fetch(`${server.url}/admin/v1/teams/${creds.userId}/quotas`, {
+          method: 'PUT', headers: { authorization: `Bearer ${creds.adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gantry/sim-chat-small', quotaType, currentQuota }),
+        });
+        assert.equal(r.status, 200, await r.text());
+      }
+      await new Promise((r) => setTimeout(r, 1100)); // quotas are cached ≤ 1 s
+      const sequential = 7;
+      for (let i = 0; i < sequential; i++) await call(i);
+      // Then a burst answered all at once, killed right after the last answer: with the
+      // journal these are not in the database yet, only in the journal.
+      const burst = 40;
+      await Promise.all(Array.from({ length: burst }, (_, i) => call(sequential + i)));
+      await server.kill('SIGKILL');
+      server = await startServer(env);
+      const usage = await fetch(`${server.url}/admin/v1/teams/${creds.userId}/usage`, { headers: { authorization: `Bearer ${creds.adminToken}` } });
+      const totals = await usage.json() as { events: number; requests: number; ledgerCharges: number };
+      assert.equal(usage.status, 200, JSON.stringify(totals));
+      const K = sequential + burst;
+      assert.equal(totals.events, K);
+      assert.equal(totals.requests, K, 'no request recorded twice');
+      assert.equal(totals.ledgerCharges, K);
+      if (mode !== 'off') {
+        // The replayed segments are gone; only the new process's (empty) segment remains.
+        const dir = join(dataDir, 'usage-journal');
+        for (const f of readdirSync(dir)) assert.equal(statSync(join(dir, f)).size, 0, `${f} still holds lines`);
+      }
+    } finally {
+      await server.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
     }
-    await server.kill('SIGKILL');
-    server = await startServer(env);
-    const usage = await fetch(`${server.url}/admin/v1/teams/${creds.userId}/usage`, { headers: { authorization: `Bearer ${creds.adminToken}` } });
-    const totals = await usage.json() as { events: number; requests: number; ledgerCharges: number };
-    assert.equal(usage.status, 200, JSON.stringify(totals));
-    assert.equal(totals.events, K);
-    assert.equal(totals.requests, K, 'no request recorded twice');
-    assert.equal(totals.ledgerCharges, K);
-  } finally {
-    await server.kill('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  });
+}
