@@ -38,8 +38,10 @@ export class RemotePGlite {
       else c.reject(Object.assign(new Error(String(r.error.message)), r.error));
     });
     const fail = (e: Error) => {
-      this.failed = e;
-      for (const c of this.calls.values()) c.reject(e);
+      // Keep the first reason: terminate() after close() also fires 'exit', and callers should
+      // read 'the database is closed', not 'the database thread exited (code 1)'.
+      this.failed ??= e;
+      for (const c of this.calls.values()) c.reject(this.failed);
       this.calls.clear();
     };
     this.worker.on('error', fail);

@@ -33,9 +33,16 @@ const open = new Map<number, OpenTx>();
 const identity = (v: unknown) => v;
 const ROLLBACK = Symbol('rollback');
 
+// Only the fields that can cross to the main thread: PGlite attaches `queryOptions` (with the
+// parser functions) to its errors, and posting a function throws DataCloneError, which used to
+// kill this thread on the first database error (unique violation, syntax error...).
 function errorOf(e: unknown): Record<string, unknown> {
-  if (e instanceof Error) return { ...e, name: e.name, message: e.message, stack: e.stack };
-  return { message: String(e) };
+  if (!(e instanceof Error)) return { message: String(e) };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) {
+    try { out[k] = structuredClone(v); } catch { /* not cloneable: left out */ }
+  }
+  return { ...out, name: e.name, message: e.message, stack: e.stack };
 }
 
 async function handle(m: Request): Promise<unknown> {
@@ -82,8 +89,11 @@ async function handle(m: Request): Promise<unknown> {
 }
 
 port.on('message', (m: Request) => {
+  const fail = (e: unknown) => port.postMessage({ id: m.id, ok: false, error: errorOf(e) } satisfies Reply);
   handle(m).then(
-    (value) => port.postMessage({ id: m.id, ok: true, value } satisfies Reply),
-    (e) => port.postMessage({ id: m.id, ok: false, error: errorOf(e) } satisfies Reply),
+    // A value that cannot be posted becomes this call's error rather than an uncaught
+    // exception that would end the thread (and every other caller's call with it).
+    (value) => { try { port.postMessage({ id: m.id, ok: true, value } satisfies Reply); } catch (e) { fail(e); } },
+    fail,
   );
 });
