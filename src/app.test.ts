@@ -10,6 +10,8 @@ test('health, metrics, OpenAPI document and docs page are served', async (t) => 
   const metrics = await call(h.app, 'GET', '/metrics');
   assert.equal(metrics.status, 200);
   assert.match(String(metrics.body), /gantry_http_requests_total/);
+  assert.match(String(metrics.body), /\ngantry_usage_pending_records \d+\n/);
+  assert.match(String(metrics.body), /\ngantry_usage_failed_records 0\n/);
   const doc = await call(h.app, 'GET', '/openapi.json');
   assert.equal(doc.status, 200);
   assert.match(doc.body.openapi, /^3\./);

@@ -145,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, services);
-  registerMetrics(app);
+  registerMetrics(app, () => sink.stats());
   for (const route of ROUTES) route(app, services);
   app.get('/openapi.json', { config: { auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
