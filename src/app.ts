@@ -117,15 +117,14 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth });
     }
   });
+  // Every answer carries its request id (set up front: errors and 404s keep it too).
   // Readers of money see every model request answered before they asked: usage still in
   // the journal is stored first. Model calls themselves read counters, not the ledger.
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
     const waiting = req.url.startsWith('/openai/') || req.url.startsWith('/v3/openai/') ? undefined : sink.settled();
     if (waiting) waiting.then(() => done(), done);
     else done();
-  });
-  app.addHook('onSend', async (req, reply) => {
-    reply.header('x-request-id', req.id);
   });
   app.addSchema(ErrorBody);
   await app.register(swagger, {

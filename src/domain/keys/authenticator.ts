@@ -19,21 +19,26 @@ export class KeyAuthenticator {
     this.cache = new TtlCache(ttlMs, 50_000);
   }
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  /** Synchronous while the key's entry is cached (the model hot path); a promise when it is looked up. */
+  authenticate(authorization: string | undefined): Principal | Promise<Principal> {
     const secret = parseAuthorization(authorization);
     const hash = sha256Hex(secret);
-    const id = await this.cache.get(hash, async () => (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null);
-    if (!id || id.keyStatus !== 'active' || id.memberStatus !== 'active' || !isRole(id.role)) {
-      throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
-    }
-    if (id.teamStatus !== 'active') throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
-    return { teamId: id.teamId, memberId: id.memberId, keyId: id.keyId, role: id.role };
+    const id = this.cache.get(hash, async () => (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null);
+    return id instanceof Promise ? id.then(principalOf) : principalOf(id);
   }
 
   /** Drop a cached entry at once (this replica); other replicas follow within ttlMs. */
   invalidateAll(): void {
     this.cache.clear();
   }
+}
+
+function principalOf(id: KeyIdentity | null): Principal {
+  if (!id || id.keyStatus !== 'active' || id.memberStatus !== 'active' || !isRole(id.role)) {
+    throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
+  }
+  if (id.teamStatus !== 'active') throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
+  return { teamId: id.teamId, memberId: id.memberId, keyId: id.keyId, role: id.role };
 }
 
 /** Accepts `Bearer sk_…` and, as compat.md decides, the bare key. */

@@ -2,7 +2,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../lib/errors.ts';
 import { sha256Hex } from '../../lib/ids.ts';
-import { can } from '../../domain/roles.ts';
+import type { FastifyRequest } from 'fastify';
+import { can, type Capability, type Principal } from '../../domain/roles.ts';
 import type { App, Services } from '../types.ts';
 
 function operatorTokenMatches(header: string | undefined, expectedHash: string): boolean {
@@ -15,7 +16,27 @@ function operatorTokenMatches(header: string | undefined, expectedHash: string):
 
 export function registerAuth(app: App, s: Services): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (req) => {
+  // Callback style with a synchronous path: a cached key (every model request but one a
+  // second) authenticates without a promise.
+  app.addHook('onRequest', (req, _reply, done) => {
+    let pending: Promise<unknown> | undefined;
+    try {
+      pending = check(req);
+    } catch (e) {
+      return done(e as Error);
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
+  });
+
+  const admit = (req: FastifyRequest, capability: Capability | undefined, principal: Principal): void => {
+    if (capability && !can(principal.role, capability)) {
+      throw new AppError('FORBIDDEN', `role ${principal.role} may not perform this operation`, { role: principal.role });
+    }
+    req.principal = principal;
+  };
+
+  function check(req: FastifyRequest): Promise<unknown> | undefined {
     const auth = req.routeOptions.config?.auth;
     if (!req.routeOptions.url) return; // 404s go to the not-found handler
     if (!auth) {
@@ -29,10 +50,8 @@ export function registerAuth(app: App, s: Services): void {
       }
       return;
     }
-    const principal = await s.keys.authenticate(req.headers.authorization);
-    if (auth.capability && !can(principal.role, auth.capability)) {
-      throw new AppError('FORBIDDEN', `role ${principal.role} may not perform this operation`, { role: principal.role });
-    }
-    req.principal = principal;
-  });
+    const principal = s.keys.authenticate(req.headers.authorization);
+    if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
+    admit(req, auth.capability, principal);
+  }
 }
