@@ -20,6 +20,9 @@ import { UpstreamError, type Endpoint, type UpstreamRequest, type Usage } from '
 
 type Body = Record<string, any>;
 
+/** Upstream statuses that mean the client's request was refused (400 for the client); any other failure is a 503. */
+const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
+
 /** The worst case of a request, from its body and the model's context size. */
 export function worstCase(endpoint: Endpoint, body: Body, contextSize: number): Worst {
   if (endpoint === 'chat.completions' || endpoint === 'completions') {
@@ -148,7 +151,10 @@ export class Gateway {
 
   private upstreamFailure(e: unknown, adm: Admitted): AppError {
     if (e instanceof AppError) return e;
-    if (e instanceof UpstreamError && e.status !== undefined && e.status >= 400 && e.status < 500) {
+    // Only a refusal of the request itself is the client's to fix; an upstream that refuses
+    // our credential (401/403), does not know the model name (404) or is overloaded (429)
+    // is an upstream failure, like a 5xx.
+    if (e instanceof UpstreamError && e.status !== undefined && CLIENT_FAULT_STATUSES.has(e.status)) {
       return new AppError('INVALID_REQUEST_BODY', e.message, { model: adm.model.id, upstreamStatus: e.status }, adm.headers);
     }
     this.log.warn({ err: e, model: adm.model.id, requestId: adm.requestId }, 'upstream failed');

@@ -103,6 +103,17 @@ test('an HTTP upstream list: failover on connection failure, credential from env
     const bad = await u.post('/openai/v1/chat/completions', { model: 'acme/remote', messages, max_tokens: 10 });
     assert.equal(bad.status, 400);
     assert.match(bad.body.message, /exploded/, 'a 4xx from the upstream says why');
+    // Refusals that are not the client's to fix (our upstream credential, the upstream's model
+    // name, its own rate limit) are upstream failures: 503, not billed, stream or not.
+    for (const status of [401, 403, 404, 429]) {
+      mock.fail.status = status;
+      for (const stream of [false, true]) {
+        const x = await u.post('/openai/v1/chat/completions', { model: 'acme/remote', messages, max_tokens: 10, stream });
+        assert.equal(x.status, 503, `upstream ${status} (stream ${stream}): ${JSON.stringify(x.body)}`);
+        assert.equal(x.body.reason, 'SERVICE_NOT_AVAILABLE');
+        assert.doesNotMatch(x.body.message, /exploded/);
+      }
+    }
 
     // Exactly two requests billed: 2 × (11 × 1 + 3 × 2) units.
     const now = Math.floor(t.clock.nowMs() / 1000);
