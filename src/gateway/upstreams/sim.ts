@@ -85,9 +85,14 @@ function prompts(req: UpstreamRequest): { seedTexts: string[]; promptTokens: num
     const msgs = b.messages as Array<{ role?: unknown; content?: unknown }>;
     return { seedTexts: [msgs.map((m) => `${String(m.role)}:${contentText(m.content)}`).join('\n')], promptTokens: simChatPromptTokens(msgs) };
   }
-  const list: unknown[] = Array.isArray(b.prompt) && b.prompt.every((p: unknown) => typeof p === 'string') ? b.prompt : [b.prompt];
-  const texts = list.map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
-  return { seedTexts: texts, promptTokens: texts.reduce((s, t) => s + simTokenCount(t), 0) };
+  // OpenAI's four prompt forms: a string, strings, a token array, token arrays. Each string or
+  // token array is one prompt; a token array counts one token per id.
+  const p = b.prompt as unknown;
+  const list: unknown[] = Array.isArray(p) && p.length > 0 && typeof p[0] !== 'number' ? p : [p];
+  return {
+    seedTexts: list.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))),
+    promptTokens: list.reduce<number>((s, x) => s + (Array.isArray(x) ? x.length : simTokenCount(String(x))), 0),
+  };
 }
 
 export class SimUpstream implements Upstream {

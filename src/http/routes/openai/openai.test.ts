@@ -132,6 +132,15 @@ test('chat, completions, embeddings and rerank answer in OpenAI shapes with exac
     assert.equal(c.body.object, 'text_completion');
     assert.equal(c.body.choices.length, 4);
     assert.equal(c.body.usage.prompt_tokens, 3);
+    // Token-id prompts: one array is one prompt, an array of arrays is several; one token per id.
+    const ids = await u.post('/openai/v1/completions', { model: SMALL, prompt: [101, 202, 303, 404], max_tokens: 5 });
+    assert.equal(ids.status, 200, JSON.stringify(ids.body));
+    assert.equal(ids.body.choices.length, 1);
+    assert.equal(ids.body.usage.prompt_tokens, 4);
+    const batch = await u.post('/openai/v1/completions', { model: SMALL, prompt: [[101, 202], [303]], max_tokens: 5, n: 2 });
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    assert.deepEqual(batch.body.choices.map((x: any) => x.index), [0, 1, 2, 3]);
+    assert.equal(batch.body.usage.prompt_tokens, 3);
     const e = await u.post('/openai/v1/embeddings', { model: EMBED, input: ['river stone', 'river stone', 'paper'] });
     assert.equal(e.status, 200);
     assert.equal(e.body.data.length, 3);
