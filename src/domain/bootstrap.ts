@@ -62,17 +62,16 @@ export async function bootstrap(ctx: Ctx, opts: { seedVoucherUnits: bigint; seed
   if (!(await claimSetting(ctx.db, OPERATOR_TOKEN_KEY, sha256Hex(adminToken)))) return null;
   for (const m of SEED_MODELS) {
     await upsertModel(ctx, m);
-    const chat = m.id !== 'gantry/sim-embed';
+    // Every seeded model, embeddings included, has both limits, so every model answer
+    // carries OpenAI's x-ratelimit-*-requests and -tokens headers.
     await upsertQuotaDefinition(ctx, {
       model: m.id, modal: 'llm', quotaType: 'RPM', productType: 'Public Endpoint',
       defaultQuota: RPM_TIERS.T1, tiers: RPM_TIERS, adjustable: true,
     });
-    if (chat) {
-      await upsertQuotaDefinition(ctx, {
-        model: m.id, modal: 'llm', quotaType: 'TPM', productType: 'Public Endpoint',
-        defaultQuota: TPM_TIERS.T1, tiers: TPM_TIERS, adjustable: true,
-      });
-    }
+    await upsertQuotaDefinition(ctx, {
+      model: m.id, modal: 'llm', quotaType: 'TPM', productType: 'Public Endpoint',
+      defaultQuota: TPM_TIERS.T1, tiers: TPM_TIERS, adjustable: true,
+    });
   }
   const { userId, ownerMemberId } = await createTeam(ctx, { name: 'default', ownerEmail: 'owner@gantry.local', tier: 'T1' });
   const { keyId, apiKey } = await createKey(ctx, ownerMemberId, 'default');

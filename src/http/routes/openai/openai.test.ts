@@ -147,6 +147,9 @@ test('chat, completions, embeddings and rerank answer in OpenAI shapes with exac
     assert.deepEqual(e.body.data[0].embedding, e.body.data[1].embedding);
     assert.notDeepEqual(e.body.data[0].embedding, e.body.data[2].embedding);
     assert.equal(e.body.usage.prompt_tokens, 5);
+    // the seeded embedding model has both limits, so its answers carry both header families
+    assert.equal(e.headers['x-ratelimit-limit-requests'], '30');
+    assert.equal(e.headers['x-ratelimit-limit-tokens'], '60000');
     const b64 = await u.post('/openai/v1/embeddings', { model: EMBED, input: 'river stone', encoding_format: 'base64', dimensions: 8 });
     const floats = new Float32Array(new Uint8Array(Buffer.from(b64.body.data[0].embedding, 'base64')).buffer);
     assert.equal(floats.length, 8);

@@ -82,7 +82,7 @@ test('filters: modal, quotaType, productType exact; quotaObject fuzzy; total cou
   const rpm = (await c.get('/openapi/v1/user/quota/list', { quotaType: 'RPM' })).body;
   assert.ok(rpm.data.every((d: { quotaType: string }) => d.quotaType === 'RPM'));
   assert.equal((await c.get('/openapi/v1/user/quota/list', { modal: 'image' })).body.total, 0);
-  assert.equal((await c.get('/openapi/v1/user/quota/list', { productType: 'Public Endpoint', quotaObject: 'SIM-EMBED' })).body.total, 1);
+  assert.equal((await c.get('/openapi/v1/user/quota/list', { productType: 'Public Endpoint', quotaObject: 'SIM-EMBED' })).body.total, 2); // its RPM and TPM
   assert.equal((await as(h.app, team.members.Billing.apiKey).get('/openapi/v1/user/quota/list')).status, 200);
 });
 
