@@ -17,6 +17,8 @@ const children: ChildProcess[] = [];
 async function start(script: string, ...rest: string[]): Promise<any> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the Gantry process there (for finding the gap).
   const flags = process.env.BENCH_PROFILE && script === 'gantry.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  // BENCH_GANTRY_FLAGS: extra node flags for the Gantry process (e.g. GC tuning experiments).
+  if (script === 'gantry.ts' && process.env.BENCH_GANTRY_FLAGS) flags.push(...process.env.BENCH_GANTRY_FLAGS.split(' ').filter(Boolean));
   const child = spawn(process.execPath, [...flags, here(script), ...rest], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env } });
   children.push(child);
   // The first line is the server's {url, …}; later lines answer "cpu" queries in order.
@@ -127,9 +129,16 @@ try {
       `| (d) req/s vs (b) | ${ratio(d[1]!.reqPerS, b[1]!.reqPerS)} | ${ratio(d[50]!.reqPerS, b[50]!.reqPerS)} |`,
       `| (d) p50 added over (a) | ${(d[1]!.p50Ms - a[1]!.p50Ms).toFixed(3)} ms | ${(d[50]!.p50Ms - a[50]!.p50Ms).toFixed(3)} ms |`,
     ])(results['d gantry pg']) : []),
+    '',
+    `| server CPU per answered request, µs (whole process / main thread) | @1 conn | @50 conns |`,
+    `|---|---:|---:|`,
+    ...Object.entries(cpuPerReq).map(([name, r]) => `| (${name[0]}) ${name.slice(2)} | ${r[1]!.all.toFixed(0)} / ${r[1]!.main.toFixed(0)} | ${r[50]!.all.toFixed(0)} / ${r[50]!.main.toFixed(0)} |`),
+    `| (c) vs (b), whole process | ${(cpuPerReq['c gantry']![1]!.all / cpuPerReq['b bare proxy']![1]!.all).toFixed(2)}× | ${(cpuPerReq['c gantry']![50]!.all / cpuPerReq['b bare proxy']![50]!.all).toFixed(2)}× |`,
   ].join('\n');
+  const answered = c[1]!.totalRequests + c[50]!.totalRequests;
   const summary = `${table}\n\nRun: ${new Date().toISOString()}, ${seconds} s per cell after 1 s warm-up, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. ` +
-    `Gantry recorded ${usage.events} usage events and ${usage.ledgerCharges} ledger charges during the run (one per request it answered, warm-ups included).`;
+    `Gantry answered ${answered} model requests (warm-ups included) and recorded ${usage.events} usage events and ${usage.ledgerCharges} ledger charges.`;
+  if (usage.events !== answered || usage.ledgerCharges !== answered) process.stderr.write(`MISMATCH: answered ${answered}, events ${usage.events}, charges ${usage.ledgerCharges}\n`);
   process.stdout.write(summary + '\n');
   if (args.includes('--write')) {
     const readme = here('../README.md');
