@@ -1,0 +1,104 @@
+// The journal sink's promises: a record is in the database once settled() resolves; a replay
+// stores what an earlier process left and skips what it had already stored; past maxLag a
+// record waits for the database (backpressure).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { openTestStore } from '../../test/helpers/app.ts';
+import type { Credentials } from '../domain/bootstrap.ts';
+import { getSetting } from '../store/settings.ts';
+import { ManualClock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import { usageTotals } from '../store/usage.ts';
+import type { UsageRecord } from '../domain/usage/record.ts';
+import { JournalSink } from './journal-sink.ts';
+import type { Ctx } from '../domain/context.ts';
+
+const quiet = () => {};
+const log = { info: quiet, warn: quiet, error: quiet, debug: quiet, trace: quiet, fatal: quiet, child: () => log } as unknown as FastifyBaseLogger;
+
+async function setup() {
+  const store = await openTestStore();
+  const ctx: Ctx = { db: store.db, clock: new ManualClock() };
+  const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!; // the template's seeded team
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-sink-test-'));
+  const rec = (): UsageRecord => ({
+    requestId: newId('request'), teamId: creds.userId, memberId: creds.ownerMemberId, keyId: creds.keyId, model: 'gantry/sim-chat-small',
+    endpoint: 'chat.completions', promptTokens: 10, completionTokens: 5, inputPricePerMUnits: 100n, outputPricePerMUnits: 200n,
+    outcome: 'completed', durationMs: 1, atMs: ctx.clock.nowMs(),
+  });
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { store, ctx, dir, rec, teamId: creds.userId, close };
+}
+
+test('settled() resolves once every record before it is in the ledger; close() leaves no lines', async () => {
+  const s = await setup();
+  try {
+    const sink = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false });
+    const before = await usageTotals(s.store.db, s.teamId);
+    for (let i = 0; i < 25; i++) assert.equal(sink.record(s.rec()), undefined, 'durable at once: nothing to wait for');
+    assert.equal(sink.stats().lag, 25);
+    await sink.settled();
+    const after = await usageTotals(s.store.db, s.teamId);
+    assert.equal(after.events - before.events, 25);
+    assert.equal(after.ledgerCharges - before.ledgerCharges, 25);
+    await sink.close();
+    for (const f of readdirSync(s.dir)) assert.equal(statSync(join(s.dir, f)).size, 0);
+  } finally {
+    await s.close();
+  }
+});
+
+test('replay stores what a killed process left, once: records already in the ledger are skipped', async () => {
+  const s = await setup();
+  try {
+    // maxDelayMs: its background writer must not store the last 4 before the "restart".
+    const first = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false, maxDelayMs: 60_000 });
+    const recs = Array.from({ length: 10 }, s.rec);
+    for (const r of recs.slice(0, 6)) first.record(r);
+    await first.settled(); // 6 stored; their lines are done, but the process "dies" before the segment is deleted:
+    for (const r of recs.slice(6)) first.record(r); // 4 only journaled
+    // No close(): the second sink opens the same directory as a restarted process would.
+    // Write the 6 stored ones again into a leftover segment, as if the deletion had not happened.
+    const { Journal } = await import('../store/journal.ts');
+    const { encodeUsage } = await import('./journal-sink.ts');
+    const leftover = Journal.open(join(s.dir, 'leftover'), { fsync: false });
+    for (const r of recs.slice(0, 6)) leftover.journal.append(encodeUsage(r));
+    const before = await usageTotals(s.store.db, s.teamId);
+    const second = await JournalSink.open(s.ctx, log, { dir: join(s.dir, 'leftover'), fsync: false }); // the 6 already stored
+    const third = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false }); // the 4 only journaled (and the 6 done ones)
+    const after = await usageTotals(s.store.db, s.teamId);
+    assert.equal(after.events - before.events, 4, 'only the 4 never stored are added');
+    assert.equal(after.requests, after.events, 'no request twice');
+    assert.equal(after.ledgerCharges - before.ledgerCharges, 4);
+    assert.equal(second.stats().replayed, 6);
+    assert.equal(third.stats().replayed, 10, "the 6 done lines of the still-open segment come back too, and are skipped");
+    await second.close();
+    await third.close();
+    await first.close(); // its timer; it finds everything stored already
+    assert.equal((await usageTotals(s.store.db, s.teamId)).events - before.events, 4);
+  } finally {
+    await s.close();
+  }
+});
+
+test('past maxLag a record waits until the database has caught up (backpressure)', async () => {
+  const s = await setup();
+  try {
+    const sink = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false, maxLag: 5, maxDelayMs: 10_000 });
+    for (let i = 0; i < 5; i++) assert.equal(sink.record(s.rec()), undefined);
+    const waiting = sink.record(s.rec());
+    assert.ok(waiting instanceof Promise, 'the 6th record waits');
+    await waiting;
+    assert.ok((sink.stats().lag ?? 0) <= 5);
+    await sink.close();
+  } finally {
+    await s.close();
+  }
+});
