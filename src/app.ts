@@ -28,7 +28,8 @@ import { Gateway } from './gateway/gateway.ts';
 import { MemoryCounters } from './gateway/counters/memory.ts';
 import { RedisCounters } from './gateway/counters/redis.ts';
 import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
-import { JournalSink } from './gateway/journal-sink.ts';
+import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
+import { recordUsage } from './domain/usage/record.ts';
 import { join } from 'node:path';
 
 export interface AppDeps {
@@ -69,7 +70,11 @@ export interface BuiltApp {
 async function openUsageSink(deps: AppDeps, ctx: Ctx, log: App['log']): Promise<UsageSink> {
   const dir = deps.usageJournalDir ?? (deps.store.dataDir ? join(deps.store.dataDir, 'usage-journal') : undefined);
   if (deps.store.kind !== 'pglite' || deps.config.usageJournal === 'off' || !dir) return new CommitSink(ctx);
-  return JournalSink.open(ctx, log, { dir, fsync: deps.config.usageJournal === 'fsync' });
+  const { procedure } = deps.store;
+  const write: WriteUsage = procedure
+    ? (batch, careful) => procedure('recordUsage', { batch, careful }) // built and stored on the database's thread
+    : (batch, careful) => recordUsage(ctx, batch, careful);
+  return JournalSink.open(log, { dir, write, fsync: deps.config.usageJournal === 'fsync' });
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {

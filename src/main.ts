@@ -7,9 +7,10 @@ import { systemClock } from './lib/clock.ts';
 import { bootstrap, type Credentials } from './domain/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { runAdminCli } from './cli/admin.ts';
+import { USAGE_PROCEDURES } from './domain/usage/procedures.ts';
 
 async function prepare(config: Config) {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES] });
   await migrateStore(store);
   const ctx = { db: store.db, clock: systemClock };
   const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });

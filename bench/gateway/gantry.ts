@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore, migrateStore } from '../../src/store/db.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
+import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { answerCpuQueries } from './cpu-report.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
@@ -34,7 +35,7 @@ const config = loadConfig({
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   ...(adminUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
 });
-const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg') });
+const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
 await migrateStore(store);
 const creds = await bootstrap({ db: store.db, clock: systemClock }, { seedVoucherUnits: 0n });
 const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });

@@ -13,7 +13,7 @@ import { getSetting } from '../store/settings.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { usageTotals } from '../store/usage.ts';
-import type { UsageRecord } from '../domain/usage/record.ts';
+import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
 import { JournalSink } from './journal-sink.ts';
 import type { Ctx } from '../domain/context.ts';
 
@@ -34,13 +34,16 @@ async function setup() {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { store, ctx, dir, rec, teamId: creds.userId, close };
+  // As the app wires it: through the database thread's procedure when there is one.
+  const write = (batch: UsageRecord[], careful: boolean) =>
+    store.procedure ? store.procedure<void>('recordUsage', { batch, careful }) : recordUsage(ctx, batch, careful);
+  return { store, ctx, dir, rec, write, teamId: creds.userId, close };
 }
 
 test('settled() resolves once every record before it is in the ledger; close() leaves no lines', async () => {
   const s = await setup();
   try {
-    const sink = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false });
+    const sink = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false });
     const before = await usageTotals(s.store.db, s.teamId);
     for (let i = 0; i < 25; i++) assert.equal(sink.record(s.rec()), undefined, 'durable at once: nothing to wait for');
     assert.equal(sink.stats().lag, 25);
@@ -59,7 +62,7 @@ test('replay stores what a killed process left, once: records already in the led
   const s = await setup();
   try {
     // maxDelayMs: its background writer must not store the last 4 before the "restart".
-    const first = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false, maxDelayMs: 60_000 });
+    const first = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false, maxDelayMs: 60_000 });
     const recs = Array.from({ length: 10 }, s.rec);
     for (const r of recs.slice(0, 6)) first.record(r);
     await first.settled(); // 6 stored; their lines are done, but the process "dies" before the segment is deleted:
@@ -71,8 +74,8 @@ test('replay stores what a killed process left, once: records already in the led
     const leftover = Journal.open(join(s.dir, 'leftover'), { fsync: false });
     for (const r of recs.slice(0, 6)) leftover.journal.append(encodeUsage(r));
     const before = await usageTotals(s.store.db, s.teamId);
-    const second = await JournalSink.open(s.ctx, log, { dir: join(s.dir, 'leftover'), fsync: false }); // the 6 already stored
-    const third = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false }); // the 4 only journaled (and the 6 done ones)
+    const second = await JournalSink.open(log, { write: s.write, dir: join(s.dir, 'leftover'), fsync: false }); // the 6 already stored
+    const third = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false }); // the 4 only journaled (and the 6 done ones)
     const after = await usageTotals(s.store.db, s.teamId);
     assert.equal(after.events - before.events, 4, 'only the 4 never stored are added');
     assert.equal(after.requests, after.events, 'no request twice');
@@ -91,7 +94,7 @@ test('replay stores what a killed process left, once: records already in the led
 test('past maxLag a record waits until the database has caught up (backpressure)', async () => {
   const s = await setup();
   try {
-    const sink = await JournalSink.open(s.ctx, log, { dir: s.dir, fsync: false, maxLag: 5, maxDelayMs: 10_000 });
+    const sink = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false, maxLag: 5, maxDelayMs: 10_000 });
     for (let i = 0; i < 5; i++) assert.equal(sink.record(s.rec()), undefined);
     const waiting = sink.record(s.rec());
     assert.ok(waiting instanceof Promise, 'the 6th record waits');

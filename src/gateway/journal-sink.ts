@@ -5,13 +5,16 @@
 // so they see every request answered before they asked. At start, lines a killed process
 // left behind are replayed idempotently (request ids are unique in the ledger and events).
 import type { FastifyBaseLogger } from 'fastify';
-import type { Ctx } from '../domain/context.ts';
-import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
+import type { UsageRecord } from '../domain/usage/record.ts';
 import { Journal, type RecoveredLine } from '../store/journal.ts';
 import type { UsageSink } from './usage-sink.ts';
 
+/** Stores a batch: recordUsage, here or on the database's thread (Store.procedure). */
+export type WriteUsage = (batch: UsageRecord[], careful: boolean) => Promise<void>;
+
 export interface JournalSinkOptions {
   dir: string;
+  write: WriteUsage;
   /** Wait for fdatasync before a response (power-loss durable); else the kernel has it (process-crash durable). */
   fsync: boolean;
   /** Records per database transaction. */
@@ -37,7 +40,7 @@ export function decodeUsage(line: string): UsageRecord {
 }
 
 export class JournalSink implements UsageSink {
-  private readonly ctx: Ctx;
+  private readonly write: WriteUsage;
   private readonly log: FastifyBaseLogger;
   private readonly journal: Journal;
   private readonly fsync: boolean;
@@ -52,8 +55,8 @@ export class JournalSink implements UsageSink {
   private timer: NodeJS.Timeout | undefined;
   private readonly counts = { batches: 0, items: 0, flushMs: 0, failed: 0, replayed: 0 };
 
-  private constructor(ctx: Ctx, log: FastifyBaseLogger, journal: Journal, opts: JournalSinkOptions) {
-    this.ctx = ctx;
+  private constructor(log: FastifyBaseLogger, journal: Journal, opts: JournalSinkOptions) {
+    this.write = opts.write;
     this.log = log;
     this.journal = journal;
     this.fsync = opts.fsync;
@@ -63,9 +66,9 @@ export class JournalSink implements UsageSink {
   }
 
   /** Opens the journal and stores whatever an earlier process left in it before returning. */
-  static async open(ctx: Ctx, log: FastifyBaseLogger, opts: JournalSinkOptions): Promise<JournalSink> {
+  static async open(log: FastifyBaseLogger, opts: JournalSinkOptions): Promise<JournalSink> {
     const { journal, recovered } = Journal.open(opts.dir, { fsync: opts.fsync });
-    const sink = new JournalSink(ctx, log, journal, opts);
+    const sink = new JournalSink(log, journal, opts);
     if (recovered.length) await sink.replay(recovered);
     return sink;
   }
@@ -154,14 +157,14 @@ export class JournalSink implements UsageSink {
     if (!batch.length) return;
     const t0 = performance.now();
     try {
-      await recordUsage(this.ctx, batch.map((q) => q.rec), careful);
+      await this.write(batch.map((q) => q.rec), careful);
       this.counts.batches++;
       this.counts.items += batch.length;
     } catch (e) {
       this.log.warn({ err: e, records: batch.length }, 'storing a usage batch failed; retrying one record at a time');
       for (const q of batch) {
         try {
-          await recordUsage(this.ctx, [q.rec], true);
+          await this.write([q.rec], true);
           this.counts.items++;
         } catch (e2) {
           this.counts.failed++;

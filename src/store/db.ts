@@ -25,6 +25,8 @@ export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
   databaseUrl?: string;
+  /** Runs a procedure next to the data (embedded store on its worker thread only). */
+  procedure?: <T>(name: string, args: unknown) => Promise<T>;
   /** PGlite's directory on disk (embedded, not in memory). */
   dataDir?: string;
   /** The PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
@@ -39,6 +41,8 @@ export interface StoreOptions {
   poolSize?: number;
   /** PGlite on a worker thread (default) or on the calling thread. */
   pgliteThread?: boolean;
+  /** Modules whose `procedures` the worker thread can run (Store.procedure). */
+  procedures?: string[];
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -52,10 +56,14 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   }
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const init = { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) };
-  const client = opts.pgliteThread === false ? new PGlite(init) : new RemotePGlite(init);
+  const client = opts.pgliteThread === false ? new PGlite(init) : new RemotePGlite({ ...init, procedures: opts.procedures ?? [] });
   await client.waitReady;
   const db = drizzlePglite(client as PGlite, { schema }) as unknown as Db;
-  return { db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), close: () => client.close() };
+  return {
+    db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(client instanceof RemotePGlite && opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
+    close: () => client.close(),
+  };
 }
 
 // A fixed key so two replicas starting at once on one PostgreSQL migrate one at a time.

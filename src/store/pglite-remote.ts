@@ -99,6 +99,11 @@ export class RemotePGlite {
     return result;
   }
 
+  /** Runs a procedure (see pglite-worker.ts) on the database thread. */
+  procedure<T>(name: string, args: unknown): Promise<T> {
+    return this.call({ op: 'call', name, args });
+  }
+
   dumpDataDir(compression: 'gzip' | 'none' | 'auto' = 'auto'): Promise<File | Blob> {
     return this.call({ op: 'dump', compression });
   }

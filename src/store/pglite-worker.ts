@@ -2,13 +2,23 @@
 // and answers the main thread's messages: queries, transactions held open across messages,
 // dumps, close. PGlite serializes everything itself: a query outside a transaction waits
 // for an open transaction to end, exactly as when PGlite runs on the main thread.
+// Procedures: modules named at start whose functions run here, next to the data, over a
+// Drizzle instance of their own (the usage writer builds its large batches here, not on the
+// main thread that serves HTTP).
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import * as schema from './schema.ts';
+import type { Db } from './db.ts';
 
 export interface WorkerInit {
   dataDir?: string;
   loadDataDir?: Blob;
+  /** URLs of modules exporting `procedures: Record<string, Procedure>`. */
+  procedures?: string[];
 }
+
+export type Procedure = (db: Db, args: any) => Promise<unknown>;
 
 export type Request =
   | { id: number; op: 'query'; tx?: number; sql: string; params?: unknown[]; rowMode?: 'array' | 'object'; rawTypes?: number[] }
@@ -16,6 +26,7 @@ export type Request =
   | { id: number; op: 'begin' }
   | { id: number; op: 'end'; tx: number; commit: boolean }
   | { id: number; op: 'dump'; compression: 'gzip' | 'none' | 'auto' }
+  | { id: number; op: 'call'; name: string; args: unknown }
   | { id: number; op: 'close' };
 
 export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: Record<string, unknown> };
@@ -23,6 +34,17 @@ export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok
 const port = parentPort!;
 const init = workerData as WorkerInit;
 const pg = new PGlite({ ...(init.dataDir ? { dataDir: init.dataDir } : {}), ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}) });
+const procedures = loadProcedures(init.procedures ?? []);
+const localDb = drizzle(pg, { schema }) as unknown as Db;
+
+async function loadProcedures(urls: string[]): Promise<Map<string, Procedure>> {
+  const all = new Map<string, Procedure>();
+  for (const url of urls) {
+    const mod = (await import(url)) as { procedures: Record<string, Procedure> };
+    for (const [name, fn] of Object.entries(mod.procedures)) all.set(name, fn);
+  }
+  return all;
+}
 interface OpenTx {
   tx: Transaction;
   end: (commit: boolean) => void;
@@ -79,6 +101,11 @@ async function handle(m: Request): Promise<unknown> {
       open.delete(m.tx);
       t.end(m.commit);
       return t.finished;
+    }
+    case 'call': {
+      const fn = (await procedures).get(m.name);
+      if (!fn) throw new Error(`no procedure ${m.name} on the database thread`);
+      return fn(localDb, m.args);
     }
     case 'dump':
       return pg.dumpDataDir(m.compression);

@@ -11,6 +11,7 @@ import { buildApp, type BuiltApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, migrateStore, MIGRATIONS_DIR, type Store } from '../../src/store/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { bootstrap, type Credentials } from '../../src/domain/bootstrap.ts';
 import { claimSetting, getSetting } from '../../src/store/settings.ts';
 import type { App } from '../../src/http/types.ts';
@@ -91,7 +92,7 @@ export interface TestApp extends BuiltApp {
 /** A fresh store (a copy of the template) and an app over it. */
 export async function openTestStore(): Promise<Store> {
   const pgUrl = process.env.TEST_DATABASE_URL;
-  if (!pgUrl) return openStore({ loadDataDir: await pgliteTemplate() });
+  if (!pgUrl) return openStore({ loadDataDir: await pgliteTemplate(), procedures: [USAGE_PROCEDURES] });
   const url = await postgresClone(pgUrl);
   const store = await openStore({ databaseUrl: url, poolSize: 10 });
   const close = store.close;
