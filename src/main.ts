@@ -28,6 +28,12 @@ function writeCredentials(path: string, creds: Credentials): void {
 async function serve(config: Config): Promise<void> {
   const { store, creds, credentialsPath } = await prepare(config);
   const { app } = await buildApp({ config, store, clock: systemClock });
+  // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
+  // it; the usage journal is replayed at the next start, so no answered request is lost.
+  void store.failure?.then((e) => {
+    app.log.fatal({ err: e }, 'the embedded database stopped; exiting');
+    process.exit(1);
+  });
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();

@@ -25,6 +25,8 @@ export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
   databaseUrl?: string;
+  /** Resolves if the embedded database's thread dies while open: the process cannot go on. */
+  failure?: Promise<Error>;
   /** Runs a procedure next to the data (embedded store on its worker thread only). */
   procedure?: <T>(name: string, args: unknown) => Promise<T>;
   /** PGlite's directory on disk (embedded, not in memory). */
@@ -61,6 +63,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const db = drizzlePglite(client as PGlite, { schema }) as unknown as Db;
   return {
     db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(client instanceof RemotePGlite ? { failure: client.failure } : {}),
     ...(client instanceof RemotePGlite && opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
     close: () => client.close(),
   };

@@ -354,4 +354,21 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
     // Closing again is harmless.
     await within(s.close(), 2000, 'second close');
   });
+
+  test('a database thread that dies is reported through store.failure (so serve can exit); close() is not a failure', async () => {
+    const closed = await openStore({});
+    let reported = false;
+    void closed.failure!.then(() => { reported = true; });
+    await closed.close();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(reported, false, 'an orderly close is not a failure');
+
+    const s = await openStore({});
+    const worker = (s.pglite as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    await worker.terminate(); // as if the thread crashed (WebAssembly out of memory, a bug)
+    const e = await within(s.failure!, 2000, 'failure');
+    assert.match(e.message, /database thread exited/);
+    const q = await within(names(s).then(() => null, (err: unknown) => err), 2000, 'query after the crash');
+    assert.ok(q instanceof Error, 'queries reject instead of hanging');
+  });
 });

@@ -26,7 +26,11 @@ export class RemotePGlite {
   private nextId = 1;
   private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private failed: Error | null = null;
+  private closing = false;
+  private lost!: (e: Error) => void;
   readonly waitReady: Promise<void>;
+  /** Resolves if the database thread dies while the store is open (never after close()). */
+  readonly failure: Promise<Error> = new Promise((resolve) => { this.lost = resolve; });
 
   constructor(init: WorkerInit) {
     this.worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init });
@@ -43,6 +47,7 @@ export class RemotePGlite {
       this.failed ??= e;
       for (const c of this.calls.values()) c.reject(this.failed);
       this.calls.clear();
+      if (!this.closing) this.lost(this.failed);
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the database thread exited (code ${code})`)));
@@ -109,6 +114,7 @@ export class RemotePGlite {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (!this.failed) await this.call({ op: 'close' });
     this.failed = new Error('the database is closed');
     await this.worker.terminate();
