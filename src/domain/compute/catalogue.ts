@@ -106,6 +106,11 @@ function billingModeOf(v: string): string {
 }
 
 export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | undefined; gpuNum?: number | undefined; productName?: string | undefined; billingMethod?: string | undefined }) {
+  // A billing-method code of the interface (1-8) or a mode name; anything else is a typo
+  // that would silently list nothing.
+  if (f.billingMethod && !/^[1-8]$/.test(f.billingMethod) && !(BILLING_MODES as readonly string[]).includes(billingModeOf(f.billingMethod))) {
+    throw invalid('billingMethod', `must be a billing method code 1-8 or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`, 'VALIDATOR_PARAM');
+  }
   const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
   const clusterName = new Map(clusters.map((c) => [c.id, c]));
   const out = [];

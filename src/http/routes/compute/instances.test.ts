@@ -290,6 +290,10 @@ test('products and clusters lists with their filters', async () => {
     assert.ok((await f.owner.get(`${BASE}/products`, { billingMethod: code })).body.data.some((x: any) => x.id === PRODUCT), code);
   }
   assert.equal((await f.owner.get(`${BASE}/products`, { billingMethod: '3' })).body.data.length, 0);
+  const typo = await f.owner.get(`${BASE}/products`, { billingMethod: 'ondemnd' });
+  assert.equal(typo.status, 400);
+  assert.equal(typo.body.reason, 'VALIDATOR_PARAM');
+  assert.equal(typo.body.metadata.field, 'billingMethod');
   assert.equal((await f.owner.get(`${BASE}/products`, { gpuNum: 1000 })).body.data[0].availableDeploy, false);
   const c = await f.owner.get(`${BASE}/clusters`);
   const local = c.body.data.find((x: any) => x.id === 'cls_local');
