@@ -100,6 +100,12 @@ const out = ['| store | operation | matches | p50 ms | p99 ms |', '|---|---|---|
   await store.close();
   process.stderr.write(out.join('\n') + '\n'); // the PGlite half survives a PostgreSQL failure
 }
+// --in-thread: also PGlite on the calling thread, to see what the database thread costs reads.
+if (process.argv.includes('--in-thread')) {
+  const store = await openStore({ pgliteThread: false });
+  out.push(...(await bench('PGlite, calling thread', store)));
+  await store.close();
+}
 const pgUrl = process.env.BENCH_DATABASE_URL;
 if (pgUrl) {
   const dbName = `gantry_bench_instances_${randomBytes(4).toString('hex')}`;
