@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'drizzle-orm';
 import { openTestStore } from '../../test/helpers/app.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import { getSetting } from '../store/settings.ts';
@@ -80,6 +81,11 @@ test('replay stores what a killed process left, once: records already in the led
     assert.equal(after.events - before.events, 4, 'only the 4 never stored are added');
     assert.equal(after.requests, after.events, 'no request twice');
     assert.equal(after.ledgerCharges - before.ledgerCharges, 4);
+    // Every event points at its own charge, new or found again.
+    const orphans = await s.store.db.execute(sql`
+      select count(*)::int as n from usage_events e left join ledger_entries l on l.id = e.ledger_id
+       where e.team_id = ${s.teamId} and e.cost_micro > 0 and (l.id is null or l.idempotency_key <> 'llm:' || e.request_id)`) as unknown as { rows: { n: number }[] };
+    assert.equal(orphans.rows[0]!.n, 0);
     assert.equal(second.stats().replayed, 6);
     assert.equal(third.stats().replayed, 10, "the 6 done lines of the still-open segment come back too, and are skipped");
     await second.close();

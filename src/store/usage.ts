@@ -1,5 +1,5 @@
 // Usage events of the model gateway. Rows are only ever inserted.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { usageEvents } from './schema.ts';
 import type { LedgerInsert } from './ledger.ts';
@@ -11,10 +11,10 @@ export type UsageEventRow = typeof usageEvents.$inferSelect;
 // built row by row. Money and counts travel as decimal strings, cast in SQL.
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
-export async function insertLedgerRowsBulk(db: DbOrTx, rows: LedgerInsert[]): Promise<void> {
-  if (!rows.length) return;
+/** The ledger rows as one INSERT … SELECT FROM unnest(…) statement (a member of writeUsageBatch). */
+function ledgerInsertSql(rows: LedgerInsert[]): SQL {
   const col = <K extends keyof LedgerInsert>(k: K) => sql.param(rows.map((r) => str(r[k])));
-  await db.execute(sql`
+  return sql`
     insert into ledger_entries (id, team_id, kind, amount_micro, voucher_micro, cash_micro, debt_micro, category, billing_method,
                                 product_id, product_name, owner_id, member_id, key_id, detail, idempotency_key, created_at)
     select id, team_id, kind, amount::bigint, voucher::bigint, cash::bigint, debt::bigint, category, method::integer,
@@ -25,13 +25,13 @@ export async function insertLedgerRowsBulk(db: DbOrTx, rows: LedgerInsert[]): Pr
                   ${col('memberId')}::text[], ${col('keyId')}::text[], ${sql.param(rows.map((r) => JSON.stringify(r.detail ?? {})))}::text[],
                   ${col('idempotencyKey')}::text[], ${sql.param(rows.map((r) => (r.createdAt as Date).toISOString()))}::text[])
         as u(id, team_id, kind, amount, voucher, cash, debt, category, method, product_id, product_name, owner_id, member_id, key_id,
-             detail, idem, created)`);
+             detail, idem, created)`;
 }
 
-export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
-  if (!rows.length) return;
+/** The usage events as one INSERT … SELECT FROM unnest(…) statement. */
+function usageEventsInsertSql(rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): SQL {
   const col = <K extends keyof UsageEventRow>(k: K) => sql.param(rows.map((r) => str(r[k])));
-  await db.execute(sql`
+  return sql`
     insert into usage_events (id, request_id, team_id, member_id, key_id, model, endpoint, prompt_tokens, completion_tokens,
                               input_price_per_m_units, output_price_per_m_units, cost_micro, ledger_id, outcome, duration_ms, created_at)
     select id, request_id, team_id, member_id, key_id, model, endpoint, pt::bigint, ct::bigint, ip::bigint, op::bigint, cost::bigint,
@@ -42,14 +42,30 @@ export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[], o
                   ${col('costMicro')}::text[], ${col('ledgerId')}::text[], ${col('outcome')}::text[], ${col('durationMs')}::text[],
                   ${sql.param(rows.map((r) => r.createdAt.toISOString()))}::text[])
         as u(id, request_id, team_id, member_id, key_id, model, endpoint, pt, ct, ip, op, cost, ledger_id, outcome, dur, created)
-    ${opts.skipExisting ? sql`on conflict (request_id) do nothing` : sql``}`);
+    ${opts.skipExisting ? sql`on conflict (request_id) do nothing` : sql``}`;
 }
 
-/** `skipExisting`: a request already recorded (by an earlier try whose outcome was unknown) is left as it is. */
-export async function insertUsageEvents(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
-  if (!rows.length) return;
-  const q = db.insert(usageEvents).values(rows);
-  await (opts.skipExisting ? q.onConflictDoNothing({ target: usageEvents.requestId }) : q);
+export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
+  if (rows.length) await db.execute(usageEventsInsertSql(rows, opts));
+}
+
+/**
+ * One statement for a team's share of a usage batch: its ledger charges, its new wallet and
+ * its usage events, as data-modifying CTEs. Statements, not rows, are what a batch of a few
+ * requests pays for (a round trip each on PostgreSQL, ~0.2 ms each on PGlite).
+ */
+export async function writeUsageBatch(db: DbOrTx, teamId: string, ledger: LedgerInsert[], wallet: WalletColumns, events: UsageEventRow[]): Promise<void> {
+  await db.execute(sql`
+    with l as (${ledger.length ? ledgerInsertSql(ledger) : sql`select 1`}),
+         w as (update teams set cash_micro = ${String(wallet.cashMicro)}::bigint, voucher_micro = ${String(wallet.voucherMicro)}::bigint,
+                                outstanding_micro = ${String(wallet.outstandingMicro)}::bigint where id = ${teamId})
+    ${events.length ? usageEventsInsertSql(events) : sql`select 1`}`);
+}
+
+export interface WalletColumns {
+  cashMicro: bigint;
+  voucherMicro: bigint;
+  outstandingMicro: bigint;
 }
 
 /** Totals of a team's usage events, and how many ledger charges the gateway posted (category llm). */

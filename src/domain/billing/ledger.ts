@@ -35,7 +35,7 @@ export interface Posted {
 }
 
 /** The balance fields a posting changes. */
-interface Wallet {
+export interface Wallet {
   cashMicro: bigint;
   voucherMicro: bigint;
   outstandingMicro: bigint;
@@ -83,8 +83,11 @@ function validate(p: PostingInput): void {
 export interface PostOptions {
   /** The caller minted the idempotency keys itself (the gateway's request ids): skip the lookup. */
   freshKeys?: boolean;
-  /** How rows are inserted (the gateway passes a one-statement bulk insert for large batches). */
-  insert?: (tx: Tx, rows: q.LedgerInsert[]) => Promise<void>;
+  /**
+   * Writes the new rows and the team's new wallet in place of the two default statements
+   * (the gateway's usage writer folds them, and its usage events, into one statement).
+   */
+  persist?: (tx: Tx, rows: q.LedgerInsert[], wallet: Wallet) => Promise<void>;
 }
 
 export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput[], nowMs: number, opts: PostOptions = {}): Promise<Posted[]> {
@@ -130,8 +133,11 @@ export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput
     out.push({ entry: row, duplicate: false });
   }
   if (rows.length) {
-    await (opts.insert ?? q.insertLedgerEntries)(tx, rows);
-    await updateTeam(tx, team.id, wallet);
+    if (opts.persist) await opts.persist(tx, rows, wallet);
+    else {
+      await q.insertLedgerEntries(tx, rows);
+      await updateTeam(tx, team.id, wallet);
+    }
   }
   collectPosted(out);
   return out;

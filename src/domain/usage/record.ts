@@ -6,7 +6,7 @@
 import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { lockTeamOrThrow, postLockedTx, type PostingInput } from '../billing/ledger.ts';
-import { insertLedgerRowsBulk, insertUsageEvents, insertUsageEventsBulk, type UsageEventRow } from '../../store/usage.ts';
+import { insertUsageEventsBulk, writeUsageBatch, type UsageEventRow } from '../../store/usage.ts';
 
 export const LLM_BILLING_METHOD = 7;
 
@@ -45,10 +45,11 @@ function posting(u: UsageRecord, cost: bigint): PostingInput {
 
 /**
  * Record a batch in one transaction; teams are locked in id order so concurrent batches
- * never deadlock. `careful: false` (the fast path) skips the per-posting idempotency lookup:
- * request ids are fresh, and a duplicate still fails on the unique indexes. `careful: true`
- * (the retry of a failed batch, one request at a time) is idempotent: a request recorded
- * by an earlier try whose outcome was unknown is left as it is.
+ * never deadlock. Per team: the lock, then one statement with its ledger charges, its new
+ * wallet and its usage events. `careful: false` (the fast path) skips the per-posting
+ * idempotency lookup: request ids are fresh, and a duplicate still fails on the unique
+ * indexes. `careful: true` (a replay, or the retry of a failed batch one request at a time)
+ * is idempotent: a request recorded by an earlier try is left as it is.
  */
 export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = false): Promise<void> {
   const byTeam = new Map<string, UsageRecord[]>();
@@ -58,29 +59,35 @@ export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = fals
     byTeam.set(u.teamId, list);
   }
   const nowMs = ctx.clock.nowMs();
-  // Measured on PGlite: the one-statement array insert wins from a few rows on; a plain
-  // VALUES insert is faster for one or two (bench/gateway).
-  const bulk = batch.length >= 4;
   await ctx.db.transaction(async (tx) => {
-    const events: UsageEventRow[] = [];
     for (const teamId of [...byTeam.keys()].sort()) {
       const list = byTeam.get(teamId)!;
       const costs = list.map(usageCostMicro);
-      const charged = list.map((u, i) => ({ u, cost: costs[i]! })).filter((x) => x.cost > 0n);
-      const ledgerIds = new Map<string, string>();
-      if (charged.length) {
-        const team = await lockTeamOrThrow(tx, teamId);
-        const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, { freshKeys: !careful, ...(bulk ? { insert: insertLedgerRowsBulk } : {}) });
-        posted.forEach((p, i) => ledgerIds.set(charged[i]!.u.requestId, p.entry.id));
-      }
-      list.forEach((u, i) => events.push({
+      const events = (ledgerIds: Map<string, string>): UsageEventRow[] => list.map((u, i) => ({
         id: newId('event', u.atMs), requestId: u.requestId, teamId, memberId: u.memberId, keyId: u.keyId,
         model: u.model, endpoint: u.endpoint, promptTokens: u.promptTokens, completionTokens: u.completionTokens,
         inputPricePerMUnits: u.inputPricePerMUnits, outputPricePerMUnits: u.outputPricePerMUnits,
-        costMicro: costs[i]!, ledgerId: ledgerIds.get(u.requestId) ?? null, outcome: u.outcome,
+        costMicro: costs[i]!, ledgerId: ledgerIds.get(`llm:${u.requestId}`) ?? null, outcome: u.outcome,
         durationMs: Math.round(u.durationMs), createdAt: new Date(u.atMs),
       }));
+      const charged = list.map((u, i) => ({ u, cost: costs[i]! })).filter((x) => x.cost > 0n);
+      if (!charged.length) {
+        await insertUsageEventsBulk(tx, events(new Map()), { skipExisting: careful });
+        continue;
+      }
+      const team = await lockTeamOrThrow(tx, teamId);
+      let folded = false;
+      const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, {
+        freshKeys: !careful,
+        persist: async (t, rows, wallet) => {
+          // Fast path: every charge is new, so each event's ledger id is known here and the
+          // events join the same statement. A careful pass may meet charges stored before;
+          // its events are written below, linked to whichever entry each request has.
+          folded = !careful;
+          await writeUsageBatch(t, teamId, rows, wallet, folded ? events(new Map(rows.map((r) => [r.idempotencyKey, r.id!]))) : []);
+        },
+      });
+      if (!folded) await insertUsageEventsBulk(tx, events(new Map(posted.map((p) => [p.entry.idempotencyKey, p.entry.id]))), { skipExisting: careful });
     }
-    await (bulk ? insertUsageEventsBulk : insertUsageEvents)(tx, events, { skipExisting: careful });
   });
 }
