@@ -161,6 +161,7 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<b
     const extra: Partial<q.InstanceInsert> = { ...decision.extra, leaseUntilMs: 0 };
     if (decision.error) Object.assign(extra, { statusErrorState: decision.error.state, statusErrorMessage: decision.error.message });
     let after: q.InstanceRow;
+    let meterOnly: { m: Partial<q.InstanceInsert>; nextAt: number | null; transitional: boolean } | undefined;
     if (decision.to) {
       after = await moveTx(tx, c, row, decision.to, now, extra, { billUntilMs: decision.endedAtMs });
     } else {
@@ -168,23 +169,22 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<b
       const m = await meterTx(tx, row, now);
       after = { ...row, ...m, ...extra } as q.InstanceRow;
       const transitional = !['running', 'exited', 'removed'].includes(row.status);
-      let nextAt = transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now);
-      if (!transitional && nextAt !== null && after.billingMode !== 'monthly' && isBilled(after.status)) {
+      meterOnly = { m, transitional, nextAt: transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now) };
+    }
+    // What the account can still spend, read once, after this pass's charge.
+    const team = after.billingMode !== 'monthly' && isBilled(after.status) ? await findTeam(tx, row.teamId) : undefined;
+    const left = team ? spendableMicro(team, reserved) : null;
+    if (meterOnly) {
+      let { nextAt } = meterOnly;
+      if (left !== null && nextAt !== null && !meterOnly.transitional) {
         // Look again when the balance left would run out at this instance's rate, not a whole
         // metering interval later: the overdraft stays within about a second of GPU time.
-        const team = await findTeam(tx, row.teamId);
-        if (team) {
-          const left = spendableMicro(team, reserved);
-          const at = runOutAtMs(left, after.gpuNum, after.priceUnits, now);
-          if (at !== null) nextAt = Math.min(nextAt, at);
-        }
+        const at = runOutAtMs(left, after.gpuNum, after.priceUnits, now);
+        if (at !== null) nextAt = Math.min(nextAt, at);
       }
-      await q.updateInstance(tx, row.id, { ...m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
+      await q.updateInstance(tx, row.id, { ...meterOnly.m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
     }
-    if (after.billingMode !== 'monthly' && isBilled(after.status)) {
-      const team = await findTeam(tx, row.teamId);
-      if (team && spendableMicro(team, reserved) <= 0n) runOut = true;
-    }
+    if (left !== null && left <= 0n) runOut = true;
     return Boolean(decision.to);
   });
   if (runOut) await freezeTeam(c, leased.teamId);
