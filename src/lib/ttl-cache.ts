@@ -5,6 +5,9 @@ export class TtlCache<V> {
   private readonly loading = new Map<string, Promise<V>>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  // Bumped by delete/clear: a load that began before an invalidation must not put back what
+  // it read (a revoked key, an old budget) after it; new callers start a load of their own.
+  private generation = 0;
   constructor(ttlMs: number, maxEntries = 100_000) {
     this.ttlMs = ttlMs;
     this.maxEntries = maxEntries;
@@ -23,21 +26,30 @@ export class TtlCache<V> {
     if (!p) {
       // Fresh for ttl from when the load began: what it read can be no older than that.
       const startedAt = Date.now();
-      p = load().then((value) => {
+      const gen = this.generation;
+      const loading: Promise<V> = load().then((value) => {
+        if (gen !== this.generation) return value;
         if (this.entries.size >= this.maxEntries) this.entries.clear();
         this.entries.set(key, { value, expiresAt: startedAt + this.ttlMs });
         return value;
-      }).finally(() => this.loading.delete(key));
+      }).finally(() => {
+        if (this.loading.get(key) === loading) this.loading.delete(key);
+      });
+      p = loading;
       this.loading.set(key, p);
     }
     return p;
   }
 
   delete(key: string): void {
+    this.generation++;
     this.entries.delete(key);
+    this.loading.delete(key);
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
+    this.loading.clear();
   }
 }
