@@ -4,6 +4,8 @@ import type { DbOrTx } from './db.ts';
 import { apiKeys, members, teams } from './schema.ts';
 
 export type TeamRow = typeof teams.$inferSelect;
+/** A team's balance columns, which every posting rewrites. */
+export type WalletColumns = Pick<TeamRow, 'cashMicro' | 'voucherMicro' | 'outstandingMicro'>;
 export type MemberRow = typeof members.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

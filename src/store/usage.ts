@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { usageEvents } from './schema.ts';
 import type { LedgerInsert } from './ledger.ts';
+import type { WalletColumns } from './accounts.ts';
 
 export type UsageEventRow = typeof usageEvents.$inferSelect;
 
@@ -60,12 +61,6 @@ export async function writeUsageBatch(db: DbOrTx, teamId: string, ledger: Ledger
          w as (update teams set cash_micro = ${String(wallet.cashMicro)}::bigint, voucher_micro = ${String(wallet.voucherMicro)}::bigint,
                                 outstanding_micro = ${String(wallet.outstandingMicro)}::bigint where id = ${teamId})
     ${events.length ? usageEventsInsertSql(events) : sql`select 1`}`);
-}
-
-export interface WalletColumns {
-  cashMicro: bigint;
-  voucherMicro: bigint;
-  outstandingMicro: bigint;
 }
 
 /** Totals of a team's usage events, and how many ledger charges the gateway posted (category llm). */

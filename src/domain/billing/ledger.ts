@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.ts';
 import { minBig, maxBig } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
-import { lockTeam, updateTeam, type TeamRow } from '../../store/accounts.ts';
+import { lockTeam, updateTeam, type TeamRow, type WalletColumns } from '../../store/accounts.ts';
 import * as q from '../../store/ledger.ts';
 import { collectPosted, transactionNotifying } from './ledger-observer.ts';
 
@@ -34,12 +34,8 @@ export interface Posted {
   duplicate: boolean;
 }
 
-/** The balance fields a posting changes. */
-export interface Wallet {
-  cashMicro: bigint;
-  voucherMicro: bigint;
-  outstandingMicro: bigint;
-}
+/** The balance fields a posting changes (the team row's wallet columns). */
+export type Wallet = WalletColumns;
 
 /** Split one posting over the wallet: vouchers first, then cash, the rest is owed. */
 export function applyToWallet(w: Wallet, kind: LedgerKind, amount: bigint): { wallet: Wallet; voucher: bigint; cash: bigint; debt: bigint } {
