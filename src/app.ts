@@ -124,10 +124,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   // Every answer carries its request id (set up front: errors and 404s keep it too).
   // Readers of money see every model request answered before they asked: usage still in
-  // the journal is stored first. Model calls themselves read counters, not the ledger.
+  // the journal is stored first. Model calls (routes declaring the callModels capability)
+  // read counters, not the ledger, and never wait.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    const waiting = req.url.startsWith('/openai/') || req.url.startsWith('/v3/openai/') ? undefined : sink.settled();
+    const auth = req.routeOptions.config?.auth;
+    const waiting = auth?.kind === 'key' && auth.capability === 'callModels' ? undefined : sink.settled();
     if (waiting) waiting.then(() => done(), done);
     else done();
   });
