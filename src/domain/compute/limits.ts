@@ -14,7 +14,9 @@ export function checkLength(field: string, value: string | undefined, min: numbe
     if (min > 0) throw bad(field, 'is required');
     return;
   }
-  // characters are code points (as PostgreSQL counts them): an emoji is one, not two UTF-16 units
+  // Characters are code points (as PostgreSQL counts them): an emoji is one, not two UTF-16
+  // units. A string has between length/2 and length code points, so when length is within
+  // [2·min, max] it passes without counting them (a 100 KiB readme is not walked each time).
   const n = value.length <= max && value.length >= min * 2 ? value.length : charCount(value);
   if (n < min || n > max) throw bad(field, `must be ${min}-${max} characters, got ${n}`);
 }
