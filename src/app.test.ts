@@ -7,6 +7,9 @@ test('health, metrics, OpenAPI document and docs page are served', async (t) => 
   const h = await buildTestApp();
   t.after(() => h.close());
   assert.equal((await call(h.app, 'GET', '/healthz')).body.status, 'ok');
+  const ready = await call(h.app, 'GET', '/readyz');
+  assert.equal(ready.status, 200, JSON.stringify(ready.body));
+  assert.equal(ready.body.status, 'ready');
   const metrics = await call(h.app, 'GET', '/metrics');
   assert.equal(metrics.status, 200);
   assert.match(String(metrics.body), /gantry_http_requests_total/);

@@ -1,4 +1,5 @@
-// The composition root: builds a Fastify app over the given store and clock. Never listens.
+// The HTTP application over the services (services.ts builds the object graph): plugins,
+// the one error handler, the route list and the OpenAPI document. Never listens.
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
@@ -7,45 +8,39 @@ import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
-import { KeyAuthenticator } from './domain/keys/authenticator.ts';
-import type { Reservations } from './domain/billing/reservations.ts';
-import { getOperatorTokenHash } from './domain/bootstrap.ts';
-import { registerErrorHandling } from './http/plugins/errors.ts';
+import { ManualClock } from './lib/clock.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/plugins/errors.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { ErrorBody, documentResponses } from './http/schemas.ts';
+import { parseQuery } from './http/querystring.ts';
 import { ROUTES } from './http/routes/index.ts';
-import { ManualClock } from './lib/clock.ts';
-import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
-import { createDriver } from './drivers/index.ts';
+import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
-import { DEFAULT_COMPUTE_TIMINGS, type ComputeTimings } from './domain/compute/compute.ts';
-import { ComputeReconcileLoop } from './jobs/compute-reconciler.ts';
-import type { App, RouteAuth, Services } from './http/types.ts';
-import type { Ctx } from './domain/context.ts';
-import { Gateway } from './gateway/gateway.ts';
-import { MemoryCounters } from './gateway/counters/memory.ts';
-import { RedisCounters } from './gateway/counters/redis.ts';
-import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
-import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
-import { recordUsage } from './domain/usage/record.ts';
-import { join } from 'node:path';
+import type { ComputeTimings } from './domain/compute/compute.ts';
+import type { App, RouteAuth } from './http/types.ts';
+import { familyOfPath, type Family } from './http/families.ts';
+import { buildServices, type Services } from './services.ts';
+import type { JobRunner } from './jobs/runner.ts';
 
 export interface AppDeps {
   config: Config;
   store: Store;
   clock: Clock;
-  reservations?: Reservations;
-  logger?: boolean | object;
+  /** pino options (level, stream); false for none. Secrets are redacted whatever is given (lib/log-redaction.ts). */
+  logger?: boolean | Record<string, unknown>;
   /** compute driver; default from config (sim unless GANTRY_COMPUTE_DRIVER=kubernetes) */
   computeDriver?: ComputeDriver;
   computeTimings?: Partial<ComputeTimings>;
   /**
-   * Run background jobs (the compute reconciler). Default: yes, unless the clock is a
-   * ManualClock: a test that drives time drives the jobs too (services.compute.reconcile()).
+   * Run the job runner's background loop (the compute reconciler and every other job).
+   * Default: yes, unless the clock is a ManualClock: a test that drives time drives the jobs
+   * too (services.jobs.runDue(), services.compute.reconcile()).
    */
   runBackground?: boolean;
+  /** Job handlers beyond the catalogue's (tests register job types of their own). */
+  registerJobs?: (jobs: JobRunner) => void;
   /**
    * Where the embedded store's usage journal lives; default `<PGlite dir>/usage-journal`.
    * Tests on an in-memory PGlite pass a directory of their own so the default path is tested.
@@ -58,6 +53,17 @@ export interface RouteEntry {
   method: string;
   url: string;
   auth: RouteAuth | undefined;
+  family: Family | undefined;
+}
+
+/** A route must declare its family, and the compat families go with their path prefixes. */
+function checkFamily(url: string, family: Family | undefined): void {
+  if (!family) throw new Error(`route ${url} declares no error family (config.family)`);
+  const byPath = familyOfPath(url);
+  const prefixed = byPath === 'llm' || byPath === 'gpu' || byPath === 'media' || byPath === 'billing' || byPath === 'operator';
+  if ((prefixed || family !== 'account') && family !== byPath) {
+    throw new Error(`route ${url} declares family ${family}, but its path belongs to ${byPath}`);
+  }
 }
 
 export interface BuiltApp {
@@ -66,72 +72,63 @@ export interface BuiltApp {
   routes: RouteEntry[];
 }
 
-/** The embedded store journals usage (unless configured off); PostgreSQL commits it. */
-async function openUsageSink(deps: AppDeps, ctx: Ctx, log: App['log']): Promise<UsageSink> {
-  const dir = deps.usageJournalDir ?? (deps.store.dataDir ? join(deps.store.dataDir, 'usage-journal') : undefined);
-  if (deps.store.kind !== 'pglite' || deps.config.usageJournal === 'off' || !dir) return new CommitSink(ctx);
-  const { procedure } = deps.store;
-  const write: WriteUsage = procedure
-    ? (batch, careful) => procedure('recordUsage', { batch, careful }) // built and stored on the database's thread
-    : (batch, careful) => recordUsage(ctx, batch, careful);
-  return JournalSink.open(log, { dir, write, fsync: deps.config.usageJournal === 'fsync' });
-}
-
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+  const logger = deps.logger === false ? false
+    : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel },
+    logger,
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && /^[\w.-]{1,128}$/.test(h) ? h : newId('request');
     },
-    bodyLimit: 8 * 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: deps.config.bodyLimits.default, // per route below, by family
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  const ctx: Ctx = { db: deps.store.db, clock: deps.clock };
-  const sink = await openUsageSink(deps, ctx, app.log);
-  const gateway = new Gateway(ctx, deps.config.redisUrl ? new RedisCounters(deps.config.redisUrl) : new MemoryCounters(), sink, deps.config.gateway, app.log);
-  ctx.ledgerObserver = gateway.observer; // postings elsewhere keep the gateway's budget counters in step
-  app.addHook('onClose', async () => gateway.close());
-  const services: Services = {
-    ctx,
-    config: deps.config,
-    keys: new KeyAuthenticator(ctx, deps.config.keyCacheTtlMs),
-    operatorTokenHash: await getOperatorTokenHash(ctx),
-    reservations: deps.reservations ?? gateway.reservations,
-    gateway,
-    compute: undefined as unknown as Services['compute'], // set just below: it needs the services' reservations
-  };
-  const compute = {
-    ctx,
-    driver: deps.computeDriver ?? await createDriver({
-      kind: deps.config.computeDriver, clock: deps.clock, simTimeScale: deps.config.simTimeScale,
-      kubeconfigPath: deps.config.kubeconfigPath, kubeNamespace: deps.config.kubeNamespace,
-    }),
-    secrets: new SecretBox(loadSecretKey(deps.config.secretKey, deps.config.dataDir)),
-    timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
-    reservedMicro: (teamId: string) => services.reservations.reservedMicro(teamId),
-  };
-  const reconcileLoop = new ComputeReconcileLoop(compute, deps.config.reconcileIntervalMs, app.log);
-  services.compute = { ...compute, reconcile: () => reconcileLoop.tick() };
-  app.addHook('onClose', async () => reconcileLoop.stop());
+  const built = await buildServices({
+    config: deps.config, store: deps.store, clock: deps.clock, log: app.log,
+    computeDriver: deps.computeDriver, computeTimings: deps.computeTimings, usageJournalDir: deps.usageJournalDir,
+    registerJobs: deps.registerJobs,
+  });
+  const { services } = built;
+  const sink = services.gateway.sink;
+  app.addHook('onClose', async () => built.close());
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
+    if (!r.url.startsWith('/docs')) checkFamily(r.url, r.config?.family); // the API reference page is a plugin's
+    // The body limit of the route's family, unless the route sets its own (config.bodyLimits).
+    r.bodyLimit ??= r.config?.family === 'llm' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
     for (const method of [r.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth });
+      if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family });
     }
   });
   // Every answer carries its request id (set up front: errors and 404s keep it too).
   // Readers of money see every model request answered before they asked: usage still in
   // the journal is stored first. Model calls (routes declaring the callModels capability)
   // read counters, not the ledger, and never wait.
+  // While a dependency a route needs is down, it is refused at once (503 naming it) rather
+  // than left waiting on a connection: every route but the public ones needs the database;
+  // model calls need Redis too, unless the operator lets them fail open.
+  const { health } = services;
+  const modelsNeedRedis = health.uses('redis') && !deps.config.redisFailOpen;
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     const auth = req.routeOptions.config?.auth;
-    const waiting = auth?.kind === 'key' && auth.capability === 'callModels' ? undefined : sink.settled();
-    if (waiting) waiting.then(() => done(), done);
-    else done();
+    const modelCall = auth?.kind === 'key' && auth.capability === 'callModels';
+    if (auth && auth.kind !== 'public') {
+      try {
+        health.require('database');
+        if (modelCall && modelsNeedRedis) health.require('redis');
+      } catch (e) {
+        return done(e as Error);
+      }
+    }
+    const waiting = modelCall ? undefined : sink.settled();
+    if (waiting === undefined) done();
+    else waiting.then(() => done(), done);
   });
   app.addSchema(ErrorBody);
   await app.register(swagger, {
@@ -149,12 +146,12 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   });
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } } as never);
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, services.health);
   registerAuth(app, services);
-  registerMetrics(app, () => sink.stats());
+  registerMetrics(app, { usage: () => sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => health.snapshot() });
   for (const route of ROUTES) route(app, services);
-  app.get('/openapi.json', { config: { auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
-  if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) reconcileLoop.start();
+  if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
   return { app, services, routes };
 }

@@ -22,6 +22,8 @@ export interface Config {
   secretKey: string | undefined;
   /** how often the compute reconciler runs a pass */
   reconcileIntervalMs: number;
+  /** how often an idle job runner looks for due jobs (one indexed query each time) */
+  jobsPollMs: number;
   /**
    * How model usage is made durable before a response completes on the embedded store
    * (GANTRY_USAGE_JOURNAL): `on` a local journal (survives the process being killed),
@@ -29,6 +31,18 @@ export interface Config {
    * group of requests. PostgreSQL always commits (replicas keep nothing locally).
    */
   usageJournal: 'on' | 'fsync' | 'off';
+  /**
+   * While Redis cannot be reached: refuse model calls with 503 (false, the default), or
+   * admit them on this replica's own counters (true; see README for the overspend it allows).
+   */
+  redisFailOpen: boolean;
+  /**
+   * The largest request body a route accepts, in bytes, by its family (http/families.ts):
+   * `llm` for the model routes (GANTRY_BODY_LIMIT_LLM_MB, 8 MiB), `default` for every other
+   * (GANTRY_BODY_LIMIT_DEFAULT_MB, 1 MiB). A route may set its own (files, batches). Larger
+   * bodies are answered 413 PAYLOAD_TOO_LARGE (from Content-Length, or once the limit is passed).
+   */
+  bodyLimits: { llm: number; default: number };
   gateway: GatewayConfig;
 }
 
@@ -80,6 +94,15 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     }
     return n;
   };
+  const mib = (name: string, def: number): number => {
+    const raw = env[name];
+    const n = raw === undefined || raw === '' ? def : Number(raw);
+    if (!Number.isFinite(n) || n < 0.001 || n > 1024) {
+      problems.push(`${name} must be a number of MiB in [0.001, 1024], got "${raw}"`);
+      return Math.floor(def * 1024 * 1024);
+    }
+    return Math.floor(n * 1024 * 1024);
+  };
   const url = (name: string, schemes: string[]): string | undefined => {
     const raw = env[name];
     if (!raw) return undefined;
@@ -90,6 +113,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       problems.push(`${name} is not a valid URL`);
     }
     return raw;
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+    if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return def;
   };
   let seedVoucherUnits = 1_000_000n;
   if (env.GANTRY_SEED_VOUCHER_UNITS) {
@@ -114,8 +145,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     kubeNamespace: env.GANTRY_KUBE_NAMESPACE || 'gantry',
     secretKey: env.GANTRY_SECRET_KEY || undefined,
     reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
+    jobsPollMs: int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
     usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
+    redisFailOpen: bool('GANTRY_REDIS_FAIL_OPEN', false),
     seedVoucherUnits,
+    bodyLimits: { llm: mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },
     gateway: {
       simTtftMs: int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
       simTokensPerSecond: num('GANTRY_SIM_TOKENS_PER_S', 500),

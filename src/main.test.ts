@@ -20,7 +20,7 @@ async function start(): Promise<{ child: ChildProcess; url: string; out: () => s
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listen line within 20 s:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no listen line within 60 s:\n${out}`)), 60_000); // a first start initializes a database: slow on a loaded machine
     child.stdout!.on('data', () => {
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (m) {

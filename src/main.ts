@@ -1,32 +1,72 @@
 // CLI entry: serve | migrate | admin …. The only reader of process.env.
-import { writeFileSync, existsSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { loadConfig, ConfigError, type Config } from './config.ts';
-import { openStore, migrateStore } from './store/db.ts';
-import { systemClock } from './lib/clock.ts';
-import { bootstrap, type Credentials } from './domain/bootstrap.ts';
-import { buildApp } from './app.ts';
+import type { Store } from './store/db.ts';
+import { DataDirLockedError } from './store/data-dir-lock.ts';
+import { DataDirError, ensurePrivateDir } from './lib/private-files.ts';
+import type { Credentials } from './domain/bootstrap.ts';
 import { runAdminCli } from './cli/admin.ts';
-import { USAGE_PROCEDURES } from './domain/usage/procedures.ts';
+import { credentialsPath, saveCredentials } from './cli/credentials.ts';
 
-async function prepare(config: Config) {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES] });
+interface Prepared {
+  store: Store;
+  creds: Credentials | null;
+  credentialsPath: string;
+  /** Why the first start's credentials could not be saved (they were printed at once instead). */
+  saveError?: Error;
+}
+
+// The store, the app and their dependencies load only for serve and migrate: `gantry admin …`
+// is mostly an HTTP client and starts in a fraction of the time without them.
+async function prepare(config: Config, command: string): Promise<Prepared> {
+  const [{ openStore, migrateStore }, { systemClock }, { bootstrap }, { USAGE_PROCEDURES }, { standaloneCtx }] = await Promise.all([
+    import('./store/db.ts'), import('./lib/clock.ts'), import('./domain/bootstrap.ts'), import('./domain/usage/procedures.ts'),
+    import('./domain/context.ts'),
+  ]);
+  // The data dir comes first, before anything is committed: the first start's operator token
+  // is saved in it, and a token committed but never saved is lost (only its hash is stored).
+  ensurePrivateDir(config.dataDir);
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES], command });
+  const from = store.lockTakenOverFrom;
+  if (from) {
+    process.stderr.write(`Took over ${config.dataDir} from pid ${from.pid} on ${from.host} ("${from.command}" since ${from.since}), `
+      + 'which did not shut down cleanly.\n');
+  }
   await migrateStore(store);
-  const ctx = { db: store.db, clock: systemClock };
+  const ctx = standaloneCtx(store.db, systemClock);
   const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });
-  const credentialsPath = join(config.dataDir, 'credentials.json');
-  if (creds) writeCredentials(credentialsPath, creds);
-  return { store, creds, credentialsPath };
+  const path = credentialsPath(config.dataDir);
+  if (creds) {
+    try {
+      saveCredentials(config.dataDir, creds);
+    } catch (e) {
+      // The token is committed: printed now, it is not lost whatever happens next.
+      const saveError = e as Error;
+      process.stdout.write(['First start: created an operator token and a first team. These are shown once:', ...credentialLines(creds),
+        `Could not save them to ${path} (${saveError.message}): copy them now. `
+        + 'A lost operator token can be replaced with `gantry admin token rotate`.'].join('\n') + '\n');
+      return { store, creds, credentialsPath: path, saveError };
+    }
+  }
+  return { store, creds, credentialsPath: path };
 }
 
-function writeCredentials(path: string, creds: Credentials): void {
-  const { adminToken, userId, ownerMemberId, keyId, apiKey } = creds;
-  writeFileSync(path, JSON.stringify({ adminToken, userId, ownerMemberId, keyId, apiKey }, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(path, 0o600);
+function credentialLines(creds: Credentials): string[] {
+  return [
+    `  adminToken    ${creds.adminToken}`,
+    `  userId        ${creds.userId}`,
+    `  ownerMemberId ${creds.ownerMemberId}`,
+    `  keyId         ${creds.keyId}`,
+    `  apiKey        ${creds.apiKey}`,
+  ];
 }
+
+/** How long a shutdown waits for requests in flight before it cuts their connections. */
+const SHUTDOWN_GRACE_MS = 30_000;
 
 async function serve(config: Config): Promise<void> {
-  const { store, creds, credentialsPath } = await prepare(config);
+  const { store, creds, credentialsPath, saveError } = await prepare(config, 'serve');
+  const [{ buildApp }, { systemClock }] = await Promise.all([import('./app.ts'), import('./lib/clock.ts')]);
   const { app } = await buildApp({ config, store, clock: systemClock });
   // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
   // it; the usage journal is replayed at the next start, so no answered request is lost.
@@ -36,7 +76,17 @@ async function serve(config: Config): Promise<void> {
   });
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    await app.close();
+    // Requests in flight finish (a stream to its end, so it is billed for what it produced);
+    // a keep-alive connection that goes idle meanwhile is closed at once rather than after
+    // its 72 s keep-alive timeout, and after SHUTDOWN_GRACE_MS whatever is left is cut.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    const cut = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    try {
+      await app.close();
+    } finally {
+      clearInterval(idle);
+      clearTimeout(cut);
+    }
     await store.close();
     process.exit(0);
   };
@@ -44,14 +94,11 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ host: config.host, port: config.port });
   const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];
-  if (creds) {
+  if (creds && saveError) {
+    lines.push(`First start: the credentials are printed above only; they could not be saved to ${credentialsPath}.`);
+  } else if (creds) {
     lines.push('First start: created an operator token and a first team. These are shown once:');
-    lines.push(`  adminToken    ${creds.adminToken}`);
-    lines.push(`  userId        ${creds.userId}`);
-    lines.push(`  ownerMemberId ${creds.ownerMemberId}`);
-    lines.push(`  keyId         ${creds.keyId}`);
-    lines.push(`  apiKey        ${creds.apiKey}`);
-    lines.push(`Saved to ${credentialsPath} (mode 0600).`);
+    lines.push(...credentialLines(creds), `Saved to ${credentialsPath} (mode 0600).`);
   } else {
     lines.push(existsSync(credentialsPath)
       ? `Using the existing store; first-start credentials are in ${credentialsPath}`
@@ -62,6 +109,9 @@ async function serve(config: Config): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
+  // Before anything is created: the data dir, PGlite's files, the journal, credentials and
+  // keys are for this user alone (files 0600, directories 0700), whatever umask we inherit.
+  process.umask(0o077);
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -72,12 +122,17 @@ async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
-  if (command === 'serve') return serve(config);
-  if (command === 'migrate') {
-    const { store, creds, credentialsPath } = await prepare(config);
-    process.stdout.write(`migrated${creds ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
-    await store.close();
-    return;
+  try {
+    if (command === 'serve') return await serve(config);
+    if (command === 'migrate') return await migrate(config);
+  } catch (e) {
+    // Refusals an operator acts on: said in one sentence, not as a stack trace.
+    if (e instanceof DataDirError) {
+      const advice = e instanceof DataDirLockedError ? ' Stop that process first, or set DATABASE_URL to run several replicas on one PostgreSQL.' : '';
+      process.stderr.write(`gantry ${command}: ${e.message}${advice}\n`);
+      process.exit(1);
+    }
+    throw e;
   }
   if (command === 'admin') {
     process.exitCode = await runAdminCli(rest, process.env, config);
@@ -85,6 +140,13 @@ async function main(argv: string[]): Promise<void> {
   }
   process.stderr.write(`unknown command "${command}". Usage: gantry serve | migrate | admin <command>\n`);
   process.exit(2);
+}
+
+async function migrate(config: Config): Promise<void> {
+  const { store, creds, credentialsPath, saveError } = await prepare(config, 'migrate');
+  process.stdout.write(`migrated${creds && !saveError ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
+  if (saveError) process.exitCode = 1;
+  await store.close();
 }
 
 await main(process.argv.slice(2));

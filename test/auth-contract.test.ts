@@ -1,11 +1,13 @@
 // The auth contract, run against every registered route: no key, a malformed key and a
 // revoked key → 401; a role the table forbids → 403; operator routes refuse tenant keys.
+// Role on role: every route that acts on a member or a key, by every role on every role
+// (only an Owner acts on an Owner), answers as the matrix says and changes nothing when refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call } from './helpers/http.ts';
+import { as, call, type Res } from './helpers/http.ts';
 import { createTeam, type Team } from './helpers/factories.ts';
-import { CAPABILITIES, ROLES } from '../src/domain/roles.ts';
+import { CAPABILITIES, ROLES, can, type Capability, type Role } from '../src/domain/roles.ts';
 import type { RouteEntry } from '../src/app.ts';
 
 let h: TestApp;
@@ -21,7 +23,7 @@ before(async () => {
 });
 after(() => h.close());
 
-const PUBLIC = ['/healthz', '/metrics', '/openapi.json'];
+const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');
@@ -102,4 +104,145 @@ test('a disabled member\'s keys and a suspended team\'s keys stop working', asyn
   assert.equal(r.status, 403);
   await call(h.app, 'POST', `/admin/v1/teams/${t.userId}/suspend`, { token: admin, body: { suspended: false } });
   assert.equal((await call(h.app, 'GET', url, { token: t.owner.apiKey })).status, 200);
+});
+
+// ---- role on role ----
+
+/** A member of the team acted upon, with a key of its own. */
+interface Target {
+  role: Role;
+  memberId: string;
+  keyId: string;
+  email: string;
+}
+
+/** One operation of one member on another member (or its key), and what a reader sees of its effect. */
+interface Action {
+  name: string;
+  route: string;
+  capability: Capability;
+  /** acting roles to whom another member's key does not exist (404, as for a key of another team) */
+  hiddenFrom?: Role[];
+  setup?(t: Target): Promise<void>;
+  act(token: string, t: Target): Promise<Res>;
+  state(t: Target): Promise<unknown>;
+}
+
+const POLICY = (keyId: string) => `/openapi/v2/user/key/${keyId}/model-access-policy`;
+const budget = { budget_type: 'One-time', budget_limit: 20000 };
+
+function actions(): Action[] {
+  const owner = as(h.app, team.owner.apiKey);
+  const operator = as(h.app, h.creds.adminToken);
+  const member = async (t: Target) => {
+    const r = await operator.get(`/admin/v1/teams/${team.userId}/members`);
+    return r.body.members.find((m: { memberId: string }) => m.memberId === t.memberId) ?? null;
+  };
+  const policy = async (t: Target) => {
+    const r = await owner.get(POLICY(t.keyId));
+    return [r.status, r.body.policy?.source?.type, r.body.updatedBy];
+  };
+  return [
+    {
+      name: 'revoke a key', route: 'POST /openapi/v1/user/keys/:keyId/revoke', capability: 'manageOwnKeys', hiddenFrom: ['Developer', 'Basic'],
+      act: (token, t) => call(h.app, 'POST', `/openapi/v1/user/keys/${t.keyId}/revoke`, { token, body: {} }),
+      state: async (t) => (await owner.get('/openapi/v1/user/keys', { member_id: t.memberId })).body.keys.find((k: { keyId: string }) => k.keyId === t.keyId)?.status,
+    },
+    {
+      name: 'change the role', route: 'POST /openapi/v1/user/team/members/:memberId/role', capability: 'manageMembers',
+      act: (token, t) => call(h.app, 'POST', `/openapi/v1/user/team/members/${t.memberId}/role`, { token, body: { role: t.role === 'Basic' ? 'Developer' : 'Basic' } }),
+      state: member,
+    },
+    {
+      name: 'disable the member', route: 'POST /openapi/v1/user/team/members/:memberId/disable', capability: 'manageMembers',
+      act: (token, t) => call(h.app, 'POST', `/openapi/v1/user/team/members/${t.memberId}/disable`, { token, body: {} }),
+      state: member,
+    },
+    {
+      name: 'set the member budget', route: 'PUT /openapi/v1/user/team/budget', capability: 'manageMembers',
+      act: (token, t) => call(h.app, 'PUT', '/openapi/v1/user/team/budget', { token, body: { member_id: t.memberId, ...budget } }),
+      state: async (t) => (await owner.get('/openapi/v1/user/team/budget-list')).body.budgets.find((b: { member_id: string }) => b.member_id === t.memberId),
+    },
+    {
+      name: 'set a key budget', route: 'PUT /openapi/v1/user/team/key-budget', capability: 'updateKeyBudget',
+      act: (token, t) => call(h.app, 'PUT', '/openapi/v1/user/team/key-budget', { token, body: { member_id: t.memberId, key_id: t.keyId, ...budget } }),
+      state: async (t) => (await owner.get('/openapi/v1/user/team/key-budget-list', { member_id: t.memberId })).body.key_budgets,
+    },
+    {
+      name: 'set a key policy', route: 'PUT /openapi/v2/user/key/:stringId/model-access-policy', capability: 'writePolicy',
+      act: (token, t) => call(h.app, 'PUT', POLICY(t.keyId), { token, body: { mode: 'all_enabled' } }),
+      state: policy,
+    },
+    {
+      name: 'delete a key policy', route: 'DELETE /openapi/v2/user/key/:stringId/model-access-policy', capability: 'writePolicy',
+      setup: async (t) => assert.equal((await owner.put(POLICY(t.keyId), { mode: 'all_enabled' })).status, 200),
+      act: (token, t) => call(h.app, 'DELETE', POLICY(t.keyId), { token }),
+      state: policy,
+    },
+    {
+      name: 'add a member in the role', route: 'POST /openapi/v1/user/team/members', capability: 'manageMembers',
+      act: (token, t) => call(h.app, 'POST', '/openapi/v1/user/team/members', { token, body: { email: `new-${t.email}`, role: t.role } }),
+      state: async (t) => (await operator.get(`/admin/v1/teams/${team.userId}/members`)).body.members.some((m: { email: string }) => m.email === `new-${t.email}`),
+    },
+  ];
+}
+
+/** The matrix: the route's capability, then who may see the key, then "only an Owner acts on an Owner". */
+function expected(a: Action, actor: Role, target: Role): 200 | 403 | 404 {
+  if (!can(actor, a.capability)) return 403;
+  if (a.hiddenFrom?.includes(actor)) return 404;
+  if (target === 'Owner' && actor !== 'Owner') return 403;
+  return 200;
+}
+
+let targetSeq = 0;
+async function newTarget(role: Role): Promise<Target> {
+  const operator = as(h.app, h.creds.adminToken);
+  const email = `target-${++targetSeq}-${role.toLowerCase()}@${team.userId}.example.com`;
+  const m = await operator.post(`/admin/v1/teams/${team.userId}/members`, { email, role });
+  assert.equal(m.status, 200, JSON.stringify(m.body));
+  const k = await operator.post(`/admin/v1/members/${m.body.memberId}/keys`, { name: 'target' });
+  assert.equal(k.status, 200, JSON.stringify(k.body));
+  return { role, memberId: m.body.memberId, keyId: k.body.keyId, email };
+}
+
+test('every route that acts on a member or a key is in the role-on-role matrix', () => {
+  const covered = new Set(actions().map((a) => a.route));
+  const acting = h.routes.filter((r) => r.auth?.kind === 'key' && r.method !== 'GET' && /:(memberId|keyId|stringId)\b/.test(r.url));
+  assert.ok(acting.length >= 5);
+  for (const r of acting) assert.ok(covered.has(`${r.method} ${r.url}`), `${r.method} ${r.url} acts on a member or key but is not in the matrix`);
+  for (const route of covered) assert.ok(h.routes.some((r) => `${r.method} ${r.url}` === route), `${route} is not a registered route`);
+});
+
+test('role on role: every role on every role, as the matrix says; a refusal changes nothing', async () => {
+  let refused = 0;
+  let allowed = 0;
+  for (const a of actions()) {
+    // a target is used until an action changes it
+    const fresh = new Map<Role, Target>();
+    for (const actor of ROLES) {
+      for (const targetRole of ROLES) {
+        const t = fresh.get(targetRole) ?? await newTarget(targetRole);
+        fresh.set(targetRole, t);
+        await a.setup?.(t);
+        const before = await a.state(t);
+        const r = await a.act(team.members[actor].apiKey, t);
+        const want = expected(a, actor, targetRole);
+        const where = `${actor} → ${a.name} of ${targetRole}`;
+        assert.equal(r.status, want, `${where}: ${JSON.stringify(r.body)}`);
+        if (want === 200) {
+          assert.notDeepEqual(await a.state(t), before, `${where}: answered 200 but nothing changed`);
+          fresh.delete(targetRole);
+          allowed++;
+          continue;
+        }
+        assert.deepEqual(await a.state(t), before, `${where}: refused, yet something changed`);
+        assertErrorBody(r.body, want, where);
+        if (want === 403) assert.equal(r.body.reason, 'FORBIDDEN', where);
+        if (want === 403 && can(actor, a.capability)) assert.match(String(r.body.metadata.rule), /only an Owner (acts on|makes) an Owner/, where);
+        refused++;
+      }
+    }
+  }
+  assert.ok(allowed > 30 && refused > 60, `allowed ${allowed}, refused ${refused}`);
 });

@@ -14,8 +14,8 @@ try {
   const run = async (n: number) => {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
-      const adm = await gw.admission.admit(p, 'chat.completions', body.model, worstCase('chat.completions', body, 32768));
-      await gw.counters.settle({ requestId: adm.requestId, rateKey: adm.rateKey, tokensUsed: 20, scopes: adm.scopes, actualMicro: 1000n });
+      const adm = await gw.admission.admit(p, 'chat.completions', body.model, () => worstCase('chat.completions', body, 32768));
+      await gw.spend.settle(adm.reservation, 1000n, 20);
     }
     return ((performance.now() - t0) * 1000) / n;
   };

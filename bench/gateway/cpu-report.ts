@@ -6,8 +6,7 @@ export function answerCpuQueries(): void {
   let buf = '';
   process.stdin.on('data', (d) => {
     buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       if (buf.slice(0, nl).trim() === 'cpu') {
         const u = process.cpuUsage();
         const m = process.threadCpuUsage();

@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, migrateStore } from '../../src/store/db.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { standaloneCtx } from '../../src/domain/context.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { answerCpuQueries } from './cpu-report.ts';
@@ -37,7 +38,7 @@ const config = loadConfig({
 });
 const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
 await migrateStore(store);
-const creds = await bootstrap({ db: store.db, clock: systemClock }, { seedVoucherUnits: 0n });
+const creds = await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 0n });
 const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(JSON.stringify({ url, creds }) + '\n');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, migrateStore } from '../../src/store/db.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { standaloneCtx } from '../../src/domain/context.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
 import { recordUsage, type UsageRecord } from '../../src/domain/usage/record.ts';
 import { newId } from '../../src/lib/ids.ts';
@@ -12,7 +13,7 @@ import { newId } from '../../src/lib/ids.ts';
 const dir = mkdtempSync(join(tmpdir(), 'gantry-ingest-'));
 const store = await openStore(process.env.BENCH_DATABASE_URL ? { databaseUrl: process.env.BENCH_DATABASE_URL } : { dataDir: join(dir, 'pg') });
 await migrateStore(store);
-const ctx = { db: store.db, clock: systemClock };
+const ctx = standaloneCtx(store.db, systemClock);
 const creds = (await bootstrap(ctx, { seedVoucherUnits: 1_000_000_000n }))!;
 const rec = (): UsageRecord => ({
   requestId: newId('request'), teamId: creds.userId, memberId: creds.ownerMemberId, keyId: creds.keyId, model: 'gantry/sim-chat-small',

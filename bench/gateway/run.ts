@@ -27,8 +27,7 @@ async function start(script: string, ...rest: string[]): Promise<any> {
   let buf = '';
   child.stdout!.on('data', (d) => {
     buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       const w = waiting.shift();
@@ -96,9 +95,11 @@ try {
       const cpu0 = await v.server.cpuUs();
       const r = await load(v.url, v.path, v.headers, request, conns, 1000, seconds * 1000);
       const cpu1 = await v.server.cpuUs();
-      (results[v.name] ??= {})[conns] = r;
+      results[v.name] ??= {};
+      results[v.name]![conns] = r;
       const c = { all: (cpu1.cpuUs - cpu0.cpuUs) / r.totalRequests, main: (cpu1.mainUs - cpu0.mainUs) / r.totalRequests };
-      (cpuPerReq[v.name] ??= {})[conns] = c;
+      cpuPerReq[v.name] ??= {};
+      cpuPerReq[v.name]![conns] = c;
       process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})\n`);
     }
   }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toRequest } from './admin.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { helpFor, toRequest } from './admin.ts';
 
 test('CLI commands map to operator API calls', () => {
   assert.deepEqual(toRequest(['teams', 'create', '--name', 'acme', '--owner-email', 'o@acme.io', '--tier', 'T2']),
@@ -20,4 +22,40 @@ test('a top-up without an idempotency key gets a fresh one each call', () => {
   const a = toRequest(['topup', 'usr_1', '1']).body as { idempotencyKey: string };
   const b = toRequest(['topup', 'usr_1', '1']).body as { idempotencyKey: string };
   assert.notEqual(a.idempotencyKey, b.idempotencyKey);
+});
+
+test('help: no command, help, --help, help <group>, or a group alone prints help (exit 0 in runAdminCli)', () => {
+  const all = helpFor([])!;
+  assert.match(all, /teams list/);
+  assert.match(all, /gpu reclaim/);
+  assert.equal(helpFor(['help']), all);
+  assert.equal(helpFor(['teams', 'list', '--help']), helpFor(['teams']));
+  for (const group of ['gpu', 'quotas', 'teams', 'members', 'keys', 'models', 'topup', 'team-models', 'call']) {
+    const h = helpFor([group]);
+    assert.ok(h, group);
+    assert.match(h, new RegExp(`usage: gantry admin ${group} `));
+    assert.equal(helpFor(['help', group]), h);
+  }
+  const gpu = helpFor(['gpu'])!;
+  assert.match(gpu, /gpu inventory/);
+  assert.doesNotMatch(gpu, /teams list/);
+  // a command to run, or an unknown group, is not a help request
+  assert.equal(helpFor(['gpu', 'catalogue']), undefined);
+  assert.equal(helpFor(['teams', 'list']), undefined);
+  assert.equal(helpFor(['frobnicate']), undefined);
+  // a wrong subcommand says so and shows the group's help
+  assert.throws(() => toRequest(['gpu', 'frobnicate']), (e: Error) => /unknown admin command: gpu frobnicate/.test(e.message) && /gpu inventory/.test(e.message) && !/teams list/.test(e.message));
+});
+
+test('help lists token rotate, which opens the store itself; an unknown token command is refused', async () => {
+  const run = promisify(execFile);
+  const root = new URL('../..', import.meta.url).pathname;
+  const help = await run(process.execPath, ['bin/gantry.mjs', 'admin', 'help'], { cwd: root });
+  assert.match(help.stdout, /token rotate\s+replace the operator token/);
+  assert.match(help.stdout, /stop it first/);
+  await assert.rejects(run(process.execPath, ['bin/gantry.mjs', 'admin', 'token', 'show'], { cwd: root }), (e: { code: number; stderr: string }) => {
+    assert.equal(e.code, 2);
+    assert.match(e.stderr, /unknown admin command: token show/);
+    return true;
+  });
 });

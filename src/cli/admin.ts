@@ -1,35 +1,74 @@
 // `gantry admin …`: the operator CLI. It calls the operator API of a running Gantry, so it
 // works the same against the embedded store (which one process owns) and a PostgreSQL fleet.
-import { readFileSync, existsSync } from 'node:fs';
+// The exception is `token rotate`, the way back when the operator token is lost: it cannot
+// call the API without a token, so it opens the store itself.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import type { Store } from '../store/db.ts';
+import { DataDirLockedError } from '../store/data-dir-lock.ts';
+import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
+import { credentialsPath, readCredentials, saveOperatorToken } from './credentials.ts';
 
 type Env = Record<string, string | undefined>;
 
-const USAGE = `usage: gantry admin <command> [args] [--flag value …]
-
-  teams list                                   teams get <userId>
+/** Each command group's lines of the help; `gantry admin <group>` alone prints its own. */
+const GROUP_HELP: Record<string, string> = {
+  teams: `  teams list                                   teams get <userId>
   teams create --name N --owner-email E [--tier T1..T5]
-  teams suspend <userId>                       teams resume <userId>
-  members list <userId>                        members add <userId> --email E --role R [--phone P] [--remark-name N]
-  members role <memberId> <role>               members disable <memberId>
-  keys create <memberId> --name N              keys revoke <keyId>
-  topup <userId> <amountUnits> [--idempotency-key K]
-  voucher <userId> <amountUnits> [--idempotency-key K]
-  credit-limit <userId> <amountUnits>          tier <userId> <T1..T5>
-  models list                                  models set --json '{…}'    (body of POST /admin/v1/models)
-  team-models <userId> [--enabled id,id | --all]
-  quotas set --json '{…}'                      quotas override <userId> --model M --type RPM|TPM|IPM --quota N|none
-  gpu catalogue                                clusters, products, inventory and GPUs in use
-  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network]
+  teams suspend <userId>                       teams resume <userId>`,
+  members: `  members list <userId>                        members add <userId> --email E --role R [--phone P] [--remark-name N]
+  members role <memberId> <role>               members disable <memberId>`,
+  keys: '  keys create <memberId> --name N              keys revoke <keyId>',
+  topup: '  topup <userId> <amountUnits> [--idempotency-key K]',
+  voucher: '  voucher <userId> <amountUnits> [--idempotency-key K]',
+  'credit-limit': '  credit-limit <userId> <amountUnits>',
+  tier: '  tier <userId> <T1..T5>',
+  models: '  models list                                  models set --json \'{…}\'    (body of POST /admin/v1/models)',
+  'team-models': '  team-models <userId> [--enabled id,id | --all]',
+  quotas: `  quotas set --json '{…}'                      (body of POST /admin/v1/quotas: a model's quota definition)
+  quotas override <userId> --model M --type RPM|TPM|IPM --quota N|none   (the model needs a definition of that type)`,
+  gpu: `  gpu catalogue                                clusters, products, inventory and GPUs in use
+  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network] [--storage-price U]
+                                               U: network storage price, units per GB-month (shown, not billed)
   gpu product --json '{…}'                     (body of POST /admin/v1/gpu/products)
   gpu inventory <productId> <clusterId> <totalGpus>
   gpu reclaim <instanceId> [--notice-seconds N]   spot reclaim: notified now, stopped after N s
-  gpu migrate <instanceId> <clusterId>
-  call <METHOD> <path> [json]                  any operator API call
+  gpu migrate <instanceId> <clusterId>`,
+  call: '  call <METHOD> <path> [json]                  any operator API call',
+  token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
+};
 
-Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
-config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json.`;
+const FOOTER = `Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
+config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json.
+
+token rotate needs no server and no token, only access to the database: DATABASE_URL, or the
+embedded store in the data dir (GANTRY_DATA_DIR), which a running server holds: stop it first.
+It prints the new token once and saves it in <data dir>/credentials.json; running servers
+accept the new token, and refuse the old one, within 1 s.`;
+
+const USAGE = `usage: gantry admin <command> [args] [--flag value …]
+
+${Object.values(GROUP_HELP).join('\n')}
+
+${FOOTER}`;
+
+function groupUsage(group: string): string {
+  return `usage: gantry admin ${group} …\n\n${GROUP_HELP[group]}\n\n${FOOTER}`;
+}
+
+/**
+ * The help a command asks for, if it asks: none, `help`, `--help` anywhere, `help <group>`, or
+ * a command group without its subcommand (`gantry admin gpu`).
+ */
+export function helpFor(args: string[]): string | undefined {
+  const pos = args.filter((a) => !a.startsWith('--'));
+  const group = pos[0] === 'help' ? pos[1] : pos[0];
+  const known = group !== undefined && group in GROUP_HELP;
+  if (args.length === 0 || pos[0] === 'help' || args.includes('--help')) return known ? groupUsage(group) : USAGE;
+  if (known && pos.length === 1) return groupUsage(group);
+  return undefined;
+}
 
 function parseArgs(args: string[]): { pos: string[]; flags: Record<string, string> } {
   const pos: string[] = [];
@@ -48,8 +87,8 @@ function parseArgs(args: string[]): { pos: string[]; flags: Record<string, strin
   return { pos, flags };
 }
 
-function need(v: string | undefined, what: string): string {
-  if (!v) throw new Error(`missing ${what}\n\n${USAGE}`);
+function needIn(v: string | undefined, what: string, group?: string): string {
+  if (!v) throw new Error(`missing ${what}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
   return v;
 }
 
@@ -57,6 +96,7 @@ function need(v: string | undefined, what: string): string {
 export function toRequest(args: string[]): { method: string; path: string; body?: unknown } {
   const { pos, flags } = parseArgs(args);
   const [group, verb, a1, a2] = pos;
+  const need = (v: string | undefined, what: string) => needIn(v, what, group);
   const idem = flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   const e = encodeURIComponent;
   switch (group) {
@@ -117,6 +157,7 @@ export function toRequest(args: string[]): { method: string; path: string; body?
           body: {
             id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
             supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
+            ...(flags['storage-price'] ? { storagePrice: flags['storage-price'] } : {}),
           },
         };
       }
@@ -132,13 +173,19 @@ export function toRequest(args: string[]): { method: string; path: string; body?
     case 'call':
       return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: JSON.parse(a2) } : {}) };
   }
-  throw new Error(`unknown admin command: ${pos.join(' ') || '(none)'}\n\n${USAGE}`);
+  throw new Error(`unknown admin command: ${pos.join(' ') || '(none)'}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
 }
 
 export async function runAdminCli(args: string[], env: Env, config: Config): Promise<number> {
-  if (args.length === 0 || args[0] === 'help' || args.includes('--help')) {
-    process.stdout.write(USAGE + '\n');
+  const help = helpFor(args);
+  if (help !== undefined) {
+    process.stdout.write(help + '\n');
     return 0;
+  }
+  if (args[0] === 'token') {
+    if (args[1] === 'rotate' && args.length === 2) return rotateToken(config);
+    process.stderr.write(`unknown admin command: ${args.join(' ')}\n\n${USAGE}\n`);
+    return 2;
   }
   let req: ReturnType<typeof toRequest>;
   try {
@@ -149,8 +196,15 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   }
   const base = env.GANTRY_URL ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   let token = env.GANTRY_ADMIN_TOKEN;
-  const credPath = join(config.dataDir, 'credentials.json');
-  if (!token && existsSync(credPath)) token = (JSON.parse(readFileSync(credPath, 'utf8')) as { adminToken?: string }).adminToken;
+  const credPath = credentialsPath(config.dataDir);
+  if (!token) {
+    try {
+      token = readCredentials(config.dataDir)?.adminToken;
+    } catch (e) {
+      process.stderr.write(`${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   if (!token) {
     process.stderr.write(`no operator token: set GANTRY_ADMIN_TOKEN or run from the directory holding ${credPath}\n`);
     return 2;
@@ -171,4 +225,55 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     process.stdout.write(text + '\n');
   }
   return res.ok ? 0 : 1;
+}
+
+const ROTATE = 'gantry admin token rotate';
+
+/** `token rotate`: a new operator token, straight into the store; printed once and saved. */
+async function rotateToken(config: Config): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`${ROTATE}: ${message}\n`);
+    return 1;
+  };
+  // Never create a store here: an empty data dir has no token to replace.
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
+    return fail(`there is no embedded store in ${config.dataDir}. Point GANTRY_DATA_DIR (or DATABASE_URL) at the store your server uses; `
+      + 'a first start creates the operator token.');
+  }
+  // Loaded here only: every other admin command is an HTTP client and starts without the store.
+  const [{ openStore }, { systemClock }, { rotateOperatorToken }, { standaloneCtx }] = await Promise.all([
+    import('../store/db.ts'), import('../lib/clock.ts'), import('../domain/operator-token.ts'), import('../domain/context.ts'),
+  ]);
+  let store: Store;
+  try {
+    ensurePrivateDir(config.dataDir); // before the new token is committed: it is saved there
+    store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, command: 'admin token rotate' });
+  } catch (e) {
+    if (e instanceof DataDirLockedError) {
+      return fail(`${e.message} Stop the server, run this command again, then start the server: it will accept only the new token.`);
+    }
+    if (e instanceof DataDirError) return fail(e.message);
+    throw e;
+  }
+  let token: string;
+  try {
+    token = await rotateOperatorToken(standaloneCtx(store.db, systemClock));
+  } catch (e) {
+    return fail(`nothing was changed: ${(e as Error).message}`);
+  } finally {
+    await store.close().catch(() => {}); // the new token is committed: it must be shown whatever happens here
+  }
+  const lines = ['Rotated the operator token. The new token is shown once:', `  adminToken    ${token}`];
+  let code = 0;
+  try {
+    lines.push(`Saved to ${saveOperatorToken(config.dataDir, token)} (mode 0600).`);
+  } catch (e) {
+    lines.push(`Could not save it to ${credentialsPath(config.dataDir)} (${(e as Error).message}): copy it now.`);
+    code = 1;
+  }
+  lines.push(config.databaseUrl
+    ? 'Running servers accept only this token within 1 s (GANTRY_KEY_CACHE_TTL_MS).'
+    : 'Start the server: it accepts only this token.');
+  process.stdout.write(lines.join('\n') + '\n');
+  return code;
 }

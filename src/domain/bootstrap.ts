@@ -1,18 +1,16 @@
 // First start: an operator token, a first team with an Owner and a key, a usable catalogue
 // and a starting voucher, so a newcomer can call models at once.
-import { AppError } from '../lib/errors.ts';
 import { newOperatorToken, sha256Hex } from '../lib/ids.ts';
 import { unitsToMicro } from '../lib/money.ts';
 import type { Ctx } from './context.ts';
-import { claimSetting, getSetting } from '../store/settings.ts';
+import { claimSetting } from '../store/settings.ts';
+import { OPERATOR_TOKEN_KEY } from './operator-token.ts';
 import { createTeam } from './accounts/teams.ts';
 import { createKey } from './keys/keys.ts';
 import { post } from './billing/ledger.ts';
 import { upsertModel, type ModelInput } from './models/models.ts';
 import { upsertQuotaDefinition } from './quotas/quotas.ts';
 import { seedCompute } from './compute/seed.ts';
-
-const OPERATOR_TOKEN_KEY = 'operator_token_sha256';
 
 export interface Credentials {
   adminToken: string;
@@ -46,12 +44,6 @@ export type Seeder = (ctx: Ctx) => Promise<void>;
 
 /** Seeders every first start runs, after the first team exists. */
 export const DEFAULT_SEEDERS: Seeder[] = [seedCompute];
-
-export async function getOperatorTokenHash(ctx: Ctx): Promise<string> {
-  const hash = await getSetting<string>(ctx.db, OPERATOR_TOKEN_KEY);
-  if (!hash) throw new AppError('UNKNOWN', 'store is not bootstrapped: run bootstrap first');
-  return hash;
-}
 
 /**
  * Seed an empty store once. Returns the credentials on the run that seeded, null later.

@@ -1,5 +1,7 @@
 // Team roles and the capability matrix of DESIGN.md. The interface fixes the policy rule;
 // the rest is Gantry's default.
+import { AppError } from '../lib/errors.ts';
+
 export const ROLES = ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -33,4 +35,17 @@ export interface Principal {
   memberId: string;
   keyId: string;
   role: Role;
+}
+
+/**
+ * Only an Owner acts on an Owner: an Admin (and Billing, on key budgets) never changes the
+ * Owner's role, status, budgets, keys or key policies (DESIGN.md role table: "never the
+ * Owner"). Reads are not actions. `what` completes "may not … of the Owner".
+ */
+export function assertMayActOn(actor: Principal, target: { id: string; role: string }, what: string): void {
+  if (target.role === 'Owner' && actor.role !== 'Owner') {
+    throw new AppError('FORBIDDEN', `role ${actor.role} may not ${what} of the Owner`, {
+      role: actor.role, memberId: target.id, rule: 'only an Owner acts on an Owner',
+    });
+  }
 }

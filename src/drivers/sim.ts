@@ -84,6 +84,11 @@ export class SimDriver implements ComputeDriver {
     if (w) w.reclaimNotice = true;
   }
 
+  /** The spec a workload was last created or started with: what the driver was handed (tests, demos). */
+  specOf(id: string): WorkloadSpec | undefined {
+    return this.workloads.get(id)?.spec;
+  }
+
   // ---- contract ----
   async create(spec: WorkloadSpec): Promise<void> {
     const existing = this.workloads.get(spec.id);

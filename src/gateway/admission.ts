@@ -1,25 +1,24 @@
-// Admission, in the order of the issue, before any upstream is called: (auth happened in the
-// HTTP layer) → model exists and is available → key policy → team's enabled models →
-// RPM/TPM per account and model at the account's tier → budget reservation in the key
-// budget, the member budget and the account balance, all at once. Reads only memory and
-// the shared counters; the store is read when a cache entry is older than its TTL.
+// Admission of a model request, in the order of the issue, before any upstream is called:
+// (auth happened in the HTTP layer) → model exists and is available → key policy → team's
+// enabled models → the request measured against the model (the context rule, context.ts) →
+// RPM/TPM per account and model at the account's tier, and the budget reservation in the
+// key budget, the member budget and the account balance, all in one atomic step
+// of the spend admission (domain/spend/admission.ts). Reads only memory and the shared
+// counters; the store is read when a cache entry is missing (changes clear them).
 import type { GatewayConfig } from '../config.ts';
 import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { microToUnits } from '../lib/money.ts';
 import { policyAllows } from '../domain/policy/policy.ts';
 import { isEnabledForTeam } from '../domain/models/models.ts';
-import {
-  loadBudgetSetting, loadCatalogue, loadKeyPolicy, loadScopeBase, loadTeamLimits,
-  type BudgetRow, type ModelRow, type Policy, type TeamLimits,
-} from '../domain/usage/snapshot.ts';
-import { keyScope, memberScope, teamScope, type Counters, type RateView } from './counters/counters.ts';
+import { loadCatalogue, loadKeyPolicy, loadTeamLimits, type ModelRow, type Policy, type TeamLimits } from '../domain/usage/snapshot.ts';
+import type { Reservation, SpendAdmission } from '../domain/spend/admission.ts';
+import { spendRefusal } from '../domain/spend/errors.ts';
+import type { RateView } from '../domain/spend/counters.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { Endpoint } from './upstreams/upstream.ts';
-import type { UsageSink } from './usage-sink.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -35,41 +34,42 @@ export interface Admitted {
   principal: Principal;
   model: ModelRow;
   endpoint: Endpoint;
-  rateKey: string;
-  scopes: string[];
+  reservation: Reservation;
   reservedMicro: bigint;
   headers: Record<string, string>;
 }
 
 export class Admission {
   private readonly ctx: Ctx;
-  private readonly counters: Counters;
+  private readonly spend: SpendAdmission;
   private readonly config: GatewayConfig;
   private readonly catalogue: TtlCache<Map<string, ModelRow>>;
   private readonly policies: TtlCache<Policy>;
   private readonly teams: TtlCache<TeamLimits>;
-  readonly budgets: TtlCache<BudgetRow | null>;
-  private readonly sink: UsageSink;
 
-  constructor(ctx: Ctx, counters: Counters, config: GatewayConfig, sink: UsageSink) {
+  constructor(ctx: Ctx, spend: SpendAdmission, config: GatewayConfig) {
     this.ctx = ctx;
-    this.sink = sink;
-    this.counters = counters;
+    this.spend = spend;
     this.config = config;
     const ttl = config.hotCacheTtlMs;
     this.catalogue = new TtlCache(ttl);
     this.policies = new TtlCache(ttl);
     this.teams = new TtlCache(ttl);
-    this.budgets = new TtlCache(ttl);
+    ctx.changes.subscribe('catalogue.changed', () => {
+      this.catalogue.clear();
+      this.teams.clear(); // limits derive from the quota definitions
+    });
+    ctx.changes.subscribe('policy.changed', (c) => this.policies.delete(c.keyId));
+    ctx.changes.subscribe('team.changed', (c) => this.teams.delete(c.teamId));
+    ctx.changes.onResync(() => {
+      this.catalogue.clear();
+      this.policies.clear();
+      this.teams.clear();
+    });
   }
 
   private async models(): Promise<Map<string, ModelRow>> {
     return this.catalogue.get('all', () => loadCatalogue(this.ctx));
-  }
-
-  /** The whole catalogue (cached), for sizing a request before it is admitted. */
-  async catalogueById(): Promise<Map<string, ModelRow>> {
-    return this.models();
   }
 
   /** Models the key may call: available, inside its policy, enabled for its team. */
@@ -78,9 +78,13 @@ export class Admission {
     return [...models.values()].filter((m) => m.status === 'available' && policyAllows(policy, m.id) && !!team.team && isEnabledForTeam(team.team, m.id));
   }
 
-  async admit(p: Principal, endpoint: Endpoint, modelId: string, worst: Worst): Promise<Admitted> {
+  /**
+   * `measure` sizes the request against the model once access is granted: it may refuse it
+   * (the context rule), before any rate or budget is counted.
+   */
+  async admit(p: Principal, endpoint: Endpoint, modelId: string, measure: (model: ModelRow) => Worst | Promise<Worst>): Promise<Admitted> {
     const model = (await this.models()).get(modelId);
-    if (!model || model.status !== 'available') {
+    if (model?.status !== 'available') {
       throw new AppError('MODEL_NOT_FOUND', `model ${modelId} does not exist or is not available`, { model: modelId });
     }
     const policy = await this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId));
@@ -91,46 +95,19 @@ export class Admission {
     if (!team.team || !isEnabledForTeam(team.team, modelId)) {
       throw new AppError('ACCESS_DENY', `model ${modelId} is not enabled for this account`, { model: modelId, rule: 'team enabled models' });
     }
+    const worst = await measure(model);
     const limits = team.limits.get(modelId) ?? { rpm: null, tpm: null };
-    const [keyBudget, memberBudget] = await Promise.all([
-      this.budgets.get(`key:${p.keyId}`, () => loadBudgetSetting(this.ctx, 'key', p.keyId)),
-      this.budgets.get(`member:${p.memberId}`, () => loadBudgetSetting(this.ctx, 'member', p.memberId)),
-    ]);
-    // Refusals are reported in this order: key budget, member budget, balance.
-    const scopes: string[] = [];
-    if (keyBudget) scopes.push(keyScope(p.keyId));
-    if (memberBudget) scopes.push(memberScope(p.memberId));
-    scopes.push(teamScope(p.teamId));
     const costMicro = BigInt(worst.promptTokens) * model.inputPricePerMUnits + BigInt(worst.outputTokens) * model.outputPricePerMUnits;
     const countedTokens = worst.promptEstimate + worst.outputTokens;
     const requestId = newId('request', this.ctx.clock.nowMs());
-    const rateKey = `${p.teamId}:${modelId}`;
-    for (let attempt = 0; ; attempt++) {
-      const wallMs = Date.now();
-      const r = await this.counters.admit({
-        requestId, nowMs: this.ctx.clock.nowMs(), wallMs,
-        rate: { key: rateKey, rpmLimit: limits.rpm, tpmLimit: limits.tpm, tokens: countedTokens, windowMs: WINDOW_MS },
-        scopes, costMicro, leaseUntilMs: wallMs + 2 * this.config.upstreamTimeoutMs + 60_000, stateTtlMs: this.config.budgetStateTtlMs,
-      });
-      if (r.kind === 'load') {
-        if (attempt >= 5) throw new AppError('SERVICE_NOT_AVAILABLE', 'budget state is changing too fast to admit the request; retry');
-        await Promise.all(r.scopes.map((s) => this.loadScope(p.teamId, s)));
-        continue;
-      }
-      const headers = rateLimitHeaders(limits, r.rate);
-      if (r.kind === 'ok') return { requestId, principal: p, model, endpoint, rateKey, scopes, reservedMicro: costMicro, headers };
-      if (r.kind === 'budget') throw this.budgetError(r.scope, r.availableMicro, costMicro, headers);
-      throw this.rateError(r.kind, modelId, limits, r.rate, r.retryAfterMs, countedTokens, headers);
-    }
-  }
-
-  private async loadScope(teamId: string, scope: string): Promise<void> {
-    const gen = await this.counters.generation(scope);
-    // Every settlement the counters have seen must be in the ledger read below, or base
-    // would miss it (see the loading protocol in counters.ts).
-    await this.sink.settled();
-    const base = await loadScopeBase(this.ctx, teamId, scope);
-    await this.counters.load(scope, gen, base, Date.now(), this.config.budgetStateTtlMs);
+    const r = await this.spend.admit({
+      payer: p, costMicro, requestId, leaseMs: 2 * this.config.upstreamTimeoutMs + 60_000,
+      rate: { key: `${p.teamId}:${modelId}`, rpmLimit: limits.rpm, tpmLimit: limits.tpm, tokens: countedTokens, windowMs: WINDOW_MS },
+    });
+    const headers = rateLimitHeaders(limits, r.rate);
+    if (r.kind === 'ok') return { requestId, principal: p, model, endpoint, reservation: r.reservation, reservedMicro: costMicro, headers };
+    if (r.kind === 'budget') throw spendRefusal(r.scope, r.availableMicro, costMicro, 'this request (its worst case)', headers);
+    throw this.rateError(r.kind, modelId, limits, r.rate, r.retryAfterMs, countedTokens, headers);
   }
 
   private rateError(kind: 'rpm' | 'tpm', model: string, limits: { rpm: number | null; tpm: number | null }, v: RateView, retryAfterMs: number, tokens: number, headers: Record<string, string>): AppError {
@@ -143,22 +120,5 @@ export class Admission {
     return new AppError('TOKEN_LIMIT_EXCEEDED', `token rate limit reached for ${model}: ${limits.tpm} tokens per minute, ${v.tokens} used, this request counts ${tokens} (prompt estimate + max output); retry after ${h['retry-after']} s`, {
       model, quotaType: 'TPM', limit: limits.tpm, used: v.tokens, requested: tokens, retryAfterMs: Math.ceil(retryAfterMs),
     }, h);
-  }
-
-  private budgetError(scope: string, availableMicro: bigint, costMicro: bigint, headers: Record<string, string>): AppError {
-    const kind = scope.slice(0, 1);
-    const id = scope.slice(2);
-    const remaining = Number(microToUnits(availableMicro));
-    const required = Number(microToUnits(costMicro));
-    const meta = { remaining, required, remainingMicro: availableMicro.toString(), requiredMicro: costMicro.toString() };
-    if (kind === 't') {
-      return new AppError('NOT_ENOUGH_BALANCE', `the account balance cannot cover this request: ${remaining} units available, up to ${required} units needed`, {
-        scope: 'balance', userId: id, ...meta,
-      }, headers);
-    }
-    const what = kind === 'k' ? 'key' : 'member';
-    return new AppError('BUDGET_EXCEEDED', `the ${what} budget cannot cover this request: ${remaining} units remain, up to ${required} units needed`, {
-      scope: what, ...(kind === 'k' ? { keyId: id } : { memberId: id }), ...meta,
-    }, headers);
   }
 }

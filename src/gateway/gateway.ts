@@ -1,29 +1,52 @@
-// The model gateway: measure the request's worst case, admit it, call the upstream (stream
-// or not), then settle: exact cost from the real usage, durable usage event and ledger
-// charge, release of the unused reservation. Nothing is billed when the upstream fails.
-import { PassThrough } from 'node:stream';
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+// The model request pipeline, knowing nothing of HTTP: measure the request's worst case,
+// admit it, call the upstream (stream or not), then settle: exact cost from the real usage,
+// durable usage event and ledger charge, release of the unused reservation. Nothing is
+// billed when the upstream fails. The HTTP routes (http/model-answer.ts) and, later, batch
+// lines and serverless call `run` alike.
+import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayConfig } from '../config.ts';
 import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
-import type { LedgerObserver, PostedChange } from '../domain/billing/ledger-observer.ts';
-import type { Reservations } from '../domain/billing/reservations.ts';
+import type { SpendAdmission } from '../domain/spend/admission.ts';
 import { usageCostMicro, type UsageRecord } from '../domain/usage/record.ts';
 import { modelRecord } from '../domain/models/models.ts';
 import { AppError } from '../lib/errors.ts';
+import { dependencyRefusal, isDatabaseUnreachable } from '../lib/dependencies.ts';
+import type { DependencyHealth } from '../store/health.ts';
 import { Admission, type Admitted, type Worst } from './admission.ts';
-import { keyScope, memberScope, teamScope, type Counters, type ScopeDelta } from './counters/counters.ts';
 import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
+import { checkContext, measurePrompts, simulatorOnly, type PromptTokens } from './context.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
-import { UpstreamError, type Endpoint, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
+import { UpstreamError, type Endpoint, type ModelBody, type StreamOutcome, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
 
-type Body = Record<string, any>;
+type Body = ModelBody;
+export type Chunk = Record<string, unknown>;
+
+/** One model request: who calls, what, and a signal that fires when its caller is gone. */
+export interface ModelCall {
+  endpoint: Endpoint;
+  principal: Principal;
+  body: Body;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The answer: a whole body, or chunks (OpenAI's stream objects) whose iteration runs the
+ * upstream. A failure before the first chunk throws from the first `next()`; a failure
+ * later throws mid-iteration. Headers (rate limits) go with either.
+ */
+export type ModelAnswer =
+  | { kind: 'json'; headers: Record<string, string>; body: Chunk }
+  | { kind: 'stream'; headers: Record<string, string>; chunks: AsyncIterable<Chunk> };
 
 /** Upstream statuses that mean the client's request was refused (400 for the client); any other failure is a 503. */
 const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
 
-/** The worst case of a request, from its body and the model's context size. */
+/**
+ * The worst case of a request, from its body and the model's context size: linear in the
+ * body, never re-serializing it (lib/json-encode.ts jsonBytes).
+ */
 export function worstCase(endpoint: Endpoint, body: Body, contextSize: number): Worst {
   if (endpoint === 'chat.completions' || endpoint === 'completions') {
     const prompt = endpoint === 'chat.completions' ? body.messages : body.prompt;
@@ -39,18 +62,24 @@ export function worstCase(endpoint: Endpoint, body: Body, contextSize: number): 
 
 export class Gateway {
   readonly admission: Admission;
-  readonly counters: Counters;
+  readonly spend: SpendAdmission;
   private readonly router: UpstreamRouter;
   readonly sink: UsageSink;
   private readonly ctx: Ctx;
   private readonly log: FastifyBaseLogger;
 
-  constructor(ctx: Ctx, counters: Counters, sink: UsageSink, config: GatewayConfig, log: FastifyBaseLogger) {
+  private readonly health: DependencyHealth;
+  /** Model calls need Redis unless the operator lets them fail open. */
+  private readonly needs: ('database' | 'redis')[];
+
+  constructor(ctx: Ctx, spend: SpendAdmission, sink: UsageSink, config: GatewayConfig, log: FastifyBaseLogger, health: DependencyHealth, redisFailOpen: boolean) {
     this.ctx = ctx;
-    this.counters = counters;
+    this.health = health;
+    this.needs = redisFailOpen ? ['database'] : ['database', 'redis'];
+    this.spend = spend;
     this.log = log;
     this.sink = sink;
-    this.admission = new Admission(ctx, counters, config, sink);
+    this.admission = new Admission(ctx, spend, config);
     this.router = new UpstreamRouter(config);
   }
 
@@ -64,25 +93,33 @@ export class Gateway {
     return modelRecord(m);
   }
 
-  /** Serve one model request; the reply is sent here (JSON, or an SSE stream). */
-  async handle(endpoint: Endpoint, p: Principal, body: Body, reply: FastifyReply): Promise<void> {
+  /** Admit and serve one model request. */
+  async run(call: ModelCall): Promise<ModelAnswer> {
+    this.health.require(...this.needs); // refused at once while a dependency is down: never queued, never admitted later
+    const { endpoint, body } = call;
     const modelId = String(body.model);
-    // The context size is needed for the worst case before the model is checked: use a
-    // provisional one and let admission answer MODEL_NOT_FOUND first.
-    const ctxSize = (await this.contextSize(modelId)) ?? 1;
     if (endpoint === 'completions' && body.max_tokens === undefined) body.max_tokens = 16; // OpenAI's default for legacy completions
-    const adm = await this.admission.admit(p, endpoint, modelId, worstCase(endpoint, body, ctxSize));
-    reply.headers(adm.headers);
+    let measured: PromptTokens | undefined;
+    const adm = await this.admission.admit(call.principal, endpoint, modelId, async (model) => {
+      measured = await measurePrompts(endpoint, body, simulatorOnly(model.upstream));
+      checkContext(endpoint, body, measured, model.contextSize); // 400 before any upstream call
+      return worstCase(endpoint, body, model.contextSize);
+    });
     const started = performance.now();
     const ac = new AbortController();
+    if (call.signal) {
+      if (call.signal.aborted) ac.abort(call.signal.reason);
+      else call.signal.addEventListener('abort', () => ac.abort(call.signal!.reason), { once: true });
+    }
     const req: UpstreamRequest = {
       endpoint, body, modelId, contextSize: adm.model.contextSize, requestId: adm.requestId.slice(4),
       createdS: Math.floor(this.ctx.clock.nowMs() / 1000), signal: ac.signal,
+      ...(measured?.simulator ? { promptTokens: measured.counts } : {}),
     };
     if (body.stream === true && (endpoint === 'chat.completions' || endpoint === 'completions')) {
-      return this.stream(adm, req, reply, ac, started);
+      return { kind: 'stream', headers: adm.headers, chunks: this.stream(adm, req, ac, started) };
     }
-    let result: { body: Record<string, unknown>; usage: Usage };
+    let result: { body: Chunk; usage: Usage };
     try {
       result = await this.router.call(adm.model.upstream, req);
     } catch (e) {
@@ -90,63 +127,64 @@ export class Gateway {
       throw this.upstreamFailure(e, adm);
     }
     await this.settle(adm, result.usage, 'completed', started);
-    reply.send(result.body);
+    return { kind: 'json', headers: adm.headers, body: result.body };
   }
 
-  private async contextSize(modelId: string): Promise<number | undefined> {
-    const m = (await this.admission.catalogueById()).get(modelId);
-    return m?.contextSize;
-  }
-
-  private async stream(adm: Admitted, req: UpstreamRequest, reply: FastifyReply, ac: AbortController, started: number): Promise<void> {
-    const out = new PassThrough();
-    let sent = false;
-    // From the start, not the first chunk: a client may leave during the time to first token.
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) ac.abort(new Error('client closed the stream'));
+  /**
+   * The upstream pushes chunks; the consumer pulls them. Whichever way it ends — done,
+   * failed, or the consumer gone (return() or the caller's signal) — what was produced is
+   * settled exactly once before the iteration completes.
+   */
+  private async *stream(adm: Admitted, req: UpstreamRequest, ac: AbortController, started: number): AsyncGenerator<Chunk> {
+    const queue: Chunk[] = [];
+    let head = 0;
+    let wake: (() => void) | undefined;
+    let outcome: StreamOutcome | undefined;
+    let failure: unknown;
+    let ended = false;
+    const running = this.router.stream(adm.model.upstream, req, (c) => {
+      queue.push(c);
+      wake?.();
+    }).then((o) => { outcome = o; }, (e) => { failure = e; }).finally(() => {
+      ended = true;
+      wake?.();
     });
-    const start = () => {
-      if (sent) return;
-      sent = true;
-      reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
-      reply.send(out);
-    };
-    const write = (obj: unknown) => {
-      start();
-      out.write(`data: ${JSON.stringify(obj)}\n\n`);
-    };
-    let outcome;
+    let consumerGone = true; // until the loop below finishes by itself
     try {
-      outcome = await this.router.stream(adm.model.upstream, req, write);
-    } catch (e) {
+      for (;;) {
+        if (head < queue.length) {
+          const c = queue[head]!;
+          queue[head++] = undefined as unknown as Chunk; // let it go
+          yield c;
+          continue;
+        }
+        if (ended) break;
+        await new Promise<void>((r) => { wake = r; });
+        wake = undefined;
+      }
+      consumerGone = false;
+    } finally {
+      if (consumerGone) {
+        // The consumer stopped pulling: stop the upstream and bill what it produced.
+        ac.abort(new Error('the caller stopped reading the stream'));
+        await running;
+        if (outcome) await this.settle(adm, outcome.usage, 'client_cancelled', started).catch((e) => this.log.error({ err: e }, 'settling a cancelled stream failed'));
+        else await this.release(adm);
+      }
+    }
+    if (failure !== undefined) {
       await this.release(adm);
-      const err = this.upstreamFailure(e, adm);
-      if (!sent) throw err; // nothing sent yet: a proper HTTP error
-      out.end(`data: ${JSON.stringify({ error: { message: err.message, type: 'server_error', param: null, code: err.reason.toLowerCase() } })}\n\n`);
-      return;
+      throw this.upstreamFailure(failure, adm);
     }
-    const cancelled = !outcome.finished;
-    try {
-      await this.settle(adm, outcome.usage, cancelled ? 'client_cancelled' : 'completed', started);
-    } catch (e) {
-      if (!sent) throw e;
-      out.end();
-      return;
-    }
-    if (cancelled) {
-      start(); // completes the (already closed) reply so Fastify finishes the request
-      out.end();
-      return;
-    }
-    if (req.body.stream_options?.include_usage === true) {
+    const out = outcome!;
+    await this.settle(adm, out.usage, out.finished ? 'completed' : 'client_cancelled', started);
+    if (out.finished && req.body.stream_options?.include_usage === true) {
       const chat = req.endpoint === 'chat.completions';
-      write({
+      yield {
         id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion',
-        created: req.createdS, model: req.modelId, choices: [], usage: usageBody(outcome.usage),
-      });
+        created: req.createdS, model: req.modelId, choices: [], usage: usageBody(out.usage),
+      };
     }
-    start();
-    out.end('data: [DONE]\n\n'); // only after the usage is durable
   }
 
   private upstreamFailure(e: unknown, adm: Admitted): AppError {
@@ -163,7 +201,7 @@ export class Gateway {
 
   /** Upstream failed: give back the reservation and the counted tokens. */
   private async release(adm: Admitted): Promise<void> {
-    await this.counters.settle({ requestId: adm.requestId, rateKey: adm.rateKey, tokensUsed: 0, scopes: adm.scopes, actualMicro: 0n })
+    await this.spend.settle(adm.reservation, 0n, 0)
       .catch((e) => this.log.error({ err: e }, 'releasing a reservation failed; its lease will expire'));
   }
 
@@ -180,43 +218,21 @@ export class Gateway {
       await this.sink.record(rec); // durable from here on: journaled, or event + ledger charge committed
     } catch (e) {
       await this.release(adm);
+      if (isDatabaseUnreachable(e)) {
+        this.health.down('database', e);
+        throw dependencyRefusal('database');
+      }
       this.log.error({ err: e, requestId: adm.requestId }, 'recording usage failed');
       throw new AppError('UNKNOWN', 'the usage of this request could not be recorded; it was not billed');
     }
     if (cost > adm.reservedMicro) this.log.warn({ requestId: adm.requestId, cost: String(cost), reserved: String(adm.reservedMicro) }, 'upstream usage exceeded the reserved worst case');
-    await this.counters.settle({
-      requestId: adm.requestId, rateKey: adm.rateKey, tokensUsed: usage.promptTokens + usage.completionTokens, scopes: adm.scopes, actualMicro: cost,
-    }).catch((e) => this.log.error({ err: e }, 'settling counters failed; state reloads after its TTL'));
+    await this.spend.settle(adm.reservation, cost, usage.promptTokens + usage.completionTokens)
+      .catch((e) => this.log.error({ err: e }, 'settling counters failed; state reloads after its TTL'));
   }
-
-  /** Keeps the counters in step with money moved elsewhere (operator charges, top-ups, compute). */
-  readonly observer: LedgerObserver = {
-    posted: (changes: PostedChange[]) => {
-      const deltas: ScopeDelta[] = [];
-      for (const c of changes) {
-        const d = c.kind === 'charge' ? -c.amountMicro : c.amountMicro;
-        deltas.push({ scope: teamScope(c.teamId), deltaMicro: d });
-        if (c.kind === 'charge' && c.memberId) deltas.push({ scope: memberScope(c.memberId), deltaMicro: d });
-        if (c.kind === 'charge' && c.keyId) deltas.push({ scope: keyScope(c.keyId), deltaMicro: d });
-      }
-      this.counters.applyPosted(deltas).catch((e) => this.log.error({ err: e }, 'applying a posting to the counters failed'));
-    },
-    budgetChanged: (scope, subjectId) => {
-      this.admission.budgets.delete(`${scope}:${subjectId}`);
-      this.counters.invalidate(scope === 'key' ? keyScope(subjectId) : memberScope(subjectId))
-        .catch((e) => this.log.error({ err: e }, 'invalidating budget state failed'));
-    },
-  };
-
-  /** Live reservations per team, shown as the balance's pendingCharges. */
-  readonly reservations: Reservations = {
-    reservedMicro: (teamId: string) => this.counters.reservedMicro(teamScope(teamId), Date.now()),
-  };
 
   async close(): Promise<void> {
     await this.sink.close();
     await this.router.close();
-    await this.counters.close();
   }
 }
 

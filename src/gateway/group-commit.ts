@@ -25,7 +25,7 @@ export class GroupCommit<T> {
 
   /** Wait until everything queued so far is written. */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running !== null) await this.running;
   }
 
   private async loop(): Promise<void> {

@@ -12,6 +12,7 @@ import { openTestStore } from '../../test/helpers/app.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import { getSetting } from '../store/settings.ts';
 import { ManualClock } from '../lib/clock.ts';
+import { standaloneCtx } from '../domain/context.ts';
 import { newId } from '../lib/ids.ts';
 import { usageTotals } from '../store/usage.ts';
 import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
@@ -23,7 +24,7 @@ const log = { info: quiet, warn: quiet, error: quiet, debug: quiet, trace: quiet
 
 async function setup() {
   const store = await openTestStore();
-  const ctx: Ctx = { db: store.db, clock: new ManualClock() };
+  const ctx: Ctx = standaloneCtx(store.db, new ManualClock());
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!; // the template's seeded team
   const dir = mkdtempSync(join(tmpdir(), 'gantry-sink-test-'));
   const rec = (): UsageRecord => ({
@@ -65,9 +66,9 @@ test('replay stores what a killed process left, once: records already in the led
     // maxDelayMs: its background writer must not store the last 4 before the "restart".
     const first = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false, maxDelayMs: 60_000 });
     const recs = Array.from({ length: 10 }, s.rec);
-    for (const r of recs.slice(0, 6)) first.record(r);
+    for (const r of recs.slice(0, 6)) void first.record(r);
     await first.settled(); // 6 stored; their lines are done, but the process "dies" before the segment is deleted:
-    for (const r of recs.slice(6)) first.record(r); // 4 only journaled
+    for (const r of recs.slice(6)) void first.record(r); // 4 only journaled
     // No close(): the second sink opens the same directory as a restarted process would.
     // Write the 6 stored ones again into a leftover segment, as if the deletion had not happened.
     const { Journal } = await import('../store/journal.ts');

@@ -123,7 +123,7 @@ export class JournalSink implements UsageSink {
 
   /** Flush now when someone waits or a batch is full; otherwise let more records gather. */
   private schedule(): void {
-    if (this.running) return;
+    if (this.running !== null) return;
     if (this.waiters.length || this.queue.length >= this.maxBatch) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -131,7 +131,7 @@ export class JournalSink implements UsageSink {
     } else if (!this.timer && this.queue.length) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
-        if (!this.running) this.start();
+        if (this.running === null) this.start();
       }, this.maxDelayMs);
     }
   }
@@ -148,7 +148,9 @@ export class JournalSink implements UsageSink {
       const batch = this.queue.splice(0, this.maxBatch);
       await this.store(batch, false);
       this.stored += batch.length;
-      this.waiters = this.waiters.filter((w) => (w.upTo <= this.stored ? (w.resolve(), false) : true));
+      const done = this.waiters.filter((w) => w.upTo <= this.stored);
+      this.waiters = this.waiters.filter((w) => w.upTo > this.stored);
+      for (const w of done) w.resolve();
     } while (this.queue.length && (this.waiters.length || this.queue.length >= this.maxBatch));
   }
 

@@ -1,5 +1,5 @@
 // OpenAI's x-ratelimit-* response headers, from the window state admission saw.
-import type { RateView } from './counters/counters.ts';
+import type { RateView } from '../domain/spend/counters.ts';
 
 /** Go-style durations as OpenAI sends them: "20ms", "1.5s", "1m0s". */
 export function duration(ms: number): string {

@@ -10,6 +10,22 @@ import type { Credentials } from '../domain/bootstrap.ts';
 
 const skip = !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL ? 'needs TEST_DATABASE_URL and TEST_REDIS_URL' : false;
 
+/** How many changes of `type` replica `s` has received from others (its /metrics). */
+async function received(s: Server, type: string): Promise<number> {
+  const text = await (await fetch(`${s.url}/metrics`)).text();
+  const m = new RegExp(`^gantry_changes_received_total\\{type="${type.replace('.', '\\.')}"\\} (\\d+)`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Wait until replica `s` has received more than `before` changes of `type` (bounded). */
+async function arrived(s: Server, type: string, before: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  while ((await received(s, type)) <= before) {
+    assert.ok(Date.now() < until, `replica never received ${type}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 async function api(server: Server, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(server.url + path, {
     method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -34,10 +50,11 @@ test('two replicas share budgets and rate limits through Redis', { skip }, async
     const key = (await admin(`/admin/v1/members/${team.ownerMemberId}/keys`, { name: 'k' })).body;
     assert.equal((await admin(`/admin/v1/teams/${team.userId}/topups`, { amount: 1_000_000, idempotencyKey: 'r-1' })).status, 200);
     const model = 'acme/unit-replicas';
+    const catalogueSeen = await received(b, 'catalogue.changed');
     assert.equal((await admin('/admin/v1/models', { id: model, title: 'Unit', contextSize: 4096, inputTokenPricePerM: 1000000, outputTokenPricePerM: 1000000, status: 'available', upstream: 'sim' })).status, 200);
     const budget = await api(a, key.apiKey, 'PUT', '/openapi/v1/user/team/key-budget', { member_id: team.ownerMemberId, key_id: key.keyId, budget_type: 'One-time', budget_limit: 10000 });
     assert.equal(budget.status, 200, JSON.stringify(budget.body));
-    await new Promise((r) => setTimeout(r, 1100)); // catalogues are cached ≤ 1 s on each replica
+    await arrived(b, 'catalogue.changed', catalogueSeen); // a's change reached b (LISTEN/NOTIFY), no waiting out a TTL
 
     // Budget: 200 concurrent requests, alternating replicas; ~52 worst cases fit.
     const body = { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 150, ignore_eos: true };
@@ -54,9 +71,10 @@ test('two replicas share budgets and rate limits through Redis', { skip }, async
     assert.equal(kb.used, spent, 'both replicas settled into one ledger');
 
     // RPM: a limit of 20 on the small model; 60 requests over both replicas at once.
+    const teamSeen = await received(b, 'team.changed');
     assert.equal((await api(a, creds.adminToken, 'PUT', `/admin/v1/teams/${team.userId}/quotas`, { model: 'gantry/sim-chat-small', quotaType: 'RPM', currentQuota: 20 })).status, 200);
     const key2 = (await admin(`/admin/v1/members/${team.ownerMemberId}/keys`, { name: 'k2' })).body; // no budget
-    await new Promise((r) => setTimeout(r, 1100)); // team limits are cached ≤ 1 s
+    await arrived(b, 'team.changed', teamSeen);
     const small = { model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 };
     const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => api(i % 2 ? b : a, key2.apiKey, 'POST', '/openai/v1/chat/completions', small)));
     const admitted = burst.filter((r) => r.status === 200).length;

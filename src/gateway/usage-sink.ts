@@ -6,6 +6,8 @@
 //   moved into the database in large batches in the background; replayed at start.
 import type { Ctx } from '../domain/context.ts';
 import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
+import { recordedRequestIds } from '../store/usage.ts';
+import { isDatabaseUnreachable } from '../lib/dependencies.ts';
 import { GroupCommit } from './group-commit.ts';
 
 export interface UsageSink {
@@ -20,13 +22,53 @@ export interface UsageSink {
 
 export class CommitSink implements UsageSink {
   private readonly writer: GroupCommit<UsageRecord>;
+  private readonly ctx: Ctx;
+  /**
+   * Requests whose commit failed on a lost connection: the commit may have landed before the
+   * connection went (the client was told 503). Checked once the database answers; those that
+   * did land are counted as recorded-but-unanswered (answered = recorded = billed otherwise).
+   */
+  private uncertain: string[] = [];
+  private checking: NodeJS.Timeout | undefined;
+  private readonly extra = { recordedUnanswered: 0, uncertain: 0 };
 
   constructor(ctx: Ctx) {
+    this.ctx = ctx;
     this.writer = new GroupCommit((batch) => recordUsage(ctx, batch), (one) => recordUsage(ctx, [one], true));
   }
 
-  record(rec: UsageRecord): Promise<void> {
-    return this.writer.add(rec);
+  async record(rec: UsageRecord): Promise<void> {
+    try {
+      await this.writer.add(rec);
+    } catch (err) {
+      if (isDatabaseUnreachable(err)) this.doubt(rec.requestId);
+      throw err;
+    }
+  }
+
+  private doubt(requestId: string): void {
+    this.uncertain.push(requestId);
+    this.extra.uncertain = this.uncertain.length;
+    this.checking ??= setTimeout(() => void this.checkUncertain(), 1000);
+    this.checking.unref();
+  }
+
+  /** Look up the doubtful commits; retried every second until the database answers. */
+  async checkUncertain(): Promise<void> {
+    this.checking = undefined;
+    const ids = this.uncertain.splice(0, 1000);
+    if (!ids.length) return;
+    try {
+      const landed = await recordedRequestIds(this.ctx.db, ids);
+      this.extra.recordedUnanswered += landed.size;
+    } catch {
+      this.uncertain.unshift(...ids); // still unreachable: later
+    }
+    this.extra.uncertain = this.uncertain.length;
+    if (this.uncertain.length) {
+      this.checking = setTimeout(() => void this.checkUncertain(), 1000);
+      this.checking.unref();
+    }
   }
 
   settled(): undefined {
@@ -34,10 +76,11 @@ export class CommitSink implements UsageSink {
   }
 
   stats(): Record<string, number> {
-    return { ...this.writer.stats };
+    return { ...this.writer.stats, ...this.extra };
   }
 
-  close(): Promise<void> {
-    return this.writer.drain();
+  async close(): Promise<void> {
+    if (this.checking) clearTimeout(this.checking);
+    await this.writer.drain();
   }
 }

@@ -1,27 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from '../config.ts';
-import type { Ctx } from '../domain/context.ts';
-import type { KeyAuthenticator } from '../domain/keys/authenticator.ts';
 import type { Capability, Principal } from '../domain/roles.ts';
-import type { Reservations } from '../domain/billing/reservations.ts';
-import type { Gateway } from '../gateway/gateway.ts';
-import type { Compute } from '../domain/compute/compute.ts';
+import type { Family } from './families.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** Everything a route may call. Built once in app.ts. */
-export interface Services {
-  ctx: Ctx;
-  config: Config;
-  keys: KeyAuthenticator;
-  operatorTokenHash: string;
-  reservations: Reservations;
-  /** The OpenAI-compatible model gateway (src/gateway). */
-  gateway: Gateway;
-  /** GPU compute: driver, sealing key, timings; `reconcile()` runs one reconciler pass (tests). */
-  compute: Compute & { reconcile(): Promise<number> };
-}
+export type { Services } from '../services.ts';
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */
 export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability } | { kind: 'public' };
@@ -29,6 +13,8 @@ export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capab
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The reason family the route answers in (families.ts); required of every route. */
+    family?: Family;
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -21,10 +21,6 @@ export class ManualClock implements Clock {
   }
 }
 
-export function unixSeconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
-
 /** Half-open UTC calendar month [start, end) containing `ms`. */
 export function monthPeriod(ms: number): { startMs: number; endMs: number } {
   const d = new Date(ms);
@@ -33,7 +29,3 @@ export function monthPeriod(ms: number): { startMs: number; endMs: number } {
   return { startMs, endMs };
 }
 
-export function cycleOf(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
-}

@@ -38,8 +38,13 @@ export const REASON_STATUS = {
   INVALID_BILL_CYCLE: 400,
   LIST_BILL_TOO_FAST: 429,
   LIST_BILL_ERROR: 500,
-  // generic
+  // any family: the transport's own refusals, a dependency down, an internal error
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   UNKNOWN: 500,
 } as const;
 
@@ -57,6 +62,11 @@ export class AppError extends Error {
     this.status = REASON_STATUS[reason];
     this.metadata = metadata;
     this.headers = headers;
+  }
+
+  /** The same failure told with another reason (a route family's own word for it). */
+  as(reason: Reason): AppError {
+    return reason === this.reason ? this : new AppError(reason, this.message, this.metadata, this.headers);
   }
 }
 

@@ -17,6 +17,8 @@ export const ID_PREFIX = {
   bill: 'bil',
   auth: 'rga',
   networkStorage: 'nst',
+  statement: 'stm',
+  job: 'job',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -51,6 +53,17 @@ function encodeRandom(chars: number): string {
 /** Prefixed, time-sortable id: `<prefix>_<10 chars time><12 chars random>`. */
 export function newId(kind: IdKind, nowMs: number = Date.now()): string {
   return `${ID_PREFIX[kind]}_${encodeTime(nowMs)}${encodeRandom(12)}`;
+}
+
+/**
+ * The id of something computed, not stored (a team's monthly statement): the same inputs
+ * always give the same id, in the shape of newId, time-sortable by `atMs`.
+ */
+export function derivedId(kind: IdKind, atMs: number, key: string): string {
+  const digest = createHash('sha256').update(key).digest();
+  let tail = '';
+  for (let i = 0; i < 12; i++) tail += ALPHABET[digest[i]! & 31];
+  return `${ID_PREFIX[kind]}_${encodeTime(atMs)}${tail}`;
 }
 
 /** API key secret: `sk_` + 32 random bytes, base64url. */

@@ -3,6 +3,19 @@
 // because price is in units per 1e6 tokens and 1 unit = 1e6 micro.
 export const MICRO_PER_UNIT = 1_000_000n;
 
+/**
+ * The largest amount one request may name, in units: 10^12 units is $100,000,000. In
+ * micro-units it is 10^18, within int8 (9.2·10^18) with room for the sums of a few.
+ */
+export const MAX_AMOUNT_UNITS = 1_000_000_000_000n;
+
+/**
+ * The largest price, in units per pricing unit (GPU-hour, GPU-month, GB-month, million
+ * tokens): 10^9 units is $100,000. Costs are prices times counts in micro-units: 8 GPUs for
+ * 36 months, or 2^31 tokens, stay within int8.
+ */
+export const MAX_PRICE_UNITS = 1_000_000_000n;
+
 export function unitsToMicro(units: bigint | number | string): bigint {
   return BigInt(units) * MICRO_PER_UNIT;
 }
@@ -24,9 +37,31 @@ export function microToUnitString(micro: bigint): string {
   return microToUnits(micro).toString();
 }
 
-/** USD for display fields such as payAmountDisplay (a float by contract). */
-export function microToUsd(micro: bigint): number {
-  return Number(microToUnits(micro)) / 10000;
+/**
+ * A total told in parts (a bill's voucher and paid parts, a statement's voucher, cash and
+ * debt parts), in whole units that add up to the total shown, exactly. The running sums of
+ * the parts, in the order given, are rounded by the one rule and each part is the
+ * difference of two consecutive rounded sums: the total and the first part are within half
+ * a unit of the exact amounts, every other part within one unit, and none is negative when
+ * no exact part is (rounding never decreases a larger sum). Rounding each part on its own
+ * would not add up: 337.4 + 58.4 shows as 337 + 58, of a total 395.8 shown as 396.
+ */
+export function splitMicroToUnits(partsMicro: readonly bigint[]): bigint[] {
+  const units: bigint[] = [];
+  let sumMicro = 0n;
+  let shownUnits = 0n;
+  for (const part of partsMicro) {
+    sumMicro += part;
+    const rounded = microToUnits(sumMicro);
+    units.push(rounded - shownUnits);
+    shownUnits = rounded;
+  }
+  return units;
+}
+
+/** USD for display fields such as payAmountDisplay (a float by contract), from the units shown beside it. */
+export function unitsToUsd(units: bigint): number {
+  return Number(units) / 10000;
 }
 
 export function maxBig(a: bigint, b: bigint): bigint {
@@ -34,4 +69,22 @@ export function maxBig(a: bigint, b: bigint): bigint {
 }
 export function minBig(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
+}
+
+/** An exact decimal of `micro` / 10^`shift`, trailing zeros trimmed (at least `minDecimals`). */
+function decimal(micro: bigint, shift: number, minDecimals: number): string {
+  const neg = micro < 0n;
+  const digits = (neg ? -micro : micro).toString().padStart(shift + 1, '0');
+  const whole = digits.slice(0, -shift);
+  let frac = digits.slice(-shift).replace(/0+$/, '');
+  if (frac.length < minDecimals) frac = frac.padEnd(minDecimals, '0');
+  return `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}
+
+/**
+ * An amount for people, exact: in units (1/10000 USD, the interface's unit) and in USD,
+ * e.g. "15000 units ($1.50)", "0.3 units ($0.00003)". Messages only; never parsed.
+ */
+export function describeMicro(micro: bigint): string {
+  return `${decimal(micro, 6, 0)} units ($${decimal(micro, 10, 2)})`;
 }

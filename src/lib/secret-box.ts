@@ -1,7 +1,7 @@
 // AES-256-GCM for secrets at rest (registry passwords). The key comes from configuration
 // (GANTRY_SECRET_KEY) or, embedded, from <data dir>/secret.key created on first use.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class SecretBox {
@@ -25,12 +25,15 @@ export class SecretBox {
   }
 }
 
-/** A configured key (base64 of 32 bytes), or the data dir's key file, created once. */
+/**
+ * A configured key (base64 of 32 bytes), or the data dir's key file, created once with mode
+ * 0600 (a key file others may read is narrowed to 0600 when loaded).
+ */
 export function loadSecretKey(configured: string | undefined, dataDir: string): Buffer {
   if (configured) return Buffer.from(configured, 'base64');
   const file = join(dataDir, 'secret.key');
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
     writeFileSync(tmp, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
     // link fails if another process created the key first; then everyone reads that one
@@ -39,5 +42,6 @@ export function loadSecretKey(configured: string | undefined, dataDir: string): 
     } catch { /* another process won the race */ }
     unlinkSync(tmp);
   }
+  if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }

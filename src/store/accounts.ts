@@ -1,5 +1,5 @@
 // Teams, members and API keys.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { apiKeys, members, teams } from './schema.ts';
 
@@ -25,10 +25,6 @@ export async function listTeams(db: DbOrTx): Promise<TeamRow[]> {
 }
 export async function updateTeam(db: DbOrTx, id: string, patch: Partial<typeof teams.$inferInsert>): Promise<void> {
   await db.update(teams).set(patch).where(eq(teams.id, id));
-}
-export async function countTeams(db: DbOrTx): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(teams);
-  return row?.n ?? 0;
 }
 
 export async function insertMember(db: DbOrTx, row: typeof members.$inferInsert): Promise<void> {

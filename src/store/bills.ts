@@ -1,5 +1,5 @@
 // Read models over the ledger: fixed-term bill rows and usage aggregated into buckets.
-import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { apiKeys, fixedTermBills, ledgerEntries } from './schema.ts';
 
@@ -110,6 +110,47 @@ export async function aggregateUsage(db: DbOrTx, f: UsageFilter): Promise<UsageR
     amountMicro: BigInt(r.amountMicro),
     voucherMicro: BigInt(r.voucherMicro),
   }));
+}
+
+export interface MonthTotals {
+  monthStart: Date;
+  amountMicro: bigint;
+  voucherMicro: bigint;
+  cashMicro: bigint;
+  debtMicro: bigint;
+}
+
+/** A team's charges summed per UTC calendar month, up to `untilMs` inclusive, oldest first. */
+export async function chargesByMonth(db: DbOrTx, teamId: string, untilMs: number): Promise<MonthTotals[]> {
+  const month = sql`(date_trunc('month', ${ledgerEntries.createdAt} at time zone 'UTC') at time zone 'UTC')`;
+  const rows = await db
+    .select({
+      monthStart: sql<Date>`${month}`.as('month_start'),
+      amountMicro: sql<string>`sum(${ledgerEntries.amountMicro})::text`,
+      voucherMicro: sql<string>`sum(${ledgerEntries.voucherMicro})::text`,
+      cashMicro: sql<string>`sum(${ledgerEntries.cashMicro})::text`,
+      debtMicro: sql<string>`sum(${ledgerEntries.debtMicro})::text`,
+    })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.teamId, teamId), eq(ledgerEntries.kind, 'charge'), lte(ledgerEntries.createdAt, new Date(untilMs))))
+    .groupBy(sql`1`)
+    .orderBy(sql`1`);
+  return rows.map((r) => ({
+    monthStart: new Date(r.monthStart),
+    amountMicro: BigInt(r.amountMicro),
+    voucherMicro: BigInt(r.voucherMicro),
+    cashMicro: BigInt(r.cashMicro),
+    debtMicro: BigInt(r.debtMicro),
+  }));
+}
+
+/** What the team's top-ups up to `untilMs` inclusive repaid of its debt (their negative debt parts). */
+export async function repaidByTopupsMicro(db: DbOrTx, teamId: string, untilMs: number): Promise<bigint> {
+  const [row] = await db
+    .select({ repaidMicro: sql<string>`coalesce(-sum(${ledgerEntries.debtMicro}), 0)::text` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.teamId, teamId), eq(ledgerEntries.kind, 'topup'), lte(ledgerEntries.createdAt, new Date(untilMs))));
+  return BigInt(row?.repaidMicro ?? '0');
 }
 
 export function escapeLike(s: string): string {

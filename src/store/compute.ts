@@ -1,5 +1,5 @@
 // Queries of GPU compute: catalogue, templates, registry credentials, instances.
-import { and, asc, desc, eq, ilike, inArray, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, isNull, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { gpuClusters, gpuInventory, gpuProducts, instances, networkStorages, registryAuths, templates } from './schema-compute.ts';
 
@@ -78,20 +78,33 @@ export async function findTemplate(db: DbOrTx, id: string): Promise<TemplateRow 
   const [row] = await db.select().from(templates).where(eq(templates.id, id));
   return row;
 }
+/** Templates whose image_auth has no sealed counterpart: credential ids, and clear values stored before 0005. */
+export async function listTemplatesWithUnsealedImageAuth(db: DbOrTx): Promise<Pick<TemplateRow, 'id' | 'imageAuth'>[]> {
+  return db.select({ id: templates.id, imageAuth: templates.imageAuth }).from(templates)
+    .where(and(ne(templates.imageAuth, ''), eq(templates.imageAuthEnc, '')));
+}
+/** Replaces a clear image_auth by its mask and sealed form, unless another process did it first. */
+export async function sealTemplateImageAuth(db: DbOrTx, id: string, clear: string, masked: string, sealed: string): Promise<boolean> {
+  const done = await db.update(templates).set({ imageAuth: masked, imageAuthEnc: sealed })
+    .where(and(eq(templates.id, id), eq(templates.imageAuth, clear), eq(templates.imageAuthEnc, ''))).returning({ id: templates.id });
+  return done.length > 0;
+}
 export interface TemplateFilter {
-  /** private templates of this team; when unset, public ones of `channel` */
+  /** the private templates of this team … */
   teamId?: string;
-  channel?: string;
+  /** … and (or only) the public ones (no team) of these channels */
+  publicChannels?: string[];
   name?: string;
   type?: string;
   limit: number;
   offset: number;
 }
 export async function listTemplates(db: DbOrTx, f: TemplateFilter): Promise<{ rows: TemplateRow[]; total: number }> {
-  const conds: SQL[] = [];
-  if (f.teamId) conds.push(eq(templates.teamId, f.teamId));
-  else conds.push(isNull(templates.teamId));
-  if (f.channel) conds.push(eq(templates.channel, f.channel));
+  const whose: SQL[] = [];
+  if (f.teamId) whose.push(eq(templates.teamId, f.teamId));
+  if (f.publicChannels?.length) whose.push(and(isNull(templates.teamId), inArray(templates.channel, f.publicChannels))!);
+  if (!whose.length) return { rows: [], total: 0 };
+  const conds: SQL[] = [whose.length === 1 ? whose[0]! : or(...whose)!];
   if (f.name) conds.push(ilike(templates.name, `%${escapeLike(f.name)}%`));
   if (f.type) conds.push(eq(templates.type, f.type));
   const where = and(...conds);
@@ -175,9 +188,11 @@ export async function claimDueInstances(db: DbOrTx, nowMs: number, leaseMs: numb
 }
 
 /** Instances of a team holding GPUs under a billing mode (for the balance run-out stop). */
-export async function listTeamInstancesByMode(db: DbOrTx, teamId: string, modes: string[], statuses: readonly string[]): Promise<InstanceRow[]> {
+/** Instances charged to a team, a member or a key, in the given billing modes and statuses. */
+export async function listInstancesChargedTo(db: DbOrTx, to: { kind: 'team' | 'member' | 'key'; id: string }, modes: string[], statuses: readonly string[]): Promise<InstanceRow[]> {
+  const col = to.kind === 'team' ? instances.teamId : to.kind === 'member' ? instances.memberId : instances.keyId;
   return db.select().from(instances)
-    .where(and(eq(instances.teamId, teamId), inArray(instances.billingMode, modes), inArray(instances.status, [...statuses])));
+    .where(and(eq(col, to.id), inArray(instances.billingMode, modes), inArray(instances.status, [...statuses])));
 }
 
 // ---- network storage ----
@@ -194,8 +209,19 @@ export async function updateNetworkStorage(db: DbOrTx, id: string, patch: Partia
 export async function deleteNetworkStorage(db: DbOrTx, id: string): Promise<void> {
   await db.delete(networkStorages).where(eq(networkStorages.id, id));
 }
-export async function listNetworkStorages(db: DbOrTx, teamId: string, limit: number, offset: number): Promise<{ rows: NetworkStorageRow[]; total: number }> {
-  const where = eq(networkStorages.teamId, teamId);
+export interface NetworkStorageFilter {
+  teamId: string;
+  id?: string;
+  name?: string;
+  limit: number;
+  offset: number;
+}
+export async function listNetworkStorages(db: DbOrTx, f: NetworkStorageFilter): Promise<{ rows: NetworkStorageRow[]; total: number }> {
+  const conds: SQL[] = [eq(networkStorages.teamId, f.teamId)];
+  if (f.id) conds.push(eq(networkStorages.id, f.id));
+  if (f.name) conds.push(ilike(networkStorages.name, `%${escapeLike(f.name)}%`));
+  const where = and(...conds);
+  const { limit, offset } = f;
   const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(networkStorages).where(where);
   const rows = await db.select().from(networkStorages).where(where).orderBy(desc(networkStorages.id)).limit(limit).offset(offset);
   return { rows, total: count?.n ?? 0 };

@@ -1,6 +1,5 @@
 // Opens the store: PGlite on disk by default, PostgreSQL when a URL is given.
 // Both speak the PostgreSQL dialect, so every query is written once.
-import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -11,6 +10,9 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
 import { RemotePGlite } from './pglite-remote.ts';
+import { lockDataDir, type DataDirLock, type LockHolder } from './data-dir-lock.ts';
+import { keepPgliteFilesPrivate } from './pglite-modes.ts';
+import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -31,6 +33,8 @@ export interface Store {
   procedure?: <T>(name: string, args: unknown) => Promise<T>;
   /** PGlite's directory on disk (embedded, not in memory). */
   dataDir?: string;
+  /** Embedded on disk: the lock of a process that was killed holding the data dir, taken over. */
+  lockTakenOverFrom?: LockHolder;
   /** The PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
   pglite?: { dumpDataDir(compression: 'gzip'): Promise<Blob | File> };
   close(): Promise<void>;
@@ -45,27 +49,67 @@ export interface StoreOptions {
   pgliteThread?: boolean;
   /** Modules whose `procedures` the worker thread can run (Store.procedure). */
   procedures?: string[];
+  /** What this process runs, recorded in the data dir's lock for a process refused (`serve`, …). */
+  command?: string;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    // An idle client dropped by the server (restart, failover, admin termination) must not
-    // crash the process: the pool discards it and the next query opens a new connection.
+    // A connection that cannot be made within a second fails (503 to the client) instead of
+    // holding the request until the database returns.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 1000 });
+    // A client dropped by the server (restart, failover, admin termination) must not crash
+    // the process, idle or checked out: an idle one is discarded by the pool; one checked out
+    // between the queries of a transaction emits 'error' with no pool listener attached, and
+    // an unhandled 'error' event ends the process. Its next query then fails, the transaction
+    // is abandoned (the server rolled it back) and the pool drops the broken client.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  // On disk, the data dir is this process's alone (data-dir-lock.ts) and private to its user;
+  // the lock comes before PGlite touches a file.
+  let lock: DataDirLock | undefined;
+  if (opts.dataDir) {
+    ensurePrivateDir(opts.dataDir);
+    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
+    try {
+      tightenTree(opts.dataDir);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
   const init = { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) };
-  const client = opts.pgliteThread === false ? new PGlite(init) : new RemotePGlite({ ...init, procedures: opts.procedures ?? [] });
-  await client.waitReady;
+  let opened: PGlite | RemotePGlite | undefined;
+  try {
+    if (opts.pgliteThread === false) {
+      if (opts.dataDir) keepPgliteFilesPrivate(); // the worker thread does this for itself
+      opened = new PGlite(init);
+    } else {
+      opened = new RemotePGlite({ ...init, procedures: opts.procedures ?? [] });
+    }
+    await opened.waitReady;
+  } catch (e) {
+    await opened?.close().catch(() => {}); // no thread of ours may touch the files once the lock is gone
+    lock?.release();
+    throw e;
+  }
+  const client = opened;
   const db = drizzlePglite(client as PGlite, { schema }) as unknown as Db;
   return {
     db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),
     ...(client instanceof RemotePGlite ? { failure: client.failure } : {}),
     ...(client instanceof RemotePGlite && opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }
 

@@ -48,7 +48,7 @@ export class Journal {
 
   /** Open the journal in `dir`; lines left by an earlier process come back to be replayed. */
   static open(dir: string, opts: JournalOptions): { journal: Journal; recovered: RecoveredLine[] } {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 }); // usage of every tenant: the owner's alone
     const found = readdirSync(dir).map((f) => NAME.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
     const recovered: RecoveredLine[] = [];
     const counts = new Map<number, number>();
@@ -128,7 +128,7 @@ export class Journal {
   }
 
   private openSegment(n: number): number {
-    const fd = openSync(join(this.dir, fileOf(n)), 'a');
+    const fd = openSync(join(this.dir, fileOf(n)), 'a', 0o600);
     if (this.opts.fsync) {
       // the new file's name must be on disk too, or a crash could lose the whole segment
       const dirFd = openSync(this.dir, 'r');

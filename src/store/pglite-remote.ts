@@ -54,6 +54,7 @@ export class RemotePGlite {
     this.waitReady = this.call({ op: 'exec', sql: 'select 1' }).then(() => undefined);
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: each op's answer is typed by the public method that sends it
   private call(op: Op): Promise<any> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;

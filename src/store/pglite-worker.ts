@@ -10,6 +10,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import * as schema from './schema.ts';
 import type { Db } from './db.ts';
+import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 
 export interface WorkerInit {
   dataDir?: string;
@@ -18,6 +19,7 @@ export interface WorkerInit {
   procedures?: string[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a procedure declares its own argument type; the registry holds them all
 export type Procedure = (db: Db, args: any) => Promise<unknown>;
 
 export type Request =
@@ -33,6 +35,7 @@ export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok
 
 const port = parentPort!;
 const init = workerData as WorkerInit;
+if (init.dataDir) keepPgliteFilesPrivate();
 const pg = new PGlite({ ...(init.dataDir ? { dataDir: init.dataDir } : {}), ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}) });
 const procedures = loadProcedures(init.procedures ?? []);
 const localDb = drizzle(pg, { schema }) as unknown as Db;

@@ -12,6 +12,8 @@ export const gpuClusters = pgTable('gpu_clusters', {
   region: text('region').notNull().default(''),
   supportNetworkStorage: boolean('support_network_storage').notNull().default(false),
   supportInstanceNetwork: boolean('support_instance_network').notNull().default(false),
+  // the price of the cluster's network storage, shown to tenants (not billed yet)
+  storagePriceUnitsPerGbMonth: bigint('storage_price_units_per_gb_month', { mode: 'bigint' }).notNull().default(sql`0`),
   createdAt: createdAt(),
 });
 
@@ -48,7 +50,10 @@ export const templates = pgTable('templates', {
   readme: text('readme').notNull().default(''),
   type: text('type').notNull().default('instance'),
   image: text('image').notNull(),
+  // what reads show: a registry credential id (rga_…), or the mask of an inline credential
+  // ("<username>:****") whose AES-256-GCM sealed form is imageAuthEnc (never returned)
   imageAuth: text('image_auth').notNull().default(''),
+  imageAuthEnc: text('image_auth_enc').notNull().default(''),
   startCommand: text('start_command').notNull().default(''),
   entrypoint: text('entrypoint').notNull().default(''),
   rootfsSize: integer('rootfs_size').notNull(),

@@ -150,3 +150,7 @@ export const quotaOverrides = pgTable('quota_overrides', {
 export * from './schema-compute.ts';
 // Gateway usage events.
 export * from './schema-gateway.ts';
+// Holds of work admitted and not yet charged.
+export * from './schema-spend.ts';
+// Durable jobs.
+export * from './schema-jobs.ts';

@@ -13,3 +13,10 @@ export async function claimSetting(db: DbOrTx, key: string, value: unknown): Pro
     .onConflictDoNothing().returning({ key: settings.key });
   return rows.length === 1;
 }
+
+/** Overwrite an existing key; returns false when there was none (nothing is inserted). */
+export async function replaceSetting(db: DbOrTx, key: string, value: unknown): Promise<boolean> {
+  const rows = await db.update(settings).set({ value: sql`${JSON.stringify(value)}::jsonb` })
+    .where(eq(settings.key, key)).returning({ key: settings.key });
+  return rows.length === 1;
+}

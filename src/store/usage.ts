@@ -1,5 +1,5 @@
 // Usage events of the model gateway. Rows are only ever inserted.
-import { sql, type SQL } from 'drizzle-orm';
+import { inArray, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { usageEvents } from './schema.ts';
 import type { LedgerInsert } from './ledger.ts';
@@ -77,4 +77,11 @@ export async function usageTotals(db: DbOrTx, teamId: string) {
     events: Number(r.events), requests: Number(r.requests), promptTokens: String(r.prompt_tokens),
     completionTokens: String(r.completion_tokens), costMicro: String(r.cost_micro), ledgerCharges: Number(r.ledger_charges),
   };
+}
+
+/** Which of these requests have a usage event (a commit whose outcome its writer never learned). */
+export async function recordedRequestIds(db: DbOrTx, requestIds: string[]): Promise<Set<string>> {
+  if (!requestIds.length) return new Set();
+  const rows = await db.select({ id: usageEvents.requestId }).from(usageEvents).where(inArray(usageEvents.requestId, requestIds));
+  return new Set(rows.map((r) => r.id));
 }

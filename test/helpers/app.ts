@@ -6,11 +6,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, migrateStore, MIGRATIONS_DIR, type Store } from '../../src/store/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { standaloneCtx } from '../../src/domain/context.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { bootstrap, type Credentials } from '../../src/domain/bootstrap.ts';
 import { claimSetting, getSetting } from '../../src/store/settings.ts';
@@ -31,7 +33,7 @@ function templateHash(): string {
 
 async function seed(store: Store): Promise<void> {
   await migrateStore(store);
-  const ctx = { db: store.db, clock: new ManualClock() };
+  const ctx = standaloneCtx(store.db, new ManualClock());
   const creds = await bootstrap(ctx, { seedVoucherUnits: 1_000_000n });
   if (creds) await claimSetting(store.db, CREDS_KEY, creds);
 }
@@ -105,13 +107,15 @@ export async function openTestStore(): Promise<Store> {
   return store;
 }
 
-export async function buildTestApp(opts: { env?: Record<string, string> } = {}): Promise<TestApp> {
+/** `logStream`: the app logs every level there (pino JSON lines), as it would in production with LOG_LEVEL=trace. */
+export async function buildTestApp(opts: { env?: Record<string, string>; logStream?: Writable } = {}): Promise<TestApp> {
   const store = await openTestStore();
   const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), ...opts.env });
   const clock = new ManualClock();
   // The embedded default journals usage beside the store: give this app a journal of its own.
   const journalDir = store.kind === 'pglite' ? mkdtempSync(join(tmpdir(), 'gantry-journal-')) : undefined;
-  const built = await buildApp({ config, store, clock, logger: false, ...(journalDir ? { usageJournalDir: journalDir } : {}) });
+  const logger = opts.logStream ? { level: 'trace', stream: opts.logStream } : false;
+  const built = await buildApp({ config, store, clock, logger, ...(journalDir ? { usageJournalDir: journalDir } : {}) });
   const creds = (await getSetting<Credentials>(store.db, CREDS_KEY))!;
   return {
     ...built, store, clock, creds, config,

@@ -12,8 +12,9 @@ export interface Server {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-export async function startServer(env: Record<string, string>, opts: { watchdogMs?: number } = {}): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+/** `entry`: a script to run instead of `src/main.ts serve` (a test's own server, e.g. job-server.ts). */
+export async function startServer(env: Record<string, string>, opts: { watchdogMs?: number; entry?: string } = {}): Promise<Server> {
+  const child = spawn(process.execPath, opts.entry ? [opts.entry] : [MAIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,9 +37,9 @@ export async function startServer(env: Record<string, string>, opts: { watchdogM
       }
     };
     child.stdout!.on('data', check);
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
+      reject(new Error(`server exited with ${code ?? signal}:\n${out}`));
     });
   });
   return {
@@ -48,4 +49,28 @@ export async function startServer(env: Record<string, string>, opts: { watchdogM
       await exited;
     },
   };
+}
+
+/**
+ * Run `node src/main.ts <args>` to its end (serve included, when it is expected to refuse):
+ * its exit code and everything it wrote. Killed, and the promise rejected, after `timeoutMs`.
+ */
+export async function runGantry(args: string[], env: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gantry ${args.join(' ')} did not end within ${opts.timeoutMs ?? 60_000} ms:\n${out}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: out });
+    });
+  });
 }

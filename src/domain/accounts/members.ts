@@ -1,9 +1,10 @@
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
+import { ACTIVE, type MemberStatus } from './codes.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/accounts.ts';
-import { ROLES, isRole, type Principal, type Role } from '../roles.ts';
+import { ROLES, assertMayActOn, isRole, type Principal, type Role } from '../roles.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -42,7 +43,7 @@ export async function addMemberTx(tx: Tx, nowMs: number, teamId: string, input: 
 export async function addMember(ctx: Ctx, teamId: string, input: AddMemberInput, actor?: Principal): Promise<string> {
   validateMember(input);
   if (input.role === 'Owner' && actor && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', 'only an Owner may add another Owner', { role: actor.role });
+    throw new AppError('FORBIDDEN', 'only an Owner may add another Owner', { role: actor.role, rule: 'only an Owner makes an Owner' });
   }
   return ctx.db.transaction((tx) => addMemberTx(tx, ctx.clock.nowMs(), teamId, input));
 }
@@ -54,34 +55,29 @@ export async function requireMember(ctx: Ctx, teamId: string, memberId: string):
   return m;
 }
 
-/** Admins manage members but never the Owner (DESIGN.md role table). */
-function assertMayManage(actor: Principal | undefined, target: q.MemberRow): void {
-  if (actor && actor.role !== 'Owner' && target.role === 'Owner') {
-    throw new AppError('FORBIDDEN', 'an Admin may not change the Owner', { memberId: target.id });
-  }
-}
-
 export async function changeRole(ctx: Ctx, teamId: string, memberId: string, role: string, actor?: Principal): Promise<void> {
   if (!isRole(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
   const m = await requireMember(ctx, teamId, memberId);
-  assertMayManage(actor, m);
+  if (actor) assertMayActOn(actor, m, 'change the role');
   if (role === 'Owner' && actor && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', 'only an Owner may grant the Owner role', { role });
+    throw new AppError('FORBIDDEN', 'only an Owner may grant the Owner role', { role: actor.role, rule: 'only an Owner makes an Owner' });
   }
   await ctx.db.transaction(async (tx) => {
     if (role !== 'Owner') await assertKeepsAnOwner(tx, teamId, memberId);
     await q.updateMember(tx, memberId, { role });
   });
+  ctx.changes.publish({ type: 'member.changed', teamId, memberId }); // the member's keys carry the role
 }
 
-export async function setMemberStatus(ctx: Ctx, teamId: string, memberId: string, status: 'active' | 'disabled', actor?: Principal): Promise<void> {
+export async function setMemberStatus(ctx: Ctx, teamId: string, memberId: string, status: MemberStatus, actor?: Principal): Promise<void> {
   const m = await requireMember(ctx, teamId, memberId);
-  assertMayManage(actor, m);
+  if (actor) assertMayActOn(actor, m, 'change the status');
   if (actor && actor.memberId === memberId) throw invalid('memberId', 'a member cannot disable itself');
   await ctx.db.transaction(async (tx) => {
     if (status === 'disabled') await assertKeepsAnOwner(tx, teamId, memberId);
     await q.updateMember(tx, memberId, { status });
   });
+  ctx.changes.publish({ type: 'member.changed', teamId, memberId });
 }
 
 /**
@@ -93,8 +89,8 @@ async function assertKeepsAnOwner(tx: Tx, teamId: string, memberId: string): Pro
   await q.lockTeam(tx, teamId);
   const all = await q.listMembers(tx, teamId);
   const target = all.find((m) => m.id === memberId);
-  if (!target || target.role !== 'Owner' || target.status !== 'active') return;
-  if (all.some((m) => m.id !== memberId && m.role === 'Owner' && m.status === 'active')) return;
+  if (target?.role !== 'Owner' || target.status !== ACTIVE) return;
+  if (all.some((m) => m.id !== memberId && m.role === 'Owner' && m.status === ACTIVE)) return;
   throw new AppError('CONFLICT', 'a team keeps at least one active Owner: make another member Owner first', { memberId });
 }
 
@@ -109,4 +105,15 @@ export function memberView(m: q.MemberRow) {
     remarkName: m.remarkName,
     createdAt: String(Math.floor(m.createdAt.getTime() / 1000)),
   };
+}
+
+/** A member of any team (the operator's view); a missing one is NOT_FOUND. */
+export async function requireAnyMember(ctx: Ctx, memberId: string): Promise<q.MemberRow> {
+  const m = await q.findMember(ctx.db, memberId);
+  if (!m) throw notFound('member', memberId);
+  return m;
+}
+
+export async function listTeamMembers(ctx: Ctx, teamId: string) {
+  return (await q.listMembers(ctx.db, teamId)).map(memberView);
 }

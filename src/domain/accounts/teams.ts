@@ -1,11 +1,12 @@
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/accounts.ts';
 import { TIERS, type Tier } from '../quotas/tiers.ts';
 import { addMemberTx, validateEmail } from './members.ts';
+import type { TeamStatus } from './codes.ts';
+import { requireModel } from '../models/models.ts';
 
-export const TEAM_STATUSES = ['active', 'suspended'] as const;
 
 export interface CreateTeamInput {
   name: string;
@@ -35,25 +36,33 @@ export async function requireTeam(ctx: Ctx, userId: string): Promise<q.TeamRow> 
   return team;
 }
 
-export async function setTeamStatus(ctx: Ctx, userId: string, status: (typeof TEAM_STATUSES)[number]): Promise<void> {
+export async function setTeamStatus(ctx: Ctx, userId: string, status: TeamStatus): Promise<void> {
   await requireTeam(ctx, userId);
   await q.updateTeam(ctx.db, userId, { status });
+  ctx.changes.publish({ type: 'team.changed', teamId: userId });
 }
 
 export async function setTeamTier(ctx: Ctx, userId: string, tier: string): Promise<void> {
   if (!TIERS.includes(tier as Tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
   await requireTeam(ctx, userId);
   await q.updateTeam(ctx.db, userId, { tier });
+  ctx.changes.publish({ type: 'team.changed', teamId: userId });
 }
 
 export async function setCreditLimit(ctx: Ctx, userId: string, creditLimitUnits: bigint): Promise<void> {
   if (creditLimitUnits < 0n) throw invalid('creditLimit', 'must be >= 0');
   await requireTeam(ctx, userId);
   await q.updateTeam(ctx.db, userId, { creditLimitMicro: creditLimitUnits * 1_000_000n });
+  ctx.changes.publish({ type: 'team.changed', teamId: userId }); // the spendable balance moved
 }
 
-export function assertTeamActive(team: q.TeamRow): void {
-  if (team.status !== 'active') throw new AppError('FORBIDDEN', `team ${team.id} is suspended`, { userId: team.id });
+/** Models enabled for the team (null: every available model, the default). */
+export async function setEnabledModels(ctx: Ctx, userId: string, modelIds: string[] | null): Promise<void> {
+  await requireTeam(ctx, userId);
+  const ids = modelIds === null ? null : [...new Set(modelIds)];
+  for (const id of ids ?? []) await requireModel(ctx, id);
+  await q.updateTeam(ctx.db, userId, { enabledModels: ids });
+  ctx.changes.publish({ type: 'team.changed', teamId: userId });
 }
 
 export function teamView(t: q.TeamRow) {
@@ -65,4 +74,8 @@ export function teamView(t: q.TeamRow) {
     enabledModels: t.enabledModels ?? null,
     createdAt: String(Math.floor(t.createdAt.getTime() / 1000)),
   };
+}
+
+export async function listAllTeams(ctx: Ctx) {
+  return (await q.listTeams(ctx.db)).map(teamView);
 }

@@ -1,5 +1,8 @@
 import { microToUnitString } from '../../lib/money.ts';
-import type { TeamRow } from '../../store/accounts.ts';
+import { findTeam, type TeamRow } from '../../store/accounts.ts';
+import { notFound } from '../../lib/errors.ts';
+import type { Ctx } from '../context.ts';
+import { teamScope, type BudgetScope } from '../spend/scopes.ts';
 
 /**
  * What the account can still spend, in micro-units: vouchers + cash + the unused part of
@@ -18,4 +21,11 @@ export function balanceView(team: TeamRow, liveReservedMicro: bigint) {
     pendingCharges: microToUnitString(team.pendingMicro + liveReservedMicro),
     outstandingInvoices: microToUnitString(team.outstandingMicro),
   };
+}
+
+/** The balance as the interface shows it, live reservations of work in flight included. */
+export async function getBalance(ctx: Ctx, spend: { reservedMicro(scope: BudgetScope): Promise<bigint> }, teamId: string) {
+  const team = await findTeam(ctx.db, teamId);
+  if (!team) throw notFound('team', teamId);
+  return balanceView(team, await spend.reservedMicro(teamScope(teamId)));
 }

@@ -1,9 +1,9 @@
 // Bill queries: fixed-term bills, usage bills and API-key bills, all read from the ledger.
-import { AppError } from '../../lib/errors.ts';
-import { microToUnitString, microToUsd } from '../../lib/money.ts';
+import { splitMicroToUnits, unitsToUsd } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/bills.ts';
 import { resolveBillRange } from './range.ts';
+import { badPeriod, badProduct } from './errors.ts';
 
 export const FIXED_TERM_CATEGORIES = ['summary', 'gpu', 'serverless', 'cloud_storage', 'local_storage', 'image', 'bare_metal'] as const;
 export const USAGE_CATEGORIES = ['summary', 'gpu', 'llm', 'serverless', 'cloud_storage', 'local_storage', 'image', 'bare_metal', 'batch', 'media'] as const;
@@ -17,19 +17,34 @@ export const APIKEY_CYCLE_TYPES = ['Day', 'Week', 'Month'] as const;
 function checkCategory(value: string | undefined, allowed: readonly string[], field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (!allowed.includes(value)) {
-    throw new AppError('INVALID_PRODUCT_CATEGORY', `${field}: must be one of ${allowed.join(', ')}`, { field, rule: `one of ${allowed.join('|')}` });
+    throw badProduct(field, `one of ${allowed.join('|')}`, `${field}: must be one of ${allowed.join(', ')}`);
   }
   return value === 'summary' ? undefined : value;
 }
 
 function checkCycle(value: string, allowed: readonly string[]): q.Bucket {
   if (!allowed.includes(value)) {
-    throw new AppError('INVALID_BILL_CYCLE', `cycleType: must be one of ${allowed.join(', ')}`, { field: 'cycleType', rule: `one of ${allowed.join('|')}` });
+    throw badPeriod('cycleType', `one of ${allowed.join('|')}`, `cycleType: must be one of ${allowed.join(', ')}`);
   }
   return CYCLE_BUCKETS[value as CycleType];
 }
 
 const s = (ms: number) => String(Math.floor(ms / 1000));
+
+/**
+ * A bill row's money: amount = voucherAmount + payAmount exactly, in whole units. payAmount
+ * is everything vouchers did not pay: cash, and what was owed (put on credit) for later
+ * top-ups to repay. The amount and the voucher part are rounded; payAmount is the rest.
+ */
+function billMoney(amountMicro: bigint, voucherMicro: bigint) {
+  const [voucher, pay] = splitMicroToUnits([voucherMicro, amountMicro - voucherMicro]) as [bigint, bigint];
+  return {
+    amount: (voucher + pay).toString(),
+    voucherAmount: voucher.toString(),
+    payAmount: pay.toString(),
+    payAmountDisplay: unitsToUsd(pay),
+  };
+}
 
 export interface FixedTermQuery {
   category?: string | undefined;
@@ -45,7 +60,6 @@ export async function listFixedTermBills(ctx: Ctx, teamId: string, query: FixedT
   const rows = await q.listFixedTermBills(ctx.db, { teamId, category, productName: query.productName, ownerId: query.ownerId, fromMs, toMs });
   return rows.map(({ bill: b, amountMicro, voucherMicro }) => {
     const created = b.createdAt.getTime();
-    const pay = amountMicro - voucherMicro;
     return {
       userId: b.teamId,
       ...(b.memberId ? { memberId: b.memberId } : {}),
@@ -60,10 +74,7 @@ export async function listFixedTermBills(ctx: Ctx, teamId: string, query: FixedT
       billingMethod: b.billingMethod,
       basePrice: b.basePriceUnits.toString(),
       billNum: b.billNum,
-      amount: microToUnitString(amountMicro),
-      voucherAmount: microToUnitString(voucherMicro),
-      payAmount: microToUnitString(pay),
-      payAmountDisplay: microToUsd(pay),
+      ...billMoney(amountMicro, voucherMicro),
       pricePrecision: b.pricePrecision,
       createTime: s(created),
       cycle: cycleOfSeconds(b.startTimeS),
@@ -86,7 +97,6 @@ function bucketEnd(start: Date, bucket: q.Bucket): number {
 }
 
 function usageRowView(teamId: string, r: q.UsageRow, bucket: q.Bucket) {
-  const pay = r.amountMicro - r.voucherMicro;
   return {
     userId: teamId,
     startTime: s(r.bucketStart.getTime()),
@@ -102,10 +112,7 @@ function usageRowView(teamId: string, r: q.UsageRow, bucket: q.Bucket) {
     // Gantry grants no discounts: the discounted price is the base price.
     discountPrice0: r.basePrice0,
     discountPrice1: r.basePrice1,
-    amount: microToUnitString(r.amountMicro),
-    voucherAmount: microToUnitString(r.voucherMicro),
-    payAmount: microToUnitString(pay),
-    payAmountDisplay: microToUsd(pay),
+    ...billMoney(r.amountMicro, r.voucherMicro),
     pricePrecision: 1,
     productId: r.productId,
   };

@@ -5,7 +5,8 @@ import type { Tx } from '../../store/db.ts';
 import { insertFixedTermBill } from '../../store/ledger.ts';
 import { FIXED_TERM_CATEGORIES, TRADE_TYPES } from './bills.ts';
 import { lockTeamOrThrow, postLockedTx, type Posted } from './ledger.ts';
-import { transactionNotifying } from './ledger-observer.ts';
+import { inTransaction } from '../changes.ts';
+import { BILLING_METHOD } from './codes.ts';
 
 export interface FixedTermBillInput {
   teamId: string;
@@ -22,6 +23,8 @@ export interface FixedTermBillInput {
   startTimeS: number;
   endTimeS: number;
   memberId?: string | null;
+  /** the API key that bought it: a subscription counts against that key's budget */
+  keyId?: string | null;
   storageDays?: number | null;
 }
 
@@ -40,15 +43,15 @@ export async function postFixedTermBillTx(tx: Tx, nowMs: number, b: FixedTermBil
   const team = await lockTeamOrThrow(tx, b.teamId);
   const [posted] = await postLockedTx(tx, team, [{
     teamId: b.teamId, kind: 'charge', amountMicro: b.amountMicro, idempotencyKey: b.idempotencyKey,
-    category: b.productCategory, billingMethod: b.billingMethod ?? 2, productId: b.productId,
-    productName: b.productName, ownerId: b.ownerId, memberId: b.memberId ?? null,
+    category: b.productCategory, billingMethod: b.billingMethod ?? BILLING_METHOD.subscription, productId: b.productId,
+    productName: b.productName, ownerId: b.ownerId, memberId: b.memberId ?? null, keyId: b.keyId ?? null,
     detail: { billNum0: b.billNum, basePrice0: b.basePriceUnits.toString() },
   }], nowMs);
   if (!posted!.duplicate) {
     await insertFixedTermBill(tx, {
       id: newId('bill', nowMs), ledgerId: posted!.entry.id, teamId: b.teamId, memberId: b.memberId ?? null,
       startTimeS: b.startTimeS, endTimeS: b.endTimeS, productName: b.productName, productCategory: b.productCategory,
-      productId: b.productId, ownerId: b.ownerId, tradeType: b.tradeType, billingMethod: b.billingMethod ?? 2,
+      productId: b.productId, ownerId: b.ownerId, tradeType: b.tradeType, billingMethod: b.billingMethod ?? BILLING_METHOD.subscription,
       basePriceUnits: b.basePriceUnits, billNum: b.billNum, storageDays: b.storageDays ?? null, createdAt: new Date(nowMs),
     });
   }
@@ -56,6 +59,6 @@ export async function postFixedTermBillTx(tx: Tx, nowMs: number, b: FixedTermBil
 }
 
 export async function postFixedTermBill(ctx: Ctx, b: FixedTermBillInput): Promise<Posted> {
-  const posted = await transactionNotifying(ctx, (tx) => postFixedTermBillTx(tx, ctx.clock.nowMs(), b));
+  const posted = await inTransaction(ctx, (tx) => postFixedTermBillTx(tx, ctx.clock.nowMs(), b));
   return posted;
 }

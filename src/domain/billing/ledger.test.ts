@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyToWallet } from './ledger.ts';
-import { microToUnits } from '../../lib/money.ts';
+import { microToUnits, splitMicroToUnits } from '../../lib/money.ts';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { as } from '../../../test/helpers/http.ts';
 import { createTeam } from '../../../test/helpers/factories.ts';
@@ -24,6 +24,32 @@ test('the edge rounding rule is half away from zero', () => {
   assert.equal(microToUnits(1_500_000n), 2n);
   assert.equal(microToUnits(-1_500_000n), -2n);
   assert.equal(microToUnits(-1_499_999n), -1n);
+});
+
+test('parts of an amount are shown so that they add up to the amount shown', () => {
+  // 337.4 + 58.4 = 395.8: rounded each on its own they showed 337 + 58 beside an amount of 396.
+  assert.deepEqual(splitMicroToUnits([337_400_000n, 58_400_000n]), [337n, 59n]);
+  // Both halves round up on their own (1 + 1), their sum of exactly 1 unit does not.
+  assert.deepEqual(splitMicroToUnits([500_000n, 500_000n]), [1n, 0n]);
+  assert.deepEqual(splitMicroToUnits([500_000n, 499_999n, 1n, 0n]), [1n, 0n, 0n, 0n]);
+  assert.deepEqual(splitMicroToUnits([0n, 0n]), [0n, 0n]);
+  // Any parts: none shown negative, the first within half a unit, the rest within one, the sum exact.
+  let seed = 7;
+  const next = () => {
+    seed = (seed * 16807) % 2147483647;
+    return BigInt(seed % 3_000_000);
+  };
+  for (let i = 0; i < 2000; i++) {
+    const parts = [next(), next(), next(), next()];
+    const shown = splitMicroToUnits(parts);
+    const sum = parts.reduce((a, b) => a + b, 0n);
+    assert.equal(shown.reduce((a, b) => a + b, 0n), microToUnits(sum), String(parts));
+    assert.equal(shown[0], microToUnits(parts[0]!), String(parts));
+    shown.forEach((units, k) => {
+      const off = units * 1_000_000n - parts[k]!;
+      assert.ok(units >= 0n && off < 1_000_000n && off > -1_000_000n, String(parts));
+    });
+  }
 });
 
 let h: TestApp;

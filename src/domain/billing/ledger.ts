@@ -2,16 +2,17 @@
 import { AppError, invalid } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { minBig, maxBig } from '../../lib/money.ts';
+import { isBillingMethod, MAX_BILLING_METHOD, MIN_BILLING_METHOD } from './codes.ts';
 import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
 import { lockTeam, updateTeam, type TeamRow, type WalletColumns } from '../../store/accounts.ts';
 import * as q from '../../store/ledger.ts';
-import { collectPosted, transactionNotifying } from './ledger-observer.ts';
+import { deferChange, inTransaction } from '../changes.ts';
+import { deltasOf, type ScopeDelta } from '../spend/scopes.ts';
 
 export const LEDGER_KINDS = ['topup', 'voucher', 'charge'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
-export const BILLING_METHODS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
 
 export interface PostingInput {
   teamId: string;
@@ -66,8 +67,8 @@ export function applyToWallet(w: Wallet, kind: LedgerKind, amount: bigint): { wa
 function validate(p: PostingInput): void {
   if (!p.idempotencyKey || p.idempotencyKey.length > 255) throw invalid('idempotencyKey', 'must be 1-255 characters');
   if (p.amountMicro <= 0n) throw invalid('amount', 'must be > 0');
-  if (p.billingMethod !== undefined && p.kind === 'charge' && !(BILLING_METHODS as readonly number[]).includes(p.billingMethod)) {
-    throw invalid('billingMethod', 'must be one of 1-8');
+  if (p.billingMethod !== undefined && p.kind === 'charge' && !isBillingMethod(p.billingMethod)) {
+    throw invalid('billingMethod', `must be one of ${MIN_BILLING_METHOD}-${MAX_BILLING_METHOD}`);
   }
 }
 
@@ -84,6 +85,20 @@ export interface PostOptions {
    * (the gateway's usage writer folds them, and its usage events, into one statement).
    */
   persist?: (tx: Tx, rows: q.LedgerInsert[], wallet: Wallet) => Promise<void>;
+  /**
+   * Announce the money moved (a `money.moved` change after commit; the default). The
+   * gateway's usage writer says no: its charges settle reservations it holds itself.
+   */
+  announce?: boolean;
+}
+
+/** What postings change in what the team, and the member and key charged, may still spend. */
+export function moneyMoved(rows: q.LedgerRow[]): ScopeDelta[] {
+  return rows.flatMap((e) => deltasOf(
+    { teamId: e.teamId, memberId: e.memberId, keyId: e.keyId },
+    e.kind === 'charge' ? -e.amountMicro : e.amountMicro,
+    { budgets: e.kind === 'charge' },
+  ));
 }
 
 export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput[], nowMs: number, opts: PostOptions = {}): Promise<Posted[]> {
@@ -135,7 +150,8 @@ export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput
       await updateTeam(tx, team.id, wallet);
     }
   }
-  collectPosted(out);
+  if (rows.length && opts.announce !== false) deferChange({ type: 'money.moved', deltas: moneyMoved(rows as q.LedgerRow[]) });
+  if (rows.some((r) => r.kind === 'topup')) deferChange({ type: 'team.changed', teamId: team.id }); // top-ups earn tiers
   return out;
 }
 
@@ -147,7 +163,7 @@ export async function lockTeamOrThrow(tx: Tx, teamId: string): Promise<TeamRow> 
 
 export async function post(ctx: Ctx, p: PostingInput): Promise<Posted> {
   // announced to the gateway's counters after commit, so nobody reloads a state without it
-  const [posted] = await transactionNotifying(ctx, async (tx) => {
+  const [posted] = await inTransaction(ctx, async (tx) => {
     const team = await lockTeamOrThrow(tx, p.teamId);
     return postLockedTx(tx, team, [p], ctx.clock.nowMs());
   });

@@ -1,4 +1,4 @@
-import { AppError } from '../../lib/errors.ts';
+import { badPeriod } from './errors.ts';
 
 export const MAX_BILL_RANGE_DAYS = 31;
 const MAX_RANGE_MS = MAX_BILL_RANGE_DAYS * 86_400_000;
@@ -13,12 +13,11 @@ export function resolveBillRange(startS: number | undefined, endS: number | unde
   if (toMs === undefined) toMs = fromMs !== undefined ? Math.min(fromMs + MAX_RANGE_MS, Math.max(nowMs, fromMs)) : nowMs;
   if (fromMs === undefined) fromMs = toMs - MAX_RANGE_MS;
   if (toMs < fromMs) {
-    throw new AppError('INVALID_BILL_CYCLE', 'endTime must not be before startTime', { field: 'endTime', rule: 'endTime >= startTime' });
+    throw badPeriod('endTime', 'endTime >= startTime', 'endTime must not be before startTime');
   }
   if (toMs - fromMs > MAX_RANGE_MS) {
-    throw new AppError('INVALID_BILL_CYCLE', `the queried range must be at most ${MAX_BILL_RANGE_DAYS} days; split longer ranges by month or week`, {
-      field: 'endTime', rule: `endTime - startTime <= ${MAX_BILL_RANGE_DAYS} days`, maxDays: MAX_BILL_RANGE_DAYS,
-    });
+    throw badPeriod('endTime', `endTime - startTime <= ${MAX_BILL_RANGE_DAYS} days`,
+      `the queried range must be at most ${MAX_BILL_RANGE_DAYS} days; split longer ranges by month or week`, { maxDays: MAX_BILL_RANGE_DAYS });
   }
   // endTime is inclusive at the interface (whole seconds), and so is "now" when it is
   // missing; the window handed to the store is half-open.

@@ -3,11 +3,12 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import { microToUnits } from '../../lib/money.ts';
 import { monthPeriod } from '../../lib/clock.ts';
 import type { Ctx } from '../context.ts';
+import { ACTIVE } from '../accounts/codes.ts';
 import * as q from '../../store/budgets.ts';
 import { listKeysOfMember, listMembers, type MemberRow } from '../../store/accounts.ts';
 import { requireMember } from '../accounts/members.ts';
 import { requireKey } from '../keys/keys.ts';
-import { can, type Principal } from '../roles.ts';
+import { assertMayActOn, can, type Principal } from '../roles.ts';
 
 export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
 export type BudgetType = (typeof BUDGET_TYPES)[number];
@@ -104,23 +105,22 @@ async function writeBudget(ctx: Ctx, teamId: string, scope: q.BudgetScope, subje
       setAt: new Date(ctx.clock.nowMs()),
     });
   }
-  ctx.ledgerObserver?.budgetChanged(scope, subjectId); // the gateway re-reads this budget
+  ctx.changes.publish({ type: 'budget.changed', scope: { kind: scope, id: subjectId } }); // the gateway re-reads this budget
 }
 
 export async function setMemberBudget(ctx: Ctx, p: Principal, memberId: string, input: BudgetInput): Promise<void> {
   const budget = normalizeBudget(input); // the body is judged before anything is looked up
   const member = await requireMember(ctx, p.teamId, memberId);
-  if (member.role === 'Owner' && p.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', 'an Admin may not set the Owner\'s budget', { memberId });
-  }
+  assertMayActOn(p, member, 'set the budget');
   await writeBudget(ctx, p.teamId, 'member', memberId, budget);
 }
 
 export async function setKeyBudget(ctx: Ctx, p: Principal, memberId: string, keyId: string, input: BudgetInput): Promise<void> {
   const budget = normalizeBudget(input);
-  await requireMember(ctx, p.teamId, memberId);
+  const member = await requireMember(ctx, p.teamId, memberId);
   const key = await requireKey(ctx, p.teamId, keyId);
   if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
+  assertMayActOn(p, member, 'set a key budget'); // Admin and Billing update key budgets, never the Owner's
   await writeBudget(ctx, p.teamId, 'key', keyId, budget);
 }
 
@@ -148,7 +148,7 @@ export async function listKeyBudgets(ctx: Ctx, p: Principal, memberId: string) {
   const [keys, spend] = await Promise.all([listKeysOfMember(ctx.db, memberId), spendFor(ctx, p.teamId, 'key')]);
   const now = ctx.clock.nowMs();
   return {
-    key_budgets: keys.filter((k) => k.status === 'active').map((k) => ({
+    key_budgets: keys.filter((k) => k.status === ACTIVE).map((k) => ({
       key_id: k.id, key_name: k.name, ...stateOf(spend.get(k.id), now),
     })),
   };

@@ -1,9 +1,12 @@
 // The GPU catalogue: clusters, products with their prices, and inventory per cluster.
 // Prices are units (1/10000 USD) per GPU-hour (on demand, spot) or per GPU-month (monthly).
-import { invalid, notFound, AppError } from '../../lib/errors.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
+import { MAX_PRICE_UNITS } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/compute.ts';
-import { BILLING_MODES, RELEASED_STATUSES } from './states.ts';
+import { BILLING_METHOD_OF, BILLING_MODES, RELEASED_STATUSES } from './states.ts';
+import { isBillingMethod, MAX_BILLING_METHOD, MIN_BILLING_METHOD } from '../billing/codes.ts';
+import { computeNotFound } from './errors.ts';
 
 export interface ClusterInput {
   id: string;
@@ -11,6 +14,8 @@ export interface ClusterInput {
   region?: string | undefined;
   supportNetworkStorage?: boolean | undefined;
   supportInstanceNetwork?: boolean | undefined;
+  /** network storage price, units (1/10000 USD) per GB-month; shown, not billed yet */
+  storagePrice?: bigint | undefined;
 }
 
 export interface ProductInput {
@@ -33,9 +38,11 @@ export interface ProductInput {
 export async function upsertCluster(ctx: Ctx, c: ClusterInput): Promise<void> {
   if (!/^[\w.-]{1,64}$/.test(c.id)) throw invalid('id', 'must be 1-64 letters, digits, ., _ or -');
   if (!c.name.trim()) throw invalid('name', 'must not be empty');
+  if (c.storagePrice !== undefined && (c.storagePrice < 0n || c.storagePrice > MAX_PRICE_UNITS)) throw invalid('storagePrice', `must be an integer in 0-${MAX_PRICE_UNITS}`);
   await q.upsertCluster(ctx.db, {
     id: c.id, name: c.name, region: c.region ?? '', supportNetworkStorage: c.supportNetworkStorage ?? false,
-    supportInstanceNetwork: c.supportInstanceNetwork ?? false, createdAt: new Date(ctx.clock.nowMs()),
+    supportInstanceNetwork: c.supportInstanceNetwork ?? false, storagePriceUnitsPerGbMonth: c.storagePrice ?? 0n,
+    createdAt: new Date(ctx.clock.nowMs()),
   });
 }
 
@@ -46,7 +53,7 @@ export async function upsertProduct(ctx: Ctx, p: ProductInput): Promise<void> {
   }
   if (!p.billingMethods.length) throw invalid('billingMethods', 'must contain at least one billing method');
   for (const [f, v] of [['price', p.price], ['spotPrice', p.spotPrice], ['monthlyPrice', p.monthlyPrice]] as const) {
-    if (v < 0n) throw invalid(f, 'must be >= 0');
+    if (v < 0n || v > MAX_PRICE_UNITS) throw invalid(f, `must be an integer in 0-${MAX_PRICE_UNITS}`);
   }
   const minRootfs = p.minRootfs ?? 10;
   const maxRootfs = p.maxRootfs ?? 500;
@@ -68,7 +75,7 @@ export async function setInventory(ctx: Ctx, productId: string, clusterId: strin
 
 export async function requireProduct(ctx: Ctx, id: string): Promise<q.ProductRow> {
   const p = await q.findProduct(ctx.db, id);
-  if (!p) throw new AppError('RESOURCE_NOT_FOUND', `product ${id} not found`, { resource: 'product', id });
+  if (!p) throw computeNotFound('product', id);
   return p;
 }
 
@@ -101,15 +108,15 @@ export function inventoryState(free: number, total: number): 'none' | 'low' | 'n
 
 /** A billing-method filter as a mode: `onDemand|monthly|spot`, or the interface's codes 1, 2, 4. */
 function billingModeOf(v: string): string {
-  const byCode: Record<string, string> = { '1': 'onDemand', '2': 'monthly', '4': 'spot' };
-  return byCode[v] ?? BILLING_MODES.find((m) => m.toLowerCase() === v.toLowerCase()) ?? v;
+  const byCode = BILLING_MODES.find((m) => String(BILLING_METHOD_OF[m]) === v);
+  return byCode ?? BILLING_MODES.find((m) => m.toLowerCase() === v.toLowerCase()) ?? v;
 }
 
 export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | undefined; gpuNum?: number | undefined; productName?: string | undefined; billingMethod?: string | undefined }) {
   // A billing-method code of the interface (1-8) or a mode name; anything else is a typo
   // that would silently list nothing.
-  if (f.billingMethod && !/^[1-8]$/.test(f.billingMethod) && !(BILLING_MODES as readonly string[]).includes(billingModeOf(f.billingMethod))) {
-    throw invalid('billingMethod', `must be a billing method code 1-8 or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`, 'VALIDATOR_PARAM');
+  if (f.billingMethod && !isBillingMethod(Number(f.billingMethod)) && !(BILLING_MODES as readonly string[]).includes(billingModeOf(f.billingMethod))) {
+    throw invalid('billingMethod', `must be a billing method code ${MIN_BILLING_METHOD}-${MAX_BILLING_METHOD} or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`, 'VALIDATOR_PARAM');
   }
   const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
   const clusterName = new Map(clusters.map((c) => [c.id, c]));
@@ -146,4 +153,21 @@ export async function listClustersForTenant(ctx: Ctx) {
     availableGpuType: [...new Set(inv.filter((i) => i.clusterId === c.id && i.totalGpus > 0).map((i) => model.get(i.productId) ?? i.productId))],
     supportNetworkStorage: c.supportNetworkStorage, supportInstanceNetwork: c.supportInstanceNetwork,
   }));
+}
+
+/** Clusters, products (with prices) and inventory with GPUs in use: the operator's view. */
+export async function operatorCatalogue(ctx: Ctx) {
+  const [clusters, products, inventory] = await Promise.all([q.listClusters(ctx.db), q.listProducts(ctx.db), availability(ctx)]);
+  return {
+    clusters: clusters.map((c) => ({
+      id: c.id, name: c.name, region: c.region, supportNetworkStorage: c.supportNetworkStorage, supportInstanceNetwork: c.supportInstanceNetwork,
+      storagePrice: c.storagePriceUnitsPerGbMonth.toString(),
+    })),
+    products: products.map((p) => ({
+      id: p.id, name: p.name, gpuModel: p.gpuModel, cpuPerGpu: p.cpuPerGpu, memoryPerGpu: p.memoryPerGpuGb, diskPerGpu: p.diskPerGpuGb,
+      minRootfs: p.minRootfsGb, maxRootfs: p.maxRootfsGb, price: p.priceUnitsPerGpuHour.toString(), spotPrice: p.spotPriceUnitsPerGpuHour.toString(),
+      monthlyPrice: p.monthlyPriceUnitsPerGpu.toString(), billingMethods: p.billingMethods, nodeSelector: p.nodeSelector, available: p.available,
+    })),
+    inventory,
+  };
 }

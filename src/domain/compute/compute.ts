@@ -4,9 +4,12 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
 import type { ComputeDriver, WorkloadSpec } from '../../drivers/types.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
+import type { SpendAdmission } from '../spend/admission.ts';
+import type { Payer } from '../spend/scopes.ts';
 import * as q from '../../store/compute.ts';
-import { isBilled, type InstanceStatus } from './states.ts';
+import { isBilled, RELEASED_STATUSES, type InstanceStatus } from './states.ts';
 import { meterTx } from './metering.ts';
+import { setHoldTx } from '../spend/holds.ts';
 
 export interface ComputeTimings {
   /** how soon the reconciler looks again at an instance in a transitional state */
@@ -26,8 +29,13 @@ export interface Compute {
   driver: ComputeDriver;
   secrets: SecretBox;
   timings: ComputeTimings;
-  /** live reservations of other work (the gateway) that spendable balance must leave alone */
-  reservedMicro(teamId: string): Promise<bigint>;
+  /** the one admission for spend: first hours, terms, and the live reservations of other work */
+  spend: SpendAdmission;
+}
+
+/** Who pays for an instance's GPU time: its team, and the member and key that created it. */
+export function payerOf(row: Pick<q.InstanceRow, 'teamId' | 'memberId' | 'keyId'>): Payer {
+  return { teamId: row.teamId, memberId: row.memberId, keyId: row.keyId };
 }
 
 export interface StatusError {
@@ -68,6 +76,10 @@ export async function moveTx(tx: Tx, c: Compute, row: q.InstanceRow, to: Instanc
   const next = { ...row, ...patch } as q.InstanceRow;
   if (!('nextReconcileAtMs' in extra)) patch.nextReconcileAtMs = nextCheckAt(c, next, to, nowMs);
   await q.updateInstance(tx, row.id, patch);
+  // Stopped, removed, or no longer metered: what was held for its first hour goes back.
+  if (RELEASED_STATUSES.includes(to) || !metered) {
+    await setHoldTx(tx, { ownerId: row.id, payer: payerOf(row) }, 0n, nowMs);
+  }
   return { ...next, nextReconcileAtMs: patch.nextReconcileAtMs ?? null };
 }
 

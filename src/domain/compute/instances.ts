@@ -1,24 +1,23 @@
 // Instance operations of the tenant API. What each operation may do from each state is
 // decided by TRANSITIONS (./states.ts) only; the reconciler does the work afterwards.
-import { AppError, invalid } from '../../lib/errors.ts';
+import type { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { microToUnitString, unitsToMicro } from '../../lib/money.ts';
+import { unitsToMicro } from '../../lib/money.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/compute.ts';
-import { findTeam } from '../../store/accounts.ts';
 import type { Principal } from '../roles.ts';
-import { spendableMicro } from '../billing/balance.ts';
 import { postFixedTermBillTx } from '../billing/fixed-term.ts';
+import { setHoldTx, holdOf } from '../spend/holds.ts';
 import { requireProduct } from './catalogue.ts';
-import { requireVisibleTemplate, paging } from './templates.ts';
-import { requireRegistryAuth, saveRegistryAuth } from './registry-auths.ts';
-import { requireNetworkStorage } from './network-storage.ts';
-import { checkEnvs, checkLength, parsePortList } from './limits.ts';
-import { moveTx, nextCheckAt, type Compute } from './compute.ts';
-import { BILLING_MODES, RELEASED_STATUSES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
-import { transactionNotifying } from '../billing/ledger-observer.ts';
+import { openTemplateCredential, requireVisibleTemplate, paging } from './templates.ts';
+import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './registry-auths.ts';
+import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
+import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
+import { moveTx, nextCheckAt, payerOf, type Compute } from './compute.ts';
+import { BILLING_METHOD_OF, BILLING_MODES, RELEASED_STATUSES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
+import { inTransaction } from '../changes.ts';
+import { bad, computeNotFound, insufficient, wrongState } from './errors.ts';
 
-const bad = (field: string, rule: string) => invalid(field, rule, 'VALIDATOR_PARAM');
 
 export interface CreateInstanceInput {
   name?: string | undefined;
@@ -31,6 +30,8 @@ export interface CreateInstanceInput {
   templateId?: string | undefined;
   ports?: string | undefined;
   envs?: { key: string; value: string }[] | undefined;
+  /** alias of envs (compat.md) */
+  env?: { key: string; value: string }[] | undefined;
   tools?: unknown[] | undefined;
   command?: string | undefined;
   entrypoint?: string | undefined;
@@ -50,21 +51,18 @@ export function addMonthsS(fromS: number, months: number): number {
   return Math.floor(Date.UTC(y, m, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000);
 }
 
+/** the longest term a monthly instance is bought or renewed for */
+export const MAX_TERM_MONTHS = 36;
+export const MAX_GPUS_PER_INSTANCE = 8;
+
 function checkMonth(month: number | undefined): number {
-  if (month === undefined || !Number.isInteger(month) || month < 1 || month > 36) throw bad('month', 'must be an integer of months in 1-36');
+  if (month === undefined || !Number.isInteger(month) || month < 1 || month > MAX_TERM_MONTHS) throw bad('month', `must be an integer of months in 1-${MAX_TERM_MONTHS}`);
   return month;
 }
 
-async function requireSpendable(c: Compute, teamId: string, needMicro: bigint, what: string): Promise<void> {
-  const team = await findTeam(c.ctx.db, teamId);
-  if (!team) throw new AppError('RESOURCE_NOT_FOUND', `team ${teamId} not found`);
-  const spendable = spendableMicro(team, await c.reservedMicro(teamId));
-  if (spendable < needMicro) {
-    // metadata speaks the interface's unit (1/10000 USD), never the internal micro-units
-    throw new AppError('BALANCE_NOT_ENOUGH', `the account cannot pay for ${what}`, {
-      required: microToUnitString(needMicro), available: microToUnitString(spendable > 0n ? spendable : 0n), field: 'balance',
-    });
-  }
+/** One hour of the instance's GPUs at its price: what a metered start must be able to pay. */
+export function firstHourMicro(priceUnitsPerGpuHour: bigint, gpuNum: number): bigint {
+  return unitsToMicro(priceUnitsPerGpuHour * BigInt(gpuNum));
 }
 
 /** Free GPUs of a product in a cluster, under the inventory row lock taken here. */
@@ -80,12 +78,12 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
   const now = ctx.clock.nowMs();
   const tpl = input.templateId ? await requireVisibleTemplate(ctx, p.teamId, input.templateId) : undefined;
   const product = await requireProduct(ctx, input.productId);
-  if (!product.available) throw new AppError('INSUFFICIENT_RESOURCE', `product ${product.id} is not available`, { productId: product.id });
+  if (!product.available) throw insufficient(`product ${product.id} is not available`, { productId: product.id });
   const billingMode = (input.billingMode ?? 'onDemand') as BillingMode;
   if (!(BILLING_MODES as readonly string[]).includes(billingMode)) throw bad('billingMode', 'must be onDemand, monthly or spot');
   if (!product.billingMethods.includes(billingMode)) throw bad('billingMode', `product ${product.id} does not offer ${billingMode}`);
   if (!['gpu', 'cpu'].includes(input.kind)) throw bad('kind', 'must be gpu or cpu');
-  if (!Number.isInteger(input.gpuNum) || input.gpuNum < 1 || input.gpuNum > 8) throw bad('gpuNum', 'must be an integer in 1-8');
+  if (!Number.isInteger(input.gpuNum) || input.gpuNum < 1 || input.gpuNum > MAX_GPUS_PER_INSTANCE) throw bad('gpuNum', `must be an integer in 1-${MAX_GPUS_PER_INSTANCE}`);
   const name = input.name ?? '';
   checkLength('name', name, 0, 255);
   const imageUrl = input.imageUrl || tpl?.image;
@@ -102,8 +100,9 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
   checkLength('entrypoint', entrypoint, 0, 2047);
   const ports = input.ports !== undefined ? parsePortList('ports', input.ports)
     : (tpl?.ports ?? []).flatMap((e) => e.ports.map((port) => ({ port, type: e.type })));
-  const envs = input.envs ?? tpl?.envs ?? [];
-  checkEnvs('envs', envs);
+  const given = envsOf('', input);
+  const envs = given.envs ?? tpl?.envs ?? [];
+  checkEnvs(given.field, envs);
   // Network volumes live in one cluster: the instance must run there.
   const volumeMounts: { type: string; size: string; id: string; mountPath: string }[] = [];
   let storageCluster: string | undefined;
@@ -117,31 +116,32 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
     volumeMounts.push({ type: 'network', size: String(vol.sizeGb), id: vol.id, mountPath: ns.mountPoint });
   }
   const month = billingMode === 'monthly' ? checkMonth(input.month) : undefined;
-  let imageAuthId = input.imageAuthId ?? (tpl?.imageAuth || '');
+  // The request's credential (an id, or inline) wins over the template's (an id, or sealed inline).
+  const own = input.imageAuthId !== undefined || !!input.imageAuth;
+  let imageAuthId = input.imageAuthId ?? (!own && tpl && !tpl.imageAuthEnc ? tpl.imageAuth : '');
   if (imageAuthId) await requireRegistryAuth(ctx, p.teamId, imageAuthId);
+  const inline = !imageAuthId && input.imageAuth ? { name: `image ${imageUrl}`.slice(0, 255), cred: parseInlineCredential('imageAuth', input.imageAuth) }
+    : !own && tpl?.imageAuthEnc ? { name: `template ${tpl.id}`, cred: openTemplateCredential(c.secrets, tpl)! } : undefined;
   const tools = (input.tools ?? []).map((t) => (typeof t === 'string' ? t : String((t as { name?: unknown })?.name ?? ''))).filter(Boolean);
 
   const price = billingMode === 'monthly' ? product.monthlyPriceUnitsPerGpu : billingMode === 'spot' ? product.spotPriceUnitsPerGpuHour : product.priceUnitsPerGpuHour;
-  // Metered modes must afford the first hour; monthly pays the whole term up front.
+  // Metered modes must afford the first hour (held until charged); monthly pays the whole term up front.
   const firstChargeMicro = unitsToMicro(price * BigInt(input.gpuNum) * BigInt(month ?? 1));
-  await requireSpendable(c, p.teamId, firstChargeMicro, billingMode === 'monthly' ? `${month} month(s) of ${product.name}` : `the first hour of ${product.name}`);
+  const what = billingMode === 'monthly' ? `${month} month(s) of ${input.gpuNum} × ${product.name}` : `the first hour of ${input.gpuNum} × ${product.name}`;
 
   const pinned = input.clusterId ?? storageCluster;
   const clusters = pinned ? [pinned] : (await q.listInventory(ctx.db)).filter((i) => i.productId === product.id).map((i) => i.clusterId);
   if (input.clusterId && !(await q.findCluster(ctx.db, input.clusterId))) {
-    throw new AppError('RESOURCE_NOT_FOUND', `cluster ${input.clusterId} not found`, { resource: 'cluster', id: input.clusterId });
+    throw computeNotFound('cluster', input.clusterId);
   }
   // An inline credential becomes a stored (sealed) one so the instance refers to it by id.
-  if (!imageAuthId && input.imageAuth) {
-    const sep = input.imageAuth.indexOf(':');
-    if (sep <= 0) throw bad('imageAuth', 'must be <username>:<password>');
-    imageAuthId = await saveRegistryAuth(ctx, c.secrets, p.teamId, { name: `image ${imageUrl}`.slice(0, 255), username: input.imageAuth.slice(0, sep), password: input.imageAuth.slice(sep + 1) });
-  }
+  if (inline) imageAuthId = await credentialIdFor(ctx, c.secrets, p.teamId, inline.name, inline.cred);
 
   const id = newId('instance', now);
   const nowS = Math.floor(now / 1000);
   const endTimeS = month ? addMonthsS(nowS, month) : -1;
-  await transactionNotifying(ctx, async (tx) => {
+  const payer = payerOf(p);
+  await c.spend.withReservation(payer, firstChargeMicro, what, () => inTransaction(ctx, async (tx) => {
     let clusterId: string | undefined;
     for (const cl of clusters) {
       if ((await freeGpusTx(tx, product.id, cl)) >= input.gpuNum) {
@@ -150,7 +150,7 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
       }
     }
     if (!clusterId) {
-      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free ${product.name} GPUs (${input.gpuNum} requested)${pinned ? ` in cluster ${pinned}` : ''}`, { productId: product.id, gpuNum: input.gpuNum });
+      throw insufficient(`not enough free ${product.name} GPUs (${input.gpuNum} requested)${pinned ? ` in cluster ${pinned}` : ''}`, { productId: product.id, gpuNum: input.gpuNum });
     }
     const row: q.InstanceInsert = {
       id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, name, clusterId, productId: product.id, productName: product.name,
@@ -164,28 +164,33 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
     if (month) {
       await postFixedTermBillTx(tx, now, {
         teamId: p.teamId, amountMicro: firstChargeMicro, idempotencyKey: `instance:${id}:monthly_new_buy`, productId: product.id,
-        productName: product.name, productCategory: 'gpu', ownerId: id, tradeType: 'monthly_new_buy', billingMethod: 2,
+        productName: product.name, productCategory: 'gpu', ownerId: id, tradeType: 'monthly_new_buy', billingMethod: BILLING_METHOD_OF.monthly,
         basePriceUnits: price, billNum: String(input.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
+        keyId: p.keyId,
       });
+    } else {
+      await setHoldTx(tx, { ownerId: id, payer }, firstChargeMicro, now);
     }
-  });
+  }));
   return id;
 }
 
 /** An instance of the caller's team; another team's answers as missing. */
 export async function requireInstance(c: Compute, teamId: string, id: string, tx?: Tx): Promise<q.InstanceRow> {
   const row = tx ? await q.lockInstance(tx, id) : await q.findInstance(c.ctx.db, id);
-  if (!row || row.teamId !== teamId) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+  if (!row || row.teamId !== teamId) throw computeNotFound('instance', id);
   return row;
 }
 
 function refuse(op: Operation, row: q.InstanceRow): AppError {
-  return new AppError('INVALID_STATE', `cannot ${op} instance ${row.id}: it is ${row.status}`, { operation: op, state: row.status, instanceId: row.id });
+  return wrongState(`cannot ${op} instance ${row.id}: it is ${row.status}`, {
+    field: 'instanceId', rule: `${op} is not allowed while the instance is ${row.status}`, operation: op, state: row.status, instanceId: row.id,
+  });
 }
 
 /** Look the operation up in the transition table under the instance lock, then apply it. */
 async function operate(c: Compute, teamId: string, id: string, op: Operation, apply: (tx: Tx, row: q.InstanceRow, to: InstanceStatus, now: number) => Promise<void>): Promise<void> {
-  await transactionNotifying(c.ctx, async (tx) => {
+  await inTransaction(c.ctx, async (tx) => {
     const row = await requireInstance(c, teamId, id, tx);
     const to = nextStatus(op, row.status as InstanceStatus);
     if (!to) throw refuse(op, row);
@@ -193,31 +198,44 @@ async function operate(c: Compute, teamId: string, id: string, op: Operation, ap
   });
 }
 
+/**
+ * A metered instance that starts (again) must be able to pay its first hour: reserve what
+ * its hold lacks, set the hold inside the operation, then give the reservation back.
+ */
+async function withFirstHour(c: Compute, teamId: string, id: string, op: Operation, run: (hold: (tx: Tx, row: q.InstanceRow, now: number) => Promise<void>) => Promise<void>): Promise<void> {
+  const pre = await requireInstance(c, teamId, id);
+  if (pre.billingMode === 'monthly' || !nextStatus(op, pre.status as InstanceStatus)) return run(async () => {});
+  const hour = firstHourMicro(pre.priceUnits, pre.gpuNum);
+  const lacking = hour - await holdOf(c.ctx.db, pre.id);
+  await c.spend.withReservation(payerOf(pre), lacking, `the first hour of ${pre.gpuNum} × ${pre.productName}`, () =>
+    run((tx, row, now) => setHoldTx(tx, { ownerId: row.id, payer: payerOf(row) }, hour, now)));
+}
+
 export async function startInstance(c: Compute, p: Principal, id: string): Promise<void> {
-  const pre = await requireInstance(c, p.teamId, id);
-  if (pre.billingMode !== 'monthly' && nextStatus('start', pre.status as InstanceStatus)) {
-    await requireSpendable(c, p.teamId, unitsToMicro(pre.priceUnits * BigInt(pre.gpuNum)), 'the first hour');
-  }
-  await operate(c, p.teamId, id, 'start', async (tx, row, to, now) => {
+  await withFirstHour(c, p.teamId, id, 'start', (hold) => operate(c, p.teamId, id, 'start', async (tx, row, to, now) => {
     if (row.billingMode === 'monthly' && row.endTimeS * 1000 <= now) {
-      throw new AppError('INVALID_STATE', `cannot start instance ${row.id}: its subscription ended at ${row.endTimeS}; renew it first`, { operation: 'start', state: row.status, endTime: String(row.endTimeS) });
+      throw wrongState(`cannot start instance ${row.id}: its subscription ended at ${row.endTimeS}; renew it first`, { operation: 'start', state: row.status, endTime: String(row.endTimeS) });
     }
     // An exited instance gave its GPUs back; it needs them again.
     if ((await freeGpusTx(tx, row.productId, row.clusterId)) < row.gpuNum) {
-      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free ${row.productName} GPUs in cluster ${row.clusterId} to start`, { productId: row.productId, gpuNum: row.gpuNum });
+      throw insufficient(`not enough free ${row.productName} GPUs in cluster ${row.clusterId} to start`, { productId: row.productId, gpuNum: row.gpuNum });
     }
     await moveTx(tx, c, row, to, now, {
       statusErrorState: '', statusErrorMessage: '',
       ...(row.billingMode === 'spot' ? { spotStatus: 'running', spotReclaimTimeS: 0 } : {}),
     });
-  });
+    await hold(tx, row, now);
+  }));
 }
 
 export async function stopInstance(c: Compute, p: Principal, id: string): Promise<void> {
   await operate(c, p.teamId, id, 'stop', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
 }
 export async function restartInstance(c: Compute, p: Principal, id: string): Promise<void> {
-  await operate(c, p.teamId, id, 'restart', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
+  await withFirstHour(c, p.teamId, id, 'restart', (hold) => operate(c, p.teamId, id, 'restart', async (tx, row, to, now) => {
+    await moveTx(tx, c, row, to, now);
+    await hold(tx, row, now);
+  }));
 }
 export async function deleteInstance(c: Compute, p: Principal, id: string): Promise<void> {
   await operate(c, p.teamId, id, 'delete', (tx, row, to, now) => moveTx(tx, c, row, to, now).then(() => undefined));
@@ -241,16 +259,41 @@ export async function editInstance(c: Compute, p: Principal, id: string, e: { po
   });
 }
 
-/** A new image (and envs, command): the workload is recreated (toReset → resetting → running). */
-export async function upgradeInstance(c: Compute, p: Principal, id: string, u: { imageUrl: string; imageAuthId?: string | undefined; envs?: { key: string; value: string }[] | undefined; command?: string | undefined }): Promise<void> {
+/** The upgrade body of compat.md: every field is given in full and replaces the instance's. */
+export interface UpgradeInput {
+  imageUrl: string;
+  /** '' for a public image */
+  imageAuthId: string;
+  envs: { key: string; value: string }[];
+  command: string;
+  /** optional (newer vendor clients send it): replaces the entrypoint when given */
+  entrypoint?: string | undefined;
+  /**
+   * Keep the previous root disk's data. Accepted and not acted on: neither driver keeps a root
+   * disk across a workload's recreation (network storage is what persists); see the README.
+   */
+  save: boolean;
+  /** the instance's network storages from now on; an empty list unmounts them all */
+  networkVolume: { volumeMounts: { type: string; id: string; mountPath: string }[] };
+}
+
+/** A new image, envs, command and network volumes: the workload is recreated (toReset → resetting → running). */
+export async function upgradeInstance(c: Compute, p: Principal, id: string, u: UpgradeInput): Promise<void> {
   checkLength('imageUrl', u.imageUrl, 1, 500);
   checkLength('command', u.command, 0, 2047);
+  checkLength('entrypoint', u.entrypoint, 0, 2047);
   checkEnvs('envs', u.envs);
   if (u.imageAuthId) await requireRegistryAuth(c.ctx, p.teamId, u.imageAuthId);
+  // read outside the transaction (the embedded store has one connection); the cluster is checked again under the lock
+  const pre = await requireInstance(c, p.teamId, id);
+  const mounts = await resolveNetworkMounts(c.ctx, p.teamId, 'networkVolume.volumeMounts', pre.clusterId, u.networkVolume.volumeMounts);
   await operate(c, p.teamId, id, 'upgrade', async (tx, row, to, now) => {
+    if (row.clusterId !== pre.clusterId) {
+      throw wrongState(`instance ${row.id} moved to cluster ${row.clusterId} during the upgrade; send it again`, { field: 'instanceId', rule: 'the instance moved to another cluster', instanceId: row.id });
+    }
     await moveTx(tx, c, row, to, now, {
-      imageUrl: u.imageUrl, imageAuthId: u.imageAuthId ?? row.imageAuthId, envs: u.envs ?? row.envs,
-      command: u.command ?? row.command, statusErrorState: '', statusErrorMessage: '',
+      imageUrl: u.imageUrl, imageAuthId: u.imageAuthId, envs: u.envs, command: u.command, entrypoint: u.entrypoint ?? row.entrypoint,
+      volumeMounts: [...row.volumeMounts.filter((v) => v.type !== 'network'), ...mounts], statusErrorState: '', statusErrorMessage: '',
     });
   });
 }
@@ -260,20 +303,20 @@ export async function renewInstance(c: Compute, p: Principal, id: string, monthI
   const pre = await requireInstance(c, p.teamId, id);
   if (pre.billingMode !== 'monthly') throw bad('instanceId', `instance ${id} is ${pre.billingMode}; only monthly instances are renewed`);
   const amount = unitsToMicro(pre.priceUnits * BigInt(pre.gpuNum * month));
-  await requireSpendable(c, p.teamId, amount, `${month} more month(s)`);
-  await operate(c, p.teamId, id, 'renew', async (tx, row, _to, now) => {
+  await c.spend.withReservation(payerOf(pre), amount, `${month} more month(s) of ${pre.gpuNum} × ${pre.productName}`, () => operate(c, p.teamId, id, 'renew', async (tx, row, _to, now) => {
     const nowS = Math.floor(now / 1000);
     const fromS = Math.max(row.endTimeS, nowS);
     const endTimeS = addMonthsS(fromS, month);
     await postFixedTermBillTx(tx, now, {
       teamId: row.teamId, amountMicro: amount, idempotencyKey: `instance:${row.id}:monthly_re_buy:${row.endTimeS}`, productId: row.productId,
-      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_buy', billingMethod: 2,
-      basePriceUnits: row.priceUnits, billNum: String(row.gpuNum * month), startTimeS: fromS, endTimeS, memberId: p.memberId,
+      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_buy', billingMethod: BILLING_METHOD_OF.monthly,
+      basePriceUnits: row.priceUnits, billNum: String(row.gpuNum * month), startTimeS: fromS, endTimeS, memberId: row.memberId,
+      keyId: row.keyId,
     });
     const patch: Partial<q.InstanceInsert> = { endTimeS, updatedAt: new Date(now) };
     patch.nextReconcileAtMs = nextCheckAt(c, { ...row, endTimeS }, row.status as InstanceStatus, now);
     await q.updateInstance(tx, row.id, patch);
-  });
+  }));
 }
 
 /** Pay-as-you-go becomes a subscription: GPU time so far is billed, then the term is bought. */
@@ -284,18 +327,18 @@ export async function toMonthly(c: Compute, p: Principal, id: string, monthIn: n
   const product = await requireProduct(c.ctx, pre.productId);
   if (!product.billingMethods.includes('monthly')) throw bad('instanceId', `product ${product.id} does not offer monthly`);
   const amount = unitsToMicro(product.monthlyPriceUnitsPerGpu * BigInt(pre.gpuNum * month));
-  await requireSpendable(c, p.teamId, amount, `${month} month(s)`);
-  await operate(c, p.teamId, id, 'toMonthly', async (tx, row, to, now) => {
+  await c.spend.withReservation(payerOf(pre), amount, `${month} month(s) of ${pre.gpuNum} × ${pre.productName}`, () => operate(c, p.teamId, id, 'toMonthly', async (tx, row, to, now) => {
     if (row.billingMode !== 'onDemand') throw bad('instanceId', `instance ${id} is ${row.billingMode}`);
     const nowS = Math.floor(now / 1000);
     const endTimeS = addMonthsS(nowS, month);
     await moveTx(tx, c, row, to, now, { billingMode: 'monthly', priceUnits: product.monthlyPriceUnitsPerGpu, endTimeS });
     await postFixedTermBillTx(tx, now, {
       teamId: row.teamId, amountMicro: amount, idempotencyKey: `instance:${row.id}:monthly_re_config:${nowS}`, productId: row.productId,
-      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_config', billingMethod: 2,
-      basePriceUnits: product.monthlyPriceUnitsPerGpu, billNum: String(row.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
+      productName: row.productName, productCategory: 'gpu', ownerId: row.id, tradeType: 'monthly_re_config', billingMethod: BILLING_METHOD_OF.monthly,
+      basePriceUnits: product.monthlyPriceUnitsPerGpu, billNum: String(row.gpuNum * month), startTimeS: nowS, endTimeS, memberId: row.memberId,
+      keyId: row.keyId,
     });
-  });
+  }));
 }
 
 export async function listInstances(c: Compute, teamId: string, f: { pageSize?: number | undefined; pageNum?: number | undefined; name?: string | undefined; productName?: string | undefined; status?: string | undefined }) {
@@ -318,11 +361,11 @@ export async function clusterNames(c: Compute): Promise<Map<string, string>> {
 
 /** The provider takes a spot instance's capacity back: notice now, stop at spotReclaimTime. */
 export async function reclaimSpot(c: Compute, id: string, noticeMs = c.timings.spotNoticeMs): Promise<void> {
-  await transactionNotifying(c.ctx, async (tx) => {
+  await inTransaction(c.ctx, async (tx) => {
     const row = await q.lockInstance(tx, id);
-    if (!row) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+    if (!row) throw computeNotFound('instance', id);
     if (row.billingMode !== 'spot') throw bad('instanceId', `instance ${id} is ${row.billingMode}, not spot`);
-    if (row.spotStatus !== 'running') throw new AppError('INVALID_STATE', `instance ${id} is already ${row.spotStatus}`, { state: row.spotStatus });
+    if (row.spotStatus !== 'running') throw wrongState(`instance ${id} is already ${row.spotStatus}`, { state: row.spotStatus });
     const now = c.ctx.clock.nowMs();
     const reclaimS = Math.ceil((now + noticeMs) / 1000);
     const patch: Partial<q.InstanceInsert> = { spotStatus: 'notified', spotReclaimTimeS: reclaimS, updatedAt: new Date(now) };
@@ -334,14 +377,14 @@ export async function reclaimSpot(c: Compute, id: string, noticeMs = c.timings.s
 
 /** Move a running instance to another cluster with capacity for it. */
 export async function migrateInstance(c: Compute, id: string, clusterId: string): Promise<void> {
-  await transactionNotifying(c.ctx, async (tx) => {
+  await inTransaction(c.ctx, async (tx) => {
     const row = await q.lockInstance(tx, id);
-    if (!row) throw new AppError('RESOURCE_NOT_FOUND', `instance ${id} not found`, { resource: 'instance', id });
+    if (!row) throw computeNotFound('instance', id);
     const to = nextStatus('migrate', row.status as InstanceStatus);
     if (!to) throw refuse('migrate', row);
     if (clusterId === row.clusterId) throw bad('clusterId', 'must differ from the current cluster');
     if ((await freeGpusTx(tx, row.productId, clusterId)) < row.gpuNum) {
-      throw new AppError('INSUFFICIENT_RESOURCE', `not enough free GPUs in cluster ${clusterId}`, { clusterId });
+      throw insufficient(`not enough free GPUs in cluster ${clusterId}`, { clusterId });
     }
     await moveTx(tx, c, row, to, c.ctx.clock.nowMs(), { clusterId });
   });

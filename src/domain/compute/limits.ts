@@ -1,13 +1,13 @@
 // Field limits of the interface (interface.md, Template and Limits), checked in one place
 // so templates and instances name the same field and rule in their 400s.
-import { invalid } from '../../lib/errors.ts';
+import { bad } from './errors.ts';
 
 export const RESERVED_PORTS = [2222, 2223, 2224] as const;
 export const PORT_TYPES = ['http', 'tcp'] as const;
-export const MAX_PORTS_PER_ENTRY = 10;
+/** Exposed ports of a template (all entries together) or of an instance's port list. */
+export const MAX_EXPOSED_PORTS = 10;
 export const MAX_ENVS = 100;
 
-const bad = (field: string, rule: string) => invalid(field, rule, 'VALIDATOR_PARAM');
 
 export function checkLength(field: string, value: string | undefined, min: number, max: number): void {
   if (value === undefined) {
@@ -45,9 +45,23 @@ export function checkEnvs(field: string, envs: { key: string; value: string }[] 
   });
 }
 
+type EnvPair = { key: string; value: string };
+
+/**
+ * `env` is an alias of `envs` on create bodies (a vendor client sends it, compat.md). The pairs
+ * given, and the name to report them under: the one the client used. Both at once must agree.
+ */
+export function envsOf(prefix: string, x: { envs?: EnvPair[] | undefined; env?: EnvPair[] | undefined }): { field: string; envs: EnvPair[] | undefined } {
+  if (x.envs !== undefined && x.env !== undefined && JSON.stringify(x.envs) !== JSON.stringify(x.env)) {
+    throw bad(`${prefix}env`, 'is an alias of envs: send one of them (or both the same)');
+  }
+  if (x.envs === undefined && x.env !== undefined) return { field: `${prefix}env`, envs: x.env };
+  return { field: `${prefix}envs`, envs: x.envs };
+}
+
 /** `"80/http,3306/tcp"` → [{port, type}], each checked. */
 export function parsePortList(field: string, raw: string | undefined): { port: number; type: string }[] {
-  if (!raw || !raw.trim()) return [];
+  if (!raw?.trim()) return [];
   const out: { port: number; type: string }[] = [];
   for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
     const m = /^(\d+)(?:\/(\w+))?$/.exec(part);
@@ -58,6 +72,6 @@ export function parsePortList(field: string, raw: string | undefined): { port: n
     checkPortType(field, type);
     out.push({ port, type });
   }
-  if (out.length > MAX_PORTS_PER_ENTRY) throw bad(field, `at most ${MAX_PORTS_PER_ENTRY} ports, got ${out.length}`);
+  if (out.length > MAX_EXPOSED_PORTS) throw bad(field, `at most ${MAX_EXPOSED_PORTS} ports, got ${out.length}`);
   return out;
 }

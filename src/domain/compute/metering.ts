@@ -3,7 +3,9 @@ import { MICRO_PER_UNIT } from '../../lib/money.ts';
 import type { Tx } from '../../store/db.ts';
 import type * as q from '../../store/compute.ts';
 import { lockTeamOrThrow, postLockedTx } from '../billing/ledger.ts';
+import { consumeHoldTx } from '../spend/holds.ts';
 import { BILLING_METHOD_OF, type BillingMode } from './states.ts';
+import { BILLING_METHOD } from '../billing/codes.ts';
 
 export interface MeterPatch {
   meterFromMs?: number;
@@ -33,12 +35,14 @@ export async function meterTx(tx: Tx, row: q.InstanceRow, nowMs: number): Promis
     const team = await lockTeamOrThrow(tx, row.teamId);
     await postLockedTx(tx, team, [{
       teamId: row.teamId, kind: 'charge', amountMicro: amount, idempotencyKey: `instance:${row.id}:s${row.meteredSeconds}`,
-      category: 'gpu', billingMethod: BILLING_METHOD_OF[row.billingMode as BillingMode] ?? 1, productId: row.productId,
+      category: 'gpu', billingMethod: BILLING_METHOD_OF[row.billingMode as BillingMode] ?? BILLING_METHOD.payAsYouGo, productId: row.productId,
       productName: row.productName, ownerId: row.id, memberId: row.memberId, keyId: row.keyId,
       // billNum0: GPU-seconds in this posting; basePrice0: units per GPU-hour
       detail: { billNum0: String(seconds * row.gpuNum), basePrice0: row.priceUnits.toString(), seconds: String(seconds) },
       atMs: nowMs,
     }], nowMs);
+    // the first hour was held at admission: this much of it is now spent
+    await consumeHoldTx(tx, { ownerId: row.id, payer: { teamId: row.teamId, memberId: row.memberId, keyId: row.keyId } }, amount, nowMs);
   }
   return { meterFromMs: row.meterFromMs + seconds * 1000, meteredSeconds: totalSeconds, meteredMicro: totalMicro };
 }

@@ -4,7 +4,7 @@ import { buildApp } from '../../app.ts';
 import { SimDriver } from '../../drivers/sim.ts';
 import { as } from '../../../test/helpers/http.ts';
 import { buildTestApp } from '../../../test/helpers/app.ts';
-import { BASE, PRICE, fixture, gpuChargesMicro } from '../../http/routes/compute/fixture.ts';
+import { BASE, PRICE, fixture, gpuChargesMicro } from '../../../test/helpers/compute-fixture.ts';
 import { costMicro } from './metering.ts';
 
 test('a Gantry restart mid-way resumes every instance where it was', async () => {

@@ -3,13 +3,15 @@
 // and moves the status. Driver calls happen outside transactions; the move is applied only
 // if no operation changed the instance meanwhile. Rules in ./README.md.
 import * as q from '../../store/compute.ts';
-import { findTeam } from '../../store/accounts.ts';
-import { spendableMicro } from '../billing/balance.ts';
 import type { Observed } from '../../drivers/types.ts';
-import { moveTx, nextCheckAt, workloadSpec, type Compute, type StatusError } from './compute.ts';
+import type { DbOrTx } from '../../store/db.ts';
+import { scopeBaseMicro } from '../spend/base.ts';
+import { holdOf } from '../spend/holds.ts';
+import type { BudgetScope } from '../spend/scopes.ts';
+import { moveTx, nextCheckAt, payerOf, workloadSpec, type Compute, type StatusError } from './compute.ts';
 import { meterTx } from './metering.ts';
-import { isBilled, type InstanceStatus } from './states.ts';
-import { transactionNotifying } from '../billing/ledger-observer.ts';
+import { FREEZABLE_STATUSES, isBilled, METERED_MODES, WINDING_DOWN_STATUSES, type InstanceStatus } from './states.ts';
+import { inTransaction } from '../changes.ts';
 
 interface Decision {
   to?: InstanceStatus;
@@ -122,8 +124,7 @@ async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
 
 /** Rules that apply whatever the driver says: subscription expiry and spot reclaim time. */
 function policy(row: q.InstanceRow, nowMs: number): Decision | undefined {
-  const active = !['toStop', 'stopping', 'exited', 'toRemove', 'removing', 'removed', 'freezing'].includes(row.status);
-  if (!active) return undefined;
+  if (WINDING_DOWN_STATUSES.includes(row.status as InstanceStatus)) return undefined;
   if (row.billingMode === 'monthly' && row.endTimeS > 0 && row.endTimeS * 1000 <= nowMs) {
     return { to: 'toStop', error: { state: 'subscription_expired', message: `the subscription ended at ${row.endTimeS}; renew to start it again` } };
   }
@@ -144,12 +145,34 @@ export function runOutAtMs(leftMicro: bigint, gpuNum: number, priceUnits: bigint
   return nowMs + Math.max(1000, Number(ms > 86_400_000n ? 86_400_000n : ms));
 }
 
+/** What each scope an instance is charged to can still spend, with what the instance itself holds. */
+interface Headroom {
+  scope: BudgetScope;
+  leftMicro: bigint;
+}
+
+/**
+ * The tightest of the account balance, the member budget and the key budget for this
+ * instance: each scope's base per the store, minus live reservations of other work, plus
+ * the instance's own hold (money set aside for exactly this work).
+ */
+async function tightestHeadroom(db: DbOrTx, row: q.InstanceRow, scopes: BudgetScope[], reserved: bigint[], nowMs: number): Promise<Headroom> {
+  const hold = await holdOf(db, row.id);
+  let tightest: Headroom | undefined;
+  for (const [i, scope] of scopes.entries()) {
+    const leftMicro = await scopeBaseMicro(db, row.teamId, scope, nowMs) - reserved[i]! + hold;
+    if (!tightest || leftMicro < tightest.leftMicro) tightest = { scope, leftMicro };
+  }
+  return tightest!;
+}
+
 /** Reconcile one leased instance. Returns true when its status changed. */
 export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<boolean> {
   const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await drive(c, leased));
-  const reserved = await c.reservedMicro(leased.teamId);
-  let runOut = false;
-  const moved = await transactionNotifying(c.ctx, async (tx) => {
+  const scopes = await c.spend.scopesOf(payerOf(leased));
+  const reserved = await Promise.all(scopes.map((s) => c.spend.reservedMicro(s)));
+  let runOut: BudgetScope | undefined;
+  const moved = await inTransaction(c.ctx, async (tx) => {
     const row = await q.lockInstance(tx, leased.id);
     if (!row) return false;
     const now = c.ctx.clock.nowMs();
@@ -171,37 +194,43 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<b
       const transitional = !['running', 'exited', 'removed'].includes(row.status);
       meterOnly = { m, transitional, nextAt: transitional ? now + c.timings.pollMs : nextCheckAt(c, after, row.status as InstanceStatus, now) };
     }
-    // What the account can still spend, read once, after this pass's charge.
-    const team = after.billingMode !== 'monthly' && isBilled(after.status) ? await findTeam(tx, row.teamId) : undefined;
-    const left = team ? spendableMicro(team, reserved) : null;
+    // What the tightest limit can still spend, read once, after this pass's charge.
+    const room = after.billingMode !== 'monthly' && isBilled(after.status) ? await tightestHeadroom(tx, after, scopes, reserved, now) : undefined;
+    const left = room ? room.leftMicro : null;
     if (meterOnly) {
       let { nextAt } = meterOnly;
       if (left !== null && nextAt !== null && !meterOnly.transitional) {
-        // Look again when the balance left would run out at this instance's rate, not a whole
+        // Look again when what is left would run out at this instance's rate, not a whole
         // metering interval later: the overdraft stays within about a second of GPU time.
         const at = runOutAtMs(left, after.gpuNum, after.priceUnits, now);
         if (at !== null) nextAt = Math.min(nextAt, at);
       }
       await q.updateInstance(tx, row.id, { ...meterOnly.m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
     }
-    if (left !== null && left <= 0n) runOut = true;
+    if (room && room.leftMicro <= 0n) runOut = room.scope;
     return Boolean(decision.to);
   });
-  if (runOut) await freezeTeam(c, leased.teamId);
+  if (runOut) await freezeScope(c, runOut);
   return moved;
 }
 
-/** The account's spendable balance ran out: stop every metered instance of the team. */
-export async function freezeTeam(c: Compute, teamId: string): Promise<number> {
-  const rows = await q.listTeamInstancesByMode(c.ctx.db, teamId, ['onDemand', 'spot'], ['toCreate', 'creating', 'pulling', 'toStart', 'starting', 'running', 'toRestart', 'restarting', 'toReset', 'resetting', 'migrating']);
+/** Why an instance was stopped when the limit of `scope` ran out (statusError). */
+const RUN_OUT: Record<BudgetScope['kind'], { state: string; message: string }> = {
+  team: { state: 'balance_not_enough', message: 'stopped because the account balance ran out; top up and start it again' },
+  member: { state: 'member_budget_exceeded', message: 'stopped because the member budget ran out; raise the budget and start it again' },
+  key: { state: 'key_budget_exceeded', message: 'stopped because the API key budget ran out; raise the budget and start it again' },
+};
+
+/** A limit ran out: stop every metered instance charged to it (on demand and spot). */
+export async function freezeScope(c: Compute, scope: BudgetScope): Promise<number> {
+  const rows = await q.listInstancesChargedTo(c.ctx.db, scope, METERED_MODES, FREEZABLE_STATUSES);
+  const why = RUN_OUT[scope.kind];
   let n = 0;
   for (const r of rows) {
-    await transactionNotifying(c.ctx, async (tx) => {
+    await inTransaction(c.ctx, async (tx) => {
       const row = await q.lockInstance(tx, r.id);
       if (!row || row.status !== r.status) return;
-      await moveTx(tx, c, row, 'freezing', c.ctx.clock.nowMs(), {
-        statusErrorState: 'balance_not_enough', statusErrorMessage: 'stopped because the account balance ran out; top up and start it again',
-      });
+      await moveTx(tx, c, row, 'freezing', c.ctx.clock.nowMs(), { statusErrorState: why.state, statusErrorMessage: why.message });
       n++;
     });
   }

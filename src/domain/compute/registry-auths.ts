@@ -1,10 +1,11 @@
 // Private registry credentials: the password is sealed with AES-256-GCM and never returned.
-import { AppError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { invalid } from '../../lib/errors.ts';
+import { ID_PREFIX, newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import * as q from '../../store/compute.ts';
 import { checkLength } from './limits.ts';
+import { computeNotFound } from './errors.ts';
 
 export interface RegistryAuthInput {
   id?: string | undefined;
@@ -29,9 +30,43 @@ export async function saveRegistryAuth(ctx: Ctx, secrets: SecretBox, teamId: str
   return id;
 }
 
+/** The shape of a stored credential's id (`rga_` + 22 characters, lib/ids.ts). */
+const CREDENTIAL_ID = new RegExp(`^${ID_PREFIX.auth}_[0-9a-z]{22}$`);
+
+export function isCredentialId(s: string): boolean {
+  return CREDENTIAL_ID.test(s);
+}
+
+/**
+ * An inline credential `<username>:<password>` (instance and template `imageAuth`). The
+ * refusal never quotes the value: it holds a password.
+ */
+export function parseInlineCredential(field: string, plain: string): { username: string; password: string } {
+  const sep = plain.indexOf(':');
+  if (sep <= 0 || sep === plain.length - 1) throw invalid(field, 'must be <username>:<password>', 'VALIDATOR_PARAM');
+  return { username: plain.slice(0, sep), password: plain.slice(sep + 1) };
+}
+
+/**
+ * The id of the team's stored credential `name` with these username and password: an
+ * existing one when they match (each instance created from one template does not add another
+ * copy), else a new one, sealed.
+ */
+export async function credentialIdFor(ctx: Ctx, secrets: SecretBox, teamId: string, name: string, cred: { username: string; password: string }): Promise<string> {
+  const same = (await q.listRegistryAuths(ctx.db, teamId)).filter((r) => r.name === name && r.username === cred.username);
+  for (const r of same) {
+    let password: string | undefined;
+    try {
+      password = secrets.open(r.passwordEnc);
+    } catch { /* sealed with another key: not a match */ }
+    if (password === cred.password) return r.id;
+  }
+  return saveRegistryAuth(ctx, secrets, teamId, { name, ...cred });
+}
+
 export async function requireRegistryAuth(ctx: Ctx, teamId: string, id: string): Promise<q.RegistryAuthRow> {
   const row = await q.findRegistryAuth(ctx.db, id);
-  if (!row || row.teamId !== teamId) throw new AppError('RESOURCE_NOT_FOUND', `registry credential ${id} not found`, { resource: 'registryAuth', id });
+  if (!row || row.teamId !== teamId) throw computeNotFound('registryAuth', id, 'registry credential');
   return row;
 }
 

@@ -8,7 +8,10 @@ export const SEED_CLUSTER_ID = 'cls_local';
 export const SEED_PRODUCT_ID = 'prd_rtx4090_24g';
 
 export async function seedCompute(ctx: Ctx): Promise<void> {
-  await upsertCluster(ctx, { id: SEED_CLUSTER_ID, name: 'local', region: 'local-1', supportNetworkStorage: false, supportInstanceNetwork: false });
+  // network storage works out of the box: $0.07 per GB-month (shown; storage is not billed yet)
+  await upsertCluster(ctx, {
+    id: SEED_CLUSTER_ID, name: 'local', region: 'local-1', supportNetworkStorage: true, supportInstanceNetwork: false, storagePrice: 700n,
+  });
   await upsertProduct(ctx, {
     id: SEED_PRODUCT_ID, name: 'RTX 4090 24GB', gpuModel: 'RTX 4090', cpuPerGpu: 16, memoryPerGpu: 62, diskPerGpu: 200,
     minRootfs: 10, maxRootfs: 500,

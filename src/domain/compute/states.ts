@@ -1,5 +1,7 @@
 // Instance states and the ONE transition table that decides what each operation may do
 // from each state. Rules are stated in ./README.md; keep the two in step.
+import { BILLING_METHOD, type BillingMethod } from '../billing/codes.ts';
+
 export const INSTANCE_STATUSES = [
   'toCreate', 'creating', 'pulling', 'running', 'toStart', 'starting', 'toStop', 'stopping', 'exited',
   'toRestart', 'restarting', 'toRemove', 'removing', 'removed', 'toReset', 'resetting', 'migrating', 'freezing',
@@ -8,10 +10,16 @@ export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 export const BILLING_MODES = ['onDemand', 'monthly', 'spot'] as const;
 export type BillingMode = (typeof BILLING_MODES)[number];
-/** billingMethod codes of the ledger (interface.md). */
-export const BILLING_METHOD_OF: Record<BillingMode, number> = { onDemand: 1, monthly: 2, spot: 4 };
+/** Modes billed per second of GPU time (monthly pays its term up front). */
+export const METERED_MODES: BillingMode[] = ['onDemand', 'spot'];
+/** The billing-method code (domain/billing/codes.ts) each billing mode is billed under. */
+export const BILLING_METHOD_OF = {
+  onDemand: BILLING_METHOD.payAsYouGo, monthly: BILLING_METHOD.subscription, spot: BILLING_METHOD.spot,
+} as const satisfies Record<BillingMode, BillingMethod>;
 
+/** A spot instance's `spotStatus` ('' for other modes). */
 export const SPOT_STATUSES = ['running', 'notified', 'reclaiming', 'terminated'] as const;
+export type SpotStatus = (typeof SPOT_STATUSES)[number];
 
 export const OPERATIONS = ['start', 'stop', 'restart', 'delete', 'edit', 'upgrade', 'renew', 'toMonthly', 'migrate'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -52,10 +60,12 @@ export function nextStatus(op: Operation, from: InstanceStatus): InstanceStatus 
 
 /** States in which the instance's GPUs are in use and, on demand or spot, billed per second. */
 export const BILLED_STATUSES: readonly InstanceStatus[] = ['running', 'toRestart', 'restarting', 'toReset', 'resetting', 'migrating'];
+/** States on their way to a stop or stopped: expiry and spot reclaim no longer apply. */
+export const WINDING_DOWN_STATUSES: readonly InstanceStatus[] = ['toStop', 'stopping', 'exited', 'toRemove', 'removing', 'removed', 'freezing'];
+/** States a limit that runs out stops (everything holding or about to hold GPUs). */
+export const FREEZABLE_STATUSES: readonly InstanceStatus[] = INSTANCE_STATUSES.filter((s) => !WINDING_DOWN_STATUSES.includes(s));
 /** States that give the GPUs back to the cluster's inventory. */
 export const RELEASED_STATUSES: readonly InstanceStatus[] = ['exited', 'removed'];
-/** States the reconciler has nothing to do for (beyond metering and expiry). */
-export const STABLE_STATUSES: readonly InstanceStatus[] = ['running', 'exited', 'removed'];
 
 export function isStatus(s: string): s is InstanceStatus {
   return (INSTANCE_STATUSES as readonly string[]).includes(s);

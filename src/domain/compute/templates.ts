@@ -1,10 +1,15 @@
 // Templates: reusable instance definitions. Official and community templates are published
 // by the operator (no team); private ones belong to a team and only it sees them.
-import { AppError, invalid } from '../../lib/errors.ts';
+// `imageAuth` is a registry credential id (rga_…), kept and shown as given, or an inline
+// `<username>:<password>`, sealed (AES-256-GCM) and shown as `<username>:****` to every
+// role; only an instance's workload spec ever gets it opened (compute.ts).
 import { newId } from '../../lib/ids.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/compute.ts';
-import { checkEnvs, checkLength, checkPort, checkPortType, MAX_PORTS_PER_ENTRY } from './limits.ts';
+import { checkEnvs, checkLength, checkPort, checkPortType, envsOf, MAX_EXPOSED_PORTS } from './limits.ts';
+import { isCredentialId, parseInlineCredential } from './registry-auths.ts';
+import { bad, computeNotFound } from './errors.ts';
 
 export const TEMPLATE_CHANNELS = ['official', 'community', 'private'] as const;
 export const TEMPLATE_TYPES = ['instance'] as const;
@@ -21,6 +26,8 @@ export interface TemplateInput {
   rootfsSize: number;
   ports?: { type: string; ports: number[] }[] | undefined;
   envs?: { key: string; value: string }[] | undefined;
+  /** alias of envs (compat.md) */
+  env?: { key: string; value: string }[] | undefined;
   minCudaVersion?: string | undefined;
 }
 
@@ -29,7 +36,6 @@ export interface PublishedTemplateExtras {
   recommendCards?: { gpuSpecId: string; cardNum: string }[];
 }
 
-const bad = (field: string, rule: string) => invalid(field, rule, 'VALIDATOR_PARAM');
 
 /** Every limit of the interface, each failure naming the field and the rule. */
 export function validateTemplate(t: TemplateInput, opts: { tenant: boolean }): void {
@@ -43,38 +49,92 @@ export function validateTemplate(t: TemplateInput, opts: { tenant: boolean }): v
   checkLength('template.startCommand', t.startCommand, 0, 2047);
   checkLength('template.entrypoint', t.entrypoint, 0, 2047);
   if (!Number.isInteger(t.rootfsSize) || t.rootfsSize <= 0) throw bad('template.rootfsSize', `must be an integer greater than 0 (GB), got ${t.rootfsSize}`);
+  let exposed = 0;
   (t.ports ?? []).forEach((p, i) => {
     checkPortType(`template.ports[${i}].type`, p.type);
     if (!Array.isArray(p.ports) || p.ports.length === 0) throw bad(`template.ports[${i}].ports`, 'must list at least one port');
-    if (p.ports.length > MAX_PORTS_PER_ENTRY) throw bad(`template.ports[${i}].ports`, `at most ${MAX_PORTS_PER_ENTRY} ports, got ${p.ports.length}`);
-    p.ports.forEach((port, j) => checkPort(`template.ports[${i}].ports[${j}]`, port));
+    if (p.ports.length > MAX_EXPOSED_PORTS) throw bad(`template.ports[${i}].ports`, `at most ${MAX_EXPOSED_PORTS} ports, got ${p.ports.length}`);
+    for (const [j, port] of p.ports.entries()) checkPort(`template.ports[${i}].ports[${j}]`, port);
+    exposed += p.ports.length;
   });
-  checkEnvs('template.envs', t.envs);
+  // the interface's limit is on the template: every entry's ports together
+  if (exposed > MAX_EXPOSED_PORTS) throw bad('template.ports', `at most ${MAX_EXPOSED_PORTS} exposed ports in total, got ${exposed}`);
+  const { field, envs } = envsOf('template.', t);
+  checkEnvs(field, envs);
   checkLength('template.minCudaVersion', t.minCudaVersion, 0, 255);
 }
 
-function rowOf(t: TemplateInput): Omit<q.TemplateInsert, 'id' | 'createdAt' | 'teamId'> {
+/** What reads show in place of an inline credential: the username, never the password. */
+export const MASKED_PASSWORD = '****';
+
+export function maskImageAuth(plain: string): string {
+  const sep = plain.indexOf(':');
+  return sep > 0 ? `${plain.slice(0, sep)}:${MASKED_PASSWORD}` : MASKED_PASSWORD;
+}
+
+interface StoredImageAuth {
+  imageAuth: string;
+  imageAuthEnc: string;
+}
+
+/**
+ * `imageAuth` as stored. A credential id must name one of the team's credentials (published
+ * templates have no team: not checked). Anything else is an inline credential, sealed. A
+ * value equal to the current mask keeps the current credential, so a template read and
+ * written back (get, then update) does not turn the mask into its password.
+ */
+async function storedImageAuth(ctx: Ctx, secrets: SecretBox | undefined, teamId: string | null, value: string | undefined, current?: q.TemplateRow): Promise<StoredImageAuth> {
+  const field = 'template.imageAuth';
+  if (!value) return { imageAuth: '', imageAuthEnc: '' };
+  if (current?.imageAuthEnc && value === current.imageAuth) return { imageAuth: current.imageAuth, imageAuthEnc: current.imageAuthEnc };
+  if (isCredentialId(value)) {
+    if (teamId !== null) {
+      const auth = await q.findRegistryAuth(ctx.db, value);
+      if (!auth || auth.teamId !== teamId) throw bad(field, 'names no registry credential of this team');
+    }
+    return { imageAuth: value, imageAuthEnc: '' };
+  }
+  parseInlineCredential(field, value);
+  if (!secrets) throw new Error('sealing an inline template credential needs the secret key');
+  return { imageAuth: maskImageAuth(value), imageAuthEnc: secrets.seal(value) };
+}
+
+/** The inline credential of a template, opened for an instance's image pull; undefined when it names none. */
+export function openTemplateCredential(secrets: SecretBox, t: q.TemplateRow): { username: string; password: string } | undefined {
+  if (!t.imageAuthEnc) return undefined;
+  let plain: string;
+  try {
+    plain = secrets.open(t.imageAuthEnc);
+  } catch {
+    throw bad('templateId', `the image credential of template ${t.id} cannot be opened with this server's secret key; save the template's imageAuth again`);
+  }
+  return parseInlineCredential('templateId', plain);
+}
+
+function rowOf(t: TemplateInput, auth: StoredImageAuth): Omit<q.TemplateInsert, 'id' | 'createdAt' | 'teamId'> {
   return {
-    channel: t.channel, name: t.name, readme: t.readme ?? '', type: t.type, image: t.image, imageAuth: t.imageAuth ?? '',
+    channel: t.channel, name: t.name, readme: t.readme ?? '', type: t.type, image: t.image, ...auth,
     startCommand: t.startCommand ?? '', entrypoint: t.entrypoint ?? '', rootfsSize: t.rootfsSize,
-    ports: t.ports ?? [], envs: t.envs ?? [], minCudaVersion: t.minCudaVersion ?? '',
+    ports: t.ports ?? [], envs: envsOf('template.', t).envs ?? [], minCudaVersion: t.minCudaVersion ?? '',
   };
 }
 
-export async function createTemplate(ctx: Ctx, teamId: string, t: TemplateInput): Promise<string> {
+export async function createTemplate(ctx: Ctx, secrets: SecretBox, teamId: string, t: TemplateInput): Promise<string> {
   validateTemplate(t, { tenant: true });
+  const auth = await storedImageAuth(ctx, secrets, teamId, t.imageAuth);
   const now = ctx.clock.nowMs();
   const id = newId('template', now);
-  await q.insertTemplate(ctx.db, { id, teamId, ...rowOf(t), createdAt: new Date(now) });
+  await q.insertTemplate(ctx.db, { id, teamId, ...rowOf(t, auth), createdAt: new Date(now) });
   return id;
 }
 
 /** Operator publishing (seeding) of official and community templates, with tools and cards. */
-export async function publishTemplate(ctx: Ctx, id: string, t: TemplateInput & PublishedTemplateExtras): Promise<void> {
+export async function publishTemplate(ctx: Ctx, id: string, t: TemplateInput & PublishedTemplateExtras, secrets?: SecretBox): Promise<void> {
   validateTemplate(t, { tenant: false });
   if (t.channel === 'private') throw bad('template.channel', 'published templates are official or community');
+  const auth = await storedImageAuth(ctx, secrets, null, t.imageAuth, await q.findTemplate(ctx.db, id));
   await q.upsertTemplate(ctx.db, {
-    id, teamId: null, ...rowOf(t), tools: t.tools ?? [], recommendCards: t.recommendCards ?? [], createdAt: new Date(ctx.clock.nowMs()),
+    id, teamId: null, ...rowOf(t, auth), tools: t.tools ?? [], recommendCards: t.recommendCards ?? [], createdAt: new Date(ctx.clock.nowMs()),
   });
 }
 
@@ -82,7 +142,7 @@ export async function publishTemplate(ctx: Ctx, id: string, t: TemplateInput & P
 export async function requireVisibleTemplate(ctx: Ctx, teamId: string, id: string): Promise<q.TemplateRow> {
   const row = await q.findTemplate(ctx.db, id);
   if (!row || (row.teamId !== null && row.teamId !== teamId)) {
-    throw new AppError('TEMPLATE_NOT_FOUND', `template ${id} not found`, { resource: 'template', id });
+    throw computeNotFound('template', id);
   }
   return row;
 }
@@ -93,10 +153,25 @@ async function requireOwnTemplate(ctx: Ctx, teamId: string, id: string): Promise
   return row;
 }
 
-export async function updateTemplate(ctx: Ctx, teamId: string, id: string, t: TemplateInput): Promise<void> {
-  await requireOwnTemplate(ctx, teamId, id);
+export async function updateTemplate(ctx: Ctx, secrets: SecretBox, teamId: string, id: string, t: TemplateInput): Promise<void> {
+  const current = await requireOwnTemplate(ctx, teamId, id);
   validateTemplate(t, { tenant: true });
-  await q.updateTemplate(ctx.db, id, rowOf(t));
+  await q.updateTemplate(ctx.db, id, rowOf(t, await storedImageAuth(ctx, secrets, teamId, t.imageAuth, current)));
+}
+
+/**
+ * Start-time part of migration 0005: `image_auth` values stored in clear before sealing
+ * existed are sealed now (it needs the app's key, so it cannot be SQL). Credential ids stay
+ * as they are. Idempotent, and safe when several replicas start at once. Returns how many
+ * it sealed.
+ */
+export async function sealClearTemplateImageAuths(ctx: Ctx, secrets: SecretBox): Promise<number> {
+  let sealed = 0;
+  for (const t of await q.listTemplatesWithUnsealedImageAuth(ctx.db)) {
+    if (isCredentialId(t.imageAuth)) continue;
+    if (await q.sealTemplateImageAuth(ctx.db, t.id, t.imageAuth, maskImageAuth(t.imageAuth), secrets.seal(t.imageAuth))) sealed++;
+  }
+  return sealed;
 }
 
 export async function deleteTemplate(ctx: Ctx, teamId: string, id: string): Promise<void> {
@@ -104,26 +179,58 @@ export async function deleteTemplate(ctx: Ctx, teamId: string, id: string): Prom
   await q.deleteTemplate(ctx.db, id);
 }
 
-/** Paging of compat.md: pageNum is 1-based and 0 reads as 1; pageSize 0 reads as the default. */
-export function paging(pageSize: number | undefined, pageNum: number | undefined, def = 20, max = 1000): { limit: number; offset: number; pageSize: number; pageNum: number } {
-  const size = !pageSize ? def : Math.min(pageSize, max);
-  const num = !pageNum ? 1 : pageNum;
+/** Paging of the GPU lists (compat.md): a missing or 0 pageSize reads as 10, a missing or 0 pageNum as 1. */
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+export const MAX_PAGE_NUM = 1_000_000;
+
+/** Out-of-range values are refused (not clamped), naming the parameter the client sent. */
+export function paging(pageSize: number | undefined, pageNum: number | undefined, names = { size: 'pageSize', num: 'pageNum' }): { limit: number; offset: number; pageSize: number; pageNum: number } {
+  if (pageSize !== undefined && (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE)) {
+    throw bad(names.size, `must be an integer in 0-${MAX_PAGE_SIZE} (0 or missing reads as ${DEFAULT_PAGE_SIZE}), got ${pageSize}`);
+  }
+  if (pageNum !== undefined && (!Number.isInteger(pageNum) || pageNum < 0 || pageNum > MAX_PAGE_NUM)) {
+    throw bad(names.num, `must be an integer in 0-${MAX_PAGE_NUM} (1-based; 0 or missing reads as 1), got ${pageNum}`);
+  }
+  const size = pageSize || DEFAULT_PAGE_SIZE;
+  const num = pageNum || 1;
   return { limit: size, offset: (num - 1) * size, pageSize: size, pageNum: num };
 }
 
-export async function listTemplates(ctx: Ctx, teamId: string, f: { channel: string; isMyCommunity: boolean; name?: string | undefined; type?: string | undefined; pageSize?: number | undefined; pageNum?: number | undefined }) {
-  if (!(TEMPLATE_CHANNELS as readonly string[]).includes(f.channel)) throw bad('channel', 'must be official, community or private');
+/**
+ * `channel` may be a comma-joined list; missing (or empty) means all three. Which templates a
+ * channel means: official and community ones are the operator's (public), private ones the
+ * caller team's. `isMyCommunity` true asks for the team's own, false for public ones; missing,
+ * each channel reads as above (compat.md: the vendor's clients omit it).
+ */
+export function parseChannels(raw: string | undefined): string[] {
+  const parts = (raw ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+  for (const c of parts) {
+    if (!(TEMPLATE_CHANNELS as readonly string[]).includes(c)) throw bad('channel', `must be official, community or private (or a comma-joined list of them), got "${c}"`);
+  }
+  return parts.length ? [...new Set(parts)] : [...TEMPLATE_CHANNELS];
+}
+
+export async function listTemplates(ctx: Ctx, teamId: string, f: { channel?: string | undefined; isMyCommunity?: boolean | undefined; name?: string | undefined; type?: string | undefined; pageSize?: number | undefined; pageNum?: number | undefined }) {
+  const channels = parseChannels(f.channel);
   checkLength('name', f.name, 0, 255);
   const p = paging(f.pageSize, f.pageNum);
-  // isMyCommunity=true selects the team's own templates; false the operator's public ones.
+  const publicChannels = channels.filter((c) => c !== 'private');
   const filter: q.TemplateFilter = { limit: p.limit, offset: p.offset, ...(f.name ? { name: f.name } : {}), ...(f.type ? { type: f.type } : {}) };
-  if (f.isMyCommunity) filter.teamId = teamId;
-  else if (f.channel === 'private') throw bad('channel', 'private templates are listed with isMyCommunity=true');
-  else filter.channel = f.channel;
+  if (f.isMyCommunity === true) {
+    filter.teamId = teamId; // the team's own templates, whatever channel was named (as before)
+  } else if (f.isMyCommunity === false) {
+    if (!publicChannels.length) throw bad('channel', 'private templates are listed with isMyCommunity=true (or without isMyCommunity)');
+    filter.publicChannels = publicChannels;
+  } else {
+    if (channels.includes('private')) filter.teamId = teamId;
+    filter.publicChannels = publicChannels;
+  }
   const { rows, total } = await q.listTemplates(ctx.db, filter);
   return { rows, total, pageSize: p.pageSize, pageNum: p.pageNum };
 }
 
+/** The template object of the interface; `imageAuth` is an id or a mask, never a password. */
 export function templateView(t: q.TemplateRow) {
   return {
     Id: t.id, name: t.name, readme: t.readme, type: t.type, channel: t.channel, image: t.image, imageAuth: t.imageAuth,

@@ -1,14 +1,15 @@
 import { AppError } from '../../lib/errors.ts';
 import { sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
+import { ACTIVE } from '../accounts/codes.ts';
 import { findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
 import { isRole, type Principal } from '../roles.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 
 /**
- * Resolves a presented API key to its principal. Lookups are cached for at most `ttlMs`
- * (≤ 1 s), which is the bound on how long a revoked key keeps working on any replica:
- * every replica re-reads the key from the shared store once its entry expires.
+ * Resolves a presented API key to its principal. Lookups are cached; a revocation, a role
+ * change or a suspension clears the cache on every replica as soon as its change arrives
+ * (domain/changes.ts), and the TTL (≤ 1 s) bounds it should a notification be lost.
  */
 export class KeyAuthenticator {
   // Single-flight: when an entry expires under load, one lookup serves every waiting request.
@@ -17,6 +18,13 @@ export class KeyAuthenticator {
   constructor(ctx: Ctx, ttlMs: number) {
     this.ctx = ctx;
     this.cache = new TtlCache(ttlMs, 50_000);
+    // Entries are by secret hash: any change to a key, its member or its team drops them all
+    // (these changes are rare next to lookups, and a miss costs one query).
+    const clear = () => this.cache.clear();
+    ctx.changes.subscribe('key.changed', clear);
+    ctx.changes.subscribe('member.changed', clear);
+    ctx.changes.subscribe('team.changed', clear);
+    ctx.changes.onResync(clear);
   }
 
   /** Synchronous while the key's entry is cached (the model hot path); a promise when it is looked up. */
@@ -34,10 +42,10 @@ export class KeyAuthenticator {
 }
 
 function principalOf(id: KeyIdentity | null): Principal {
-  if (!id || id.keyStatus !== 'active' || id.memberStatus !== 'active' || !isRole(id.role)) {
+  if (!id || id.keyStatus !== ACTIVE || id.memberStatus !== ACTIVE || !isRole(id.role)) {
     throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
   }
-  if (id.teamStatus !== 'active') throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
+  if (id.teamStatus !== ACTIVE) throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
   return { teamId: id.teamId, memberId: id.memberId, keyId: id.keyId, role: id.role };
 }
 

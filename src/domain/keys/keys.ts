@@ -1,15 +1,18 @@
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { maskSecret, newApiKeySecret, newId, sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
+import { ACTIVE, type KeyStatus } from '../accounts/codes.ts';
+
+const REVOKED: KeyStatus = 'revoked';
 import * as q from '../../store/accounts.ts';
-import type { Principal } from '../roles.ts';
+import { assertMayActOn, type Principal } from '../roles.ts';
 
 export async function createKey(ctx: Ctx, memberId: string, name: string): Promise<{ keyId: string; apiKey: string }> {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 255) throw invalid('name', 'must be 1-255 characters');
   const member = await q.findMember(ctx.db, memberId);
   if (!member) throw notFound('member', memberId);
-  if (member.status !== 'active') throw new AppError('INVALID_ARGUMENT', `member ${memberId} is disabled`, { memberId });
+  if (member.status !== ACTIVE) throw new AppError('INVALID_ARGUMENT', `member ${memberId} is disabled`, { memberId });
   const apiKey = newApiKeySecret();
   const now = ctx.clock.nowMs();
   const keyId = newId('key', now);
@@ -17,6 +20,7 @@ export async function createKey(ctx: Ctx, memberId: string, name: string): Promi
     id: keyId, teamId: member.teamId, memberId, name: trimmed,
     secretHash: sha256Hex(apiKey), mask: maskSecret(apiKey), createdAt: new Date(now),
   });
+  ctx.changes.publish({ type: 'key.changed', teamId: member.teamId, keyId });
   return { keyId, apiKey };
 }
 
@@ -27,13 +31,22 @@ export async function requireKey(ctx: Ctx, teamId: string, keyId: string): Promi
   return k;
 }
 
+/** Refuses a change to `key` by `actor` when the key is an Owner's and the actor is not one. */
+export async function assertMayActOnKey(ctx: Ctx, actor: Principal, key: q.ApiKeyRow, what: string): Promise<void> {
+  if (key.memberId === actor.memberId) return; // one's own key
+  const holder = await q.findMember(ctx.db, key.memberId);
+  if (holder) assertMayActOn(actor, holder, what);
+}
+
 export async function revokeKey(ctx: Ctx, keyId: string, actor?: Principal): Promise<void> {
   const k = await q.findKey(ctx.db, keyId);
   if (!k || (actor && k.teamId !== actor.teamId)) throw notFound('key', keyId);
   // Members without member management may revoke only their own keys.
   if (actor && !['Owner', 'Admin'].includes(actor.role) && k.memberId !== actor.memberId) throw notFound('key', keyId);
-  if (k.status === 'revoked') return;
-  await q.updateKey(ctx.db, keyId, { status: 'revoked', revokedAt: new Date(ctx.clock.nowMs()) });
+  if (actor) await assertMayActOnKey(ctx, actor, k, 'revoke a key');
+  if (k.status === REVOKED) return;
+  await q.updateKey(ctx.db, keyId, { status: REVOKED, revokedAt: new Date(ctx.clock.nowMs()) });
+  ctx.changes.publish({ type: 'key.changed', teamId: k.teamId, keyId }); // every replica stops accepting it
 }
 
 export function keyView(k: q.ApiKeyRow) {
@@ -45,4 +58,8 @@ export function keyView(k: q.ApiKeyRow) {
     status: k.status,
     createdAt: String(Math.floor(k.createdAt.getTime() / 1000)),
   };
+}
+
+export async function listMemberKeys(ctx: Ctx, memberId: string) {
+  return (await q.listKeysOfMember(ctx.db, memberId)).map(keyView);
 }

@@ -1,5 +1,6 @@
 // The LLM model catalogue and which models a team may use.
 import { invalid, notFound } from '../../lib/errors.ts';
+import { MAX_PRICE_UNITS } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/models.ts';
 import type { TeamRow } from '../../store/accounts.ts';
@@ -54,7 +55,7 @@ export function validateUpstream(u: unknown): UpstreamSpec {
 
 function price(v: number | string, field: string): bigint {
   const s = String(v);
-  if (!/^\d+$/.test(s)) throw invalid(field, 'must be a non-negative integer (1/10000 USD per million tokens)');
+  if (!/^\d+$/.test(s) || BigInt(s) > MAX_PRICE_UNITS) throw invalid(field, `must be an integer in 0-${MAX_PRICE_UNITS} (1/10000 USD per million tokens)`);
   return BigInt(s);
 }
 
@@ -79,6 +80,7 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
   const existing = await q.findModel(ctx.db, input.id);
   if (existing) row.createdAt = existing.createdAt; // `created` is when the model first appeared
   await q.upsertModel(ctx.db, row);
+  ctx.changes.publish({ type: 'catalogue.changed' });
   return row;
 }
 
@@ -125,4 +127,9 @@ export function modelRecord(m: q.ModelRow) {
     description: m.description,
     context_size: m.contextSize,
   };
+}
+
+/** The whole catalogue as the operator sees it. */
+export async function listCatalogue(ctx: Ctx) {
+  return (await q.listModels(ctx.db)).map(modelAdminView);
 }

@@ -3,7 +3,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/policies.ts';
 import { findTeam } from '../../store/accounts.ts';
-import { requireKey } from '../keys/keys.ts';
+import { assertMayActOnKey, requireKey } from '../keys/keys.ts';
 import { teamUsableModels } from '../models/models.ts';
 import { can, type Principal } from '../roles.ts';
 
@@ -108,7 +108,8 @@ export async function getPolicy(ctx: Ctx, p: Principal, keyId: string) {
 
 export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: PolicyInput) {
   if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may set a key policy', { role: p.role });
-  await requireKey(ctx, p.teamId, keyId);
+  const key = await requireKey(ctx, p.teamId, keyId);
+  await assertMayActOnKey(ctx, p, key, 'set the policy of a key');
   const policy = normalizePolicy(input);
   const usable = await usableIds(ctx, p.teamId);
   for (const [field, refs] of [['allowedModels', policy.allowedModels], ['excludedModels', policy.excludedModels]] as const) {
@@ -122,11 +123,13 @@ export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: Po
   }
   const row: q.PolicyRow = { keyId, policy, updatedAtS: Math.floor(ctx.clock.nowMs() / 1000), updatedBy: p.memberId };
   await q.upsertPolicy(ctx.db, row);
+  ctx.changes.publish({ type: 'policy.changed', keyId });
   return view(keyId, policy, row, usable, true);
 }
 
 export async function deletePolicy(ctx: Ctx, p: Principal, keyId: string): Promise<void> {
   if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may delete a key policy', { role: p.role });
-  await requireKey(ctx, p.teamId, keyId);
+  await assertMayActOnKey(ctx, p, await requireKey(ctx, p.teamId, keyId), 'delete the policy of a key');
   await q.deletePolicy(ctx.db, keyId);
+  ctx.changes.publish({ type: 'policy.changed', keyId });
 }

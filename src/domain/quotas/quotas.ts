@@ -38,14 +38,20 @@ export async function upsertQuotaDefinition(ctx: Ctx, input: QuotaDefinitionInpu
     defaultQuota: parseInt64(input.defaultQuota, 'defaultQuota'), tiers, adjustable: input.adjustable,
   };
   await q.upsertQuotaDefinition(ctx.db, row);
+  ctx.changes.publish({ type: 'catalogue.changed' }); // every team's limits derive from it
   return row;
 }
 
 export async function setQuotaOverride(ctx: Ctx, teamId: string, model: string, quotaType: string, currentQuota: unknown | null): Promise<void> {
   if (!(await findTeam(ctx.db, teamId))) throw notFound('team', teamId);
-  if (!(await q.findQuotaDefinition(ctx.db, model, quotaType))) throw notFound('quota definition', `${model}/${quotaType}`);
-  if (currentQuota === null) return q.deleteOverride(ctx.db, teamId, model, quotaType);
-  await q.upsertOverride(ctx.db, teamId, model, quotaType, parseInt64(currentQuota, 'currentQuota'));
+  // An override changes a defined quota for one team; without a definition there is nothing
+  // the gateway would enforce or the quota list would show, so say what to do first.
+  if (!(await q.findQuotaDefinition(ctx.db, model, quotaType))) {
+    throw invalid('model', `${model} has no ${quotaType} quota definition: create one first (POST /admin/v1/quotas, gantry admin quotas set)`);
+  }
+  if (currentQuota === null) await q.deleteOverride(ctx.db, teamId, model, quotaType);
+  else await q.upsertOverride(ctx.db, teamId, model, quotaType, parseInt64(currentQuota, 'currentQuota'));
+  ctx.changes.publish({ type: 'team.changed', teamId });
 }
 
 /** Effective tier: the operator's tier or the one earned by a month's top-ups (this and the two previous months). */
@@ -69,12 +75,14 @@ export function currentQuotaOf(def: q.QuotaDefRow, tier: Tier, override: bigint 
  * Model ids hold a slash and the interface has clients URL-encode it. The query string is
  * decoded once by the server; a client that encodes the id and then hands it to an HTTP
  * library that encodes again leaves `%2F` behind. Model ids never contain `%XX`, so a value
- * still carrying escapes is decoded once more (and kept as is if that fails).
+ * still carrying escapes is decoded once more (and kept as is if that fails, or if it
+ * decodes to control characters, which no model id has and the store would refuse: `%00`).
  */
 export function normalizeQuotaObject(v: string | undefined): string | undefined {
   if (!v || !/%[0-9A-Fa-f]{2}/.test(v)) return v;
   try {
-    return decodeURIComponent(v);
+    const decoded = decodeURIComponent(v);
+    return /\p{Cc}/u.test(decoded) ? v : decoded; // a control character (a NUL from %2500) is no model id
   } catch {
     return v;
   }

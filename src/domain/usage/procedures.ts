@@ -2,6 +2,7 @@
 // the gateway's writer sends records there, and the SQL for a batch of thousands is built
 // next to the data instead of on the thread that serves HTTP. Same function, same rules.
 import { systemClock } from '../../lib/clock.ts';
+import { standaloneCtx } from '../context.ts';
 import type { Db } from '../../store/db.ts';
 import { recordUsage, type UsageRecord } from './record.ts';
 
@@ -10,5 +11,5 @@ export const USAGE_PROCEDURES = import.meta.url;
 
 export const procedures = {
   // Business time travels in each record (atMs); the clock only stamps ids.
-  recordUsage: (db: Db, args: { batch: UsageRecord[]; careful: boolean }) => recordUsage({ db, clock: systemClock }, args.batch, args.careful),
+  recordUsage: (db: Db, args: { batch: UsageRecord[]; careful: boolean }) => recordUsage(standaloneCtx(db, systemClock), args.batch, args.careful),
 };

@@ -4,11 +4,11 @@
 //   `llm:<request id>`), so a retried batch can never count a request twice;
 // - the event and the charge commit together, and before the client sees the response end.
 import { newId } from '../../lib/ids.ts';
+import { BILLING_METHOD } from '../billing/codes.ts';
 import type { Ctx } from '../context.ts';
 import { lockTeamOrThrow, postLockedTx, type PostingInput } from '../billing/ledger.ts';
 import { insertUsageEventsBulk, writeUsageBatch, type UsageEventRow } from '../../store/usage.ts';
 
-export const LLM_BILLING_METHOD = 7;
 
 export interface UsageRecord {
   requestId: string;
@@ -34,7 +34,7 @@ export function usageCostMicro(u: Pick<UsageRecord, 'promptTokens' | 'completion
 function posting(u: UsageRecord, cost: bigint): PostingInput {
   return {
     teamId: u.teamId, kind: 'charge', amountMicro: cost, idempotencyKey: `llm:${u.requestId}`,
-    category: 'llm', billingMethod: LLM_BILLING_METHOD, productId: u.model, productName: u.model,
+    category: 'llm', billingMethod: BILLING_METHOD.llmMultimodal, productId: u.model, productName: u.model,
     ownerId: u.keyId, memberId: u.memberId, keyId: u.keyId, atMs: u.atMs,
     detail: {
       billNum0: String(u.promptTokens), billNum1: String(u.completionTokens),
@@ -79,6 +79,7 @@ export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = fals
       let folded = false;
       const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, {
         freshKeys: !careful,
+        announce: false, // the gateway settles its own reservations for these charges
         persist: async (t, rows, wallet) => {
           // Fast path: every charge is new, so each event's ledger id is known here and the
           // events join the same statement. A careful pass may meet charges stored before;

@@ -1,19 +1,14 @@
 // What the gateway caches for its hot path, read from the store in one place: the
-// catalogue, a key's policy, a team's limits, budget settings, and the spendable amount of
-// a budget scope (the base the shared counters start from).
+// catalogue, a key's policy and a team's limits. (Budget state: domain/spend.)
 import type { Ctx } from '../context.ts';
-import { monthPeriod } from '../../lib/clock.ts';
-import { unitsToMicro } from '../../lib/money.ts';
 import { listModels, type ModelRow } from '../../store/models.ts';
 import { findTeam, type TeamRow } from '../../store/accounts.ts';
-import { budgetsWithSpend, findBudget, type BudgetRow } from '../../store/budgets.ts';
 import { listOverrides, listQuotaDefinitions, type QuotaDefRow } from '../../store/quotas.ts';
-import { spendableMicro } from '../billing/balance.ts';
 import { currentQuotaOf, effectiveTier } from '../quotas/quotas.ts';
 import { loadPolicy, type Policy } from '../policy/policy.ts';
 import type { Tier } from '../quotas/tiers.ts';
 
-export type { ModelRow, TeamRow, BudgetRow, Policy };
+export type { ModelRow, TeamRow, Policy };
 
 export async function loadCatalogue(ctx: Ctx): Promise<Map<string, ModelRow>> {
   return new Map((await listModels(ctx.db)).map((m) => [m.id, m]));
@@ -45,27 +40,4 @@ export async function loadTeamLimits(ctx: Ctx, teamId: string): Promise<TeamLimi
     limits.set(d.model, entry);
   }
   return { team, tier, limits };
-}
-
-export async function loadBudgetSetting(ctx: Ctx, scope: 'member' | 'key', subjectId: string): Promise<BudgetRow | null> {
-  return (await findBudget(ctx.db, scope, subjectId)) ?? null;
-}
-
-/** No budget: a base so large it never refuses (Lua compares doubles; 2^52 stays exact). */
-export const UNLIMITED_BASE_MICRO = 2n ** 52n;
-
-/**
- * What a scope may still spend per the ledger: `t:` the team's spendable balance without
- * live reservations; `m:`/`k:` the budget limit minus the period's settled spend.
- */
-export async function loadScopeBase(ctx: Ctx, teamId: string, scope: string): Promise<bigint> {
-  const [kind, id] = [scope.slice(0, 1), scope.slice(2)];
-  if (kind === 't') {
-    const team = await findTeam(ctx.db, id);
-    return team ? spendableMicro(team, 0n) : 0n;
-  }
-  const month = new Date(monthPeriod(ctx.clock.nowMs()).startMs);
-  const [row] = await budgetsWithSpend(ctx.db, teamId, kind === 'k' ? 'key' : 'member', month, id);
-  if (!row) return UNLIMITED_BASE_MICRO;
-  return unitsToMicro(row.limitUnits) - row.spentMicro;
 }

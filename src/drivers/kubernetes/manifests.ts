@@ -17,7 +17,7 @@ function labels(spec: { id: string }): Record<string, string> {
 
 /** Entrypoint replaces the image's; the start command runs after it, through a shell. */
 export function containerCommand(spec: Pick<WorkloadSpec, 'entrypoint' | 'command'>): { command?: string[] } {
-  const line = [spec.entrypoint, spec.command].filter((s) => s && s.trim()).join(' ');
+  const line = [spec.entrypoint, spec.command].filter((s) => s?.trim()).join(' ');
   return line ? { command: ['/bin/sh', '-c', line] } : {};
 }
 

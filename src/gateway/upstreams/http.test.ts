@@ -68,7 +68,6 @@ test('an HTTP upstream list: failover on connection failure, credential from env
       upstream: [{ url: `http://127.0.0.1:${dead}/v1` }, { url: mock.url, model: 'real-name', apiKeyEnv: 'GW_TEST_UPSTREAM_KEY' }],
     });
     assert.equal(upsert.status, 200, JSON.stringify(upsert.body));
-    await new Promise((r) => setTimeout(r, 1100)); // the catalogue is cached ≤ 1 s
     const team = await createTeam(t.app, t.creds.adminToken);
     await topup(t.app, t.creds.adminToken, team.userId, 100000);
     const u = as(t.app, team.owner.apiKey);

@@ -2,6 +2,7 @@
 // over a keep-alive undici pool per origin.
 import { Pool } from 'undici';
 import { simTokenCount, promptSize } from '../tokens.ts';
+import { encodeJson } from '../../lib/json-encode.ts';
 import { UpstreamError, type StreamOutcome, type Upstream, type UpstreamRequest, type Usage } from './upstream.ts';
 
 export interface HttpTarget {
@@ -59,9 +60,10 @@ export class HttpUpstream implements Upstream {
   private async send(req: UpstreamRequest, body: Record<string, unknown>) {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
     if (this.target.apiKey) headers.authorization = `Bearer ${this.target.apiKey}`;
+    const bytes = await encodeJson(body); // a big prompt is serialized in slices, not in one turn of the loop
     try {
       return await this.pool.request({
-        path: this.basePath + PATHS[req.endpoint], method: 'POST', headers, body: JSON.stringify(body),
+        path: this.basePath + PATHS[req.endpoint], method: 'POST', headers, body: bytes,
         signal: req.signal, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs,
       });
     } catch (e) {
@@ -128,8 +130,7 @@ export class HttpUpstream implements Upstream {
     try {
       for await (const piece of res.body) {
         buf += (piece as Buffer).toString('utf8');
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const line = buf.slice(0, nl).replace(/\r$/, '');
           buf = buf.slice(nl + 1);
           if (line.startsWith('data:')) onEvent(line.slice(5).trim());

@@ -8,15 +8,28 @@ export interface Usage {
   completionTokens: number;
 }
 
+/**
+ * A model request's body: the client's JSON, passed on to the upstream as sent (fields the
+ * gateway does not know included). The route schemas validated the fields it reads.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAI body is open-ended JSON that is forwarded, not modelled
+export type ModelBody = Record<string, any>;
+
 export interface UpstreamRequest {
   endpoint: Endpoint;
   /** The client's body as validated; `model` is the catalogue id. */
-  body: Record<string, any>;
+  body: ModelBody;
   modelId: string;
   contextSize: number;
   requestId: string;
   createdS: number;
   signal: AbortSignal;
+  /**
+   * The simulator's token count of each prompt unit, when the gateway already counted them
+   * for the context rule (context.ts): chat [whole prompt], completions one per prompt,
+   * embeddings one per input, rerank [query, ...documents].
+   */
+  promptTokens?: number[];
 }
 
 export interface StreamOutcome {

@@ -1,18 +1,8 @@
 // Authenticates every route by what it declares in `config.auth`; undeclared routes are refused.
-import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../lib/errors.ts';
-import { sha256Hex } from '../../lib/ids.ts';
 import type { FastifyRequest } from 'fastify';
 import { can, type Capability, type Principal } from '../../domain/roles.ts';
 import type { App, Services } from '../types.ts';
-
-function operatorTokenMatches(header: string | undefined, expectedHash: string): boolean {
-  if (!header) return false;
-  const token = header.replace(/^bearer\s+/i, '').trim();
-  const a = Buffer.from(sha256Hex(token), 'hex');
-  const b = Buffer.from(expectedHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 export function registerAuth(app: App, s: Services): void {
   app.decorateRequest('principal', null);
@@ -25,8 +15,8 @@ export function registerAuth(app: App, s: Services): void {
     } catch (e) {
       return done(e as Error);
     }
-    if (pending) pending.then(() => done(), done);
-    else done();
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
   });
 
   const admit = (req: FastifyRequest, capability: Capability | undefined, principal: Principal): void => {
@@ -44,12 +34,7 @@ export function registerAuth(app: App, s: Services): void {
       throw new AppError('UNKNOWN', 'route has no auth declaration');
     }
     if (auth.kind === 'public') return;
-    if (auth.kind === 'operator') {
-      if (!operatorTokenMatches(req.headers.authorization, s.operatorTokenHash)) {
-        throw new AppError('UNAUTHORIZED', 'missing or invalid operator token');
-      }
-      return;
-    }
+    if (auth.kind === 'operator') return s.operatorToken.verify(req.headers.authorization); // re-read ≤ 1 s: rotation
     const principal = s.keys.authenticate(req.headers.authorization);
     if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
     admit(req, auth.capability, principal);

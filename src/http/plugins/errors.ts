@@ -1,29 +1,19 @@
-// One handler renders every failure as {code, reason, message, metadata}; a 5xx never leaks internals.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorBody, type Reason } from '../../lib/errors.ts';
+// One handler renders every failure as {code, reason, message, metadata}, in the reason
+// family of the route (families.ts). A 5xx never leaks internals; no answer echoes the
+// request's path or body back (a client's own bytes are never reflected).
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorBody } from '../../lib/errors.ts';
+import { DependencyDown, dependencyRefusal, isDatabaseUnreachable } from '../../lib/dependencies.ts';
+import type { DependencyHealth } from '../../store/health.ts';
+import { newId } from '../../lib/ids.ts';
+import { familyOfPath, reasonInFamily, type Family } from '../families.ts';
 import type { App } from '../types.ts';
 
-/** Which reason family a path belongs to (spec/compat.md). */
-export function familyOf(url: string): 'llm' | 'gpu' | 'media' | 'default' {
-  if (url.startsWith('/openai/') || url.startsWith('/v3/openai/')) return 'llm';
-  if (url.startsWith('/gpu-instance/')) return 'gpu';
-  if (url.startsWith('/v3/')) return 'media';
-  return 'default';
-}
-
-const FAMILY_REASON: Record<ReturnType<typeof familyOf>, { invalid: Reason; unauthorized: Reason; notFound: Reason }> = {
-  llm: { invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', notFound: 'MODEL_NOT_FOUND' },
-  gpu: { invalid: 'VALIDATOR_PARAM', unauthorized: 'UNAUTHORIZED', notFound: 'RESOURCE_NOT_FOUND' },
-  media: { invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', notFound: 'NOT_FOUND' },
-  default: { invalid: 'INVALID_ARGUMENT', unauthorized: 'UNAUTHORIZED', notFound: 'NOT_FOUND' },
-};
-
-/** Map an error to the family of the route it happened on (e.g. 401 is INVALID_API_KEY under /openai). */
-export function adaptToFamily(e: AppError, url: string): AppError {
-  const fam = FAMILY_REASON[familyOf(url)];
-  if (e.reason === 'UNAUTHORIZED' && fam.unauthorized !== 'UNAUTHORIZED') return new AppError(fam.unauthorized, e.message, e.metadata, e.headers);
-  if (e.reason === 'INVALID_ARGUMENT' && fam.invalid !== 'INVALID_ARGUMENT') return new AppError(fam.invalid, e.message, e.metadata, e.headers);
-  return e;
+/** The family of the route that answers (declared in its config), or of the path when no route matched. */
+export function familyOf(req: FastifyRequest): Family {
+  return req.routeOptions?.config?.family ?? familyOfPath(req.url);
 }
 
 interface AjvError {
@@ -31,6 +21,8 @@ interface AjvError {
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** the schema of the failing value (AJV's `verbose`) */
+  parentSchema?: Record<string, unknown>;
 }
 
 function describeValidation(err: FastifyError): { field: string; rule: string } {
@@ -45,51 +37,171 @@ function describeValidation(err: FastifyError): { field: string; rule: string } 
   if (first.keyword === 'required') rule = 'is required';
   if (first.keyword === 'enum' && Array.isArray(first.params?.allowedValues)) rule = `must be one of ${first.params.allowedValues.join(', ')}`;
   if (first.keyword === 'additionalProperties' && first.params?.additionalProperty) rule = `unknown field ${String(first.params.additionalProperty)}`;
+  const types = [first.parentSchema?.type].flat();
+  const int64 = types.includes('integer') && types.includes('string');
   // int64 inputs take a JSON number or a string of digits (a type list); AJV would say "must be integer,string"
-  if (first.keyword === 'type' && String(first.params?.type) === 'integer,string') rule = 'must be an integer';
+  if (first.keyword === 'type' && int64) rule = 'must be an integer';
+  if (first.keyword === 'format' && first.params?.format === 'int64') rule = 'must be a 64-bit integer (-9223372036854775808 to 9223372036854775807)';
+  if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(first.keyword ?? '') && first.parentSchema) {
+    rule = rangeRule(first.parentSchema, int64) ?? rule;
+  }
   return { field, rule };
 }
 
-export function toAppError(err: unknown, url: string): AppError {
-  if (err instanceof AppError) return adaptToFamily(err, url);
+/** A number's whole range, as the domain words it ("must be an integer in 1-8"). */
+function rangeRule(s: Record<string, unknown>, int64: boolean): string | undefined {
+  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const above = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : undefined;
+  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  if (min === undefined && above === undefined && max === undefined) return undefined;
+  const what = [s.type].flat().includes('integer') ? 'an integer' : 'a number';
+  const range = above !== undefined ? `greater than ${above}${max !== undefined ? ` and at most ${max}` : ''}`
+    : min !== undefined && max !== undefined ? `in ${min}-${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+  // beyond 2^53 a JSON number is no longer exact: such int64 values travel as strings
+  const larger = int64 && max === Number.MAX_SAFE_INTEGER ? ' as a JSON number; send larger integers as strings of digits' : '';
+  return `must be ${what} ${range}${larger}`;
+}
+
+/** Fastify's own refusals, each told in a fixed sentence (its messages may quote the request). */
+const FASTIFY_ERRORS: Record<string, { reason: 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'INVALID_ARGUMENT' | 'URI_TOO_LONG'; message: string; field?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than this route accepts' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { reason: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported Content-Type: send application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { reason: 'INVALID_ARGUMENT', message: 'Content-Length does not match the body', field: 'body' },
+  FST_ERR_CTP_INVALID_TYPE: { reason: 'UNSUPPORTED_MEDIA_TYPE', message: 'the Content-Type header is invalid' },
+  FST_ERR_CTP_EMPTY_TYPE: { reason: 'UNSUPPORTED_MEDIA_TYPE', message: 'the Content-Type header is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'INVALID_ARGUMENT', message: 'the body is not valid JSON', field: 'body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'INVALID_ARGUMENT', message: 'the body is empty', field: 'body' },
+  FST_ERR_BAD_URL: { reason: 'INVALID_ARGUMENT', message: 'the request path is not valid percent-encoding', field: 'path' },
+  FST_ERR_ASYNC_CONSTRAINT: { reason: 'INVALID_ARGUMENT', message: 'the request does not match a route constraint', field: 'path' },
+  FST_ERR_MAX_PARAM_LENGTH: { reason: 'URI_TOO_LONG', message: 'a path parameter is longer than any identifier' },
+};
+
+/** Any thrown value as the route family's error. */
+export function toAppError(err: unknown, family: Family): AppError {
+  const e = normalize(err);
+  return e.as(reasonInFamily(family, e.reason, typeof e.metadata.field === 'string' ? e.metadata.field : undefined));
+}
+
+function normalize(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof DependencyDown) return dependencyRefusal(err.dependency);
+  if (isDatabaseUnreachable(err)) return dependencyRefusal('database');
   const fe = err as FastifyError;
-  const fam = FAMILY_REASON[familyOf(url)];
-  if (fe.validation) {
+  if (fe?.validation) {
     const { field, rule } = describeValidation(fe);
-    return new AppError(fam.invalid, `${field}: ${rule}`, { field, rule });
+    return new AppError('INVALID_ARGUMENT', `${field}: ${rule}`, { field, rule });
   }
-  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    // Body parse errors, bad content types and the like: the client's fault, said plainly.
-    return new AppError(fam.invalid, fe.message, { field: 'body', rule: fe.code ?? 'invalid' });
+  const known = fe?.code ? FASTIFY_ERRORS[fe.code] : undefined;
+  if (known) return new AppError(known.reason, known.message, known.field ? { field: known.field, rule: fe.code } : {});
+  if (fe?.code === 'FST_ERR_CTP_INVALID_CHARSET' || /charset/i.test(String(fe?.message ?? '')) && fe?.statusCode === 415) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8', {});
+  }
+  if (sqlStateOf(err) === UNIQUE_VIOLATION) {
+    // Two requests raced past the domain's "does it exist?" check and the store kept one:
+    // the other is what it would have been a moment later, a conflict (the message says no SQL).
+    return new AppError('CONFLICT', 'a request made at the same time created the same thing first; read it back, or retry', { rule: 'unique' });
+  }
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // Any other refusal of the request by Fastify: the client's to fix, said without quoting it.
+    if (fe.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than this route accepts');
+    if (fe.statusCode === 414) return new AppError('URI_TOO_LONG', 'the request URI is too long');
+    if (fe.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type');
+    return new AppError('INVALID_ARGUMENT', 'the request is malformed', { field: 'request', rule: fe.code ?? 'invalid' });
   }
   return new AppError('UNKNOWN', 'internal error; the request id identifies it in the server log');
 }
 
-export function sendError(reply: FastifyReply, req: FastifyRequest, e: AppError): FastifyReply {
+const UNIQUE_VIOLATION = '23505';
+
+/** The SQLSTATE of a PostgreSQL error, as thrown by pg or PGlite, or wrapped by Drizzle (`cause`). */
+function sqlStateOf(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** The body of an error answer: the unified shape, plus OpenAI's `error` member on model routes. */
+export function errorPayload(e: AppError, family: Family): Record<string, unknown> {
   const body: Record<string, unknown> = { ...errorBody(e) };
-  if (familyOf(req.url) === 'llm') {
+  if (family === 'llm') {
     // OpenAI SDKs read `error`; the flat fields stay for clients of the real service.
     body.error = {
       message: e.message,
       type: e.status === 429 ? 'rate_limit_error' : e.status >= 500 ? 'server_error' : 'invalid_request_error',
       param: typeof e.metadata.field === 'string' ? e.metadata.field : null,
-      code: e.reason.toLowerCase(),
+      code: typeof e.metadata.openaiCode === 'string' ? e.metadata.openaiCode : e.reason.toLowerCase(),
     };
   }
-  if (e.headers) reply.headers(e.headers);
-  return reply.code(e.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+  return body;
 }
 
-export function registerErrorHandling(app: App): void {
+export function sendError(reply: FastifyReply, req: FastifyRequest, err: unknown, family: Family = familyOf(req)): FastifyReply {
+  const e = toAppError(err, family);
+  if (e.headers) reply.headers(e.headers);
+  // set here too: a refusal before routing (a bad %-escape) runs no onRequest hook
+  reply.header('x-request-id', req.id);
+  return reply.code(e.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorPayload(e, family)));
+}
+
+/**
+ * Fastify's `frameworkErrors`: refusals before any route is chosen (a path that is not valid
+ * percent-encoding, a parameter longer than the router takes). Fastify's own answer quotes
+ * the path and skips the error handler; this one is the unified body, in the path's family.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  sendError(reply, req, err, familyOfPath(req.raw.url ?? '/'));
+}
+
+/** How long a refused connection may take to read its answer before the socket is destroyed. */
+const CLIENT_ERROR_LINGER_MS = 5_000;
+
+/**
+ * Fastify's `clientErrorHandler` (the server's 'clientError'): what Node's HTTP parser refuses
+ * before a request exists — headers beyond the size limit (431; 414 when the request line
+ * alone is that long), a timeout (408), bytes that are no HTTP (400). Answered in the unified
+ * body with a request id and `Connection: close`, then the socket is ended: a keep-alive
+ * client knows not to send another request on it (Fastify's default answer says nothing,
+ * quotes no family and destroys the socket, so the client's next request failed).
+ */
+export function clientErrorHandler(this: FastifyInstance | undefined, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // what the parser had read: enough to tell the path (so the family) and a long request line
+  const raw: unknown = err.rawPacket;
+  const head = Buffer.isBuffer(raw) ? raw.subarray(0, 4096).toString('latin1') : '';
+  const requestLine = /^[A-Z]+ (\/\S*)/.exec(head);
+  const family = familyOfPath(requestLine?.[1] ?? '/');
+  const e = err.code === 'HPE_HEADER_OVERFLOW'
+    ? (head.includes('\r\n') ? new AppError('HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts')
+      : new AppError('URI_TOO_LONG', 'the request URI is too long'))
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new AppError('REQUEST_TIMEOUT', 'the request was not received in time')
+    : new AppError('INVALID_ARGUMENT', 'the request is not valid HTTP', { field: 'request', rule: err.code ?? 'invalid' });
+  this?.log.debug({ code: err.code }, 'client error');
+  // a response already on its way (a pipelined request before this one) must not be cut into
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (!socket.writable || answering) {
+    socket.destroy();
+    return;
+  }
+  const told = toAppError(e, family);
+  const body = JSON.stringify(errorPayload(told, family));
+  socket.end(`HTTP/1.1 ${told.status} ${STATUS_CODES[told.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`);
+  // end() lets the client read the answer (a destroy could reset it unread); a client that never closes is cut off
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
+
+export function registerErrorHandling(app: App, health?: DependencyHealth): void {
   app.setErrorHandler((err, req, reply) => {
-    const e = toAppError(err, req.url);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    // A connection failure tells the replica's health, so the next requests are refused at once.
+    if (health && !(err instanceof AppError) && isDatabaseUnreachable(err)) health.down('database', err);
+    const e = toAppError(err, familyOf(req));
+    if (e.status >= 500 && e.reason !== 'SERVICE_NOT_AVAILABLE') req.log.error({ err }, 'request failed');
     return sendError(reply, req, e);
   });
   app.setNotFoundHandler((req, reply) => {
-    const fam = familyOf(req.url);
-    const reason: Reason = fam === 'media' ? 'API_NOT_FOUND' : fam === 'gpu' ? 'RESOURCE_NOT_FOUND' : 'NOT_FOUND';
-    return sendError(reply, req, new AppError(reason, `no route ${req.method} ${req.url.split('?')[0]}`, { method: req.method }));
+    // No route: the message names the method only; the path is the client's own text.
+    return sendError(reply, req, new AppError('NOT_FOUND', `no such operation (${req.method}); see /openapi.json for the routes`, { method: req.method }));
   });
 }

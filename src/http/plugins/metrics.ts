@@ -23,14 +23,58 @@ new Gauge({
   registers: [registry], collect() { this.set(sum('lag')); },
 });
 new Gauge({
+  name: 'gantry_usage_recorded_unanswered_total', help: 'Model requests whose usage commit landed although the client was told it failed (a connection lost mid-commit): recorded and billed, not answered',
+  registers: [registry], collect() { this.set(sum('recordedUnanswered')); },
+});
+new Gauge({
+  name: 'gantry_usage_uncertain_records', help: 'Usage commits interrupted by a lost connection, not yet checked against the database',
+  registers: [registry], collect() { this.set(sum('uncertain')); },
+});
+new Gauge({
   name: 'gantry_usage_failed_records', help: 'Usage records the ledger refused; kept in the journal for the next start (should be 0)',
   registers: [registry], collect() { this.set(sum('failed')); },
 });
 
-export function registerMetrics(app: App, usageStats?: () => Record<string, number>): void {
-  if (usageStats) {
-    usageSources.add(usageStats);
-    app.addHook('onClose', async () => { usageSources.delete(usageStats); });
+// Domain changes received from other replicas (domain/changes.ts), by type.
+const changeSources = new Set<() => Map<string, number>>();
+new Gauge({
+  name: 'gantry_changes_received_total', help: 'Domain changes received from other replicas (LISTEN/NOTIFY), by type; "resync" counts reconnects',
+  labelNames: ['type'] as const, registers: [registry],
+  collect() {
+    this.reset();
+    const totals = new Map<string, number>();
+    for (const f of changeSources) for (const [k, v] of f()) totals.set(k, (totals.get(k) ?? 0) + v);
+    for (const [type, n] of totals) this.set({ type }, n);
+  },
+});
+
+// Whether this replica reaches its dependencies (store/health.ts).
+const healthSources = new Set<() => Record<string, { up: boolean }>>();
+new Gauge({
+  name: 'gantry_dependency_up', help: '1 while the dependency (database, redis) can be reached from this replica, 0 while not',
+  labelNames: ['dependency'] as const, registers: [registry],
+  collect() {
+    this.reset();
+    for (const f of healthSources) for (const [dependency, s] of Object.entries(f())) this.set({ dependency }, s.up ? 1 : 0);
+  },
+});
+
+export interface MetricSources {
+  usage: () => Record<string, number>;
+  changesReceived: () => Map<string, number>;
+  dependencies: () => Record<string, { up: boolean }>;
+}
+
+export function registerMetrics(app: App, sources?: MetricSources): void {
+  if (sources) {
+    usageSources.add(sources.usage);
+    changeSources.add(sources.changesReceived);
+    healthSources.add(sources.dependencies);
+    app.addHook('onClose', async () => {
+      usageSources.delete(sources.usage);
+      changeSources.delete(sources.changesReceived);
+      healthSources.delete(sources.dependencies);
+    });
   }
   // Callback style: an async hook costs a promise per request on the model hot path.
   app.addHook('onResponse', (req, reply, done) => {

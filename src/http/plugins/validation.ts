@@ -3,53 +3,170 @@
 // "9007199254740993" into a rounded number, or null into 0 — the client sent a type, we judge it.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isInt64Text } from '../../lib/int64.ts';
+import { AppError } from '../../lib/errors.ts';
+import { errorCodes } from 'fastify';
+import { OffThreadJson } from '../json-off-thread.ts';
 import type { App } from '../types.ts';
 
 function makeAjv(coerceTypes: boolean | 'array'): Ajv {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  // verbose: errors carry their schema, so a 400 can tell a field's whole range (errors.ts)
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false, verbose: true });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
+  // int64 fields take a string of digits beyond 2^53 (schemas.ts Int64Input): it must fit int8
+  ajv.addFormat('int64', { type: 'string', validate: isInt64Text });
   return ajv;
 }
 
 export function registerValidation(app: App): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? optionalBody(schema, body.compile(schema)) : text.compile(schema)));
+  // Model calls forward their body to the upstream and store none of its strings: a NUL in a
+  // prompt is the client's content, as OpenAI takes it. Every other route may store what it
+  // is sent, and PostgreSQL keeps no NUL in text (see judged below).
+  const forwardedBodies = new Set<string>();
+  app.addHook('onRoute', (r) => {
+    if (r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels') for (const m of [r.method].flat()) forwardedBodies.add(`${m} ${r.url}`);
+  });
+  app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
+    const isBody = httpPart === 'body';
+    return judged((isBody ? body : text).compile(schema), {
+      optional: isBody && (schema as Record<string, unknown>)['~optional'] === true,
+      forwarded: isBody && forwardedBodies.has(`${method} ${url}`),
+    });
+  });
   acceptEmptyJsonBodies(app);
 }
 
+type Check = ((data: unknown, ctx?: { parentData?: Record<string, unknown>; parentDataProperty?: string }) => boolean | { value: unknown }) & {
+  errors: ValidateFunction['errors'];
+  schemaEnv?: unknown;
+};
+
 /**
- * A body schema wrapped in TypeBox's Type.Optional (e.g. `{suspended?}` of the operator's
- * suspend) accepts a request without a body, read as `{}`; AJV alone would say "body: must
- * be object". Fastify uses the `value` a validator returns as the new body.
+ * The schema's verdict, then what no schema says (a 400 naming the field, where PostgreSQL
+ * or JSON.parse would otherwise answer for us): no string or key holding U+0000 or a lone
+ * UTF-16 surrogate (PostgreSQL stores neither in text or jsonb), and no number beyond
+ * ±(2^53 − 1) or infinite (JSON.parse has rounded it; big integers travel as strings).
+ * `optional`: a body schema wrapped in TypeBox's Type.Optional (e.g. `{suspended?}` of the
+ * operator's suspend) accepts a request without a body, read as `{}`; AJV alone would say
+ * "body: must be object". Fastify uses the `value` a validator returns as the new body.
+ * `forwarded`: a model call's body, passed to the upstream as the client wrote it.
  */
-function optionalBody(schema: unknown, validate: ValidateFunction): ValidateFunction | ((data: unknown) => boolean | { value: unknown }) {
-  if ((schema as Record<string, unknown>)['~optional'] !== true) return validate;
-  const check = (data: unknown): boolean | { value: unknown } => {
-    if (data === null || data === undefined) return { value: {} };
-    const ok = validate(data);
+function judged(validate: ValidateFunction, opts: { optional: boolean; forwarded: boolean }): Check {
+  const check: Check = (data, ctx) => {
+    if (opts.optional && (data === null || data === undefined)) return { value: {} };
+    const ok = validate(data, ctx as never);
     check.errors = validate.errors;
-    return ok;
+    if (!ok || opts.forwarded) return ok;
+    const bad = unstorable(ctx?.parentData && ctx.parentDataProperty ? ctx.parentData[ctx.parentDataProperty] : data);
+    if (!bad) return true;
+    check.errors = [{ instancePath: bad.at, schemaPath: '#', keyword: 'storable', params: {}, message: bad.rule }];
+    return false;
   };
-  check.errors = null as ValidateFunction['errors'];
+  check.errors = null;
+  // Fastify passes the parent (so AJV may coerce the root) only to a function that has this
+  if ((validate as { schemaEnv?: unknown }).schemaEnv) check.schemaEnv = (validate as { schemaEnv?: unknown }).schemaEnv;
   return check;
 }
+
+const TEXT_RULE = 'must be valid Unicode text without NUL (U+0000) characters';
+const NUMBER_RULE = `must be within ±${Number.MAX_SAFE_INTEGER} (2^53 − 1) as a JSON number; send larger integers as strings of digits`;
+
+function badText(s: string): boolean {
+  return s.includes('\0') || !s.isWellFormed();
+}
+
+function badNumber(n: number): boolean {
+  return !Number.isFinite(n) || Math.abs(n) > Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * The first value of `data` a store could not keep as sent, as a JSON pointer (`/messages/0/content`)
+ * and the rule it breaks. Iterative: a body may be nested deeper than the stack.
+ */
+export function unstorable(data: unknown): { at: string; rule: string } | undefined {
+  // each entry: a value and where it is (parent entry, key); the path is built only on a hit
+  const values: unknown[] = [data];
+  const parents: number[] = [-1];
+  const keys: string[] = [''];
+  const path = (i: number, last?: string): string => {
+    const parts: string[] = last === undefined ? [] : [last];
+    for (let at = i; at > 0; at = parents[at]!) parts.push(keys[at]!);
+    return parts.length ? '/' + parts.reverse().join('/') : '';
+  };
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'string') {
+      if (badText(v)) return { at: path(i), rule: TEXT_RULE };
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (badNumber(v)) return { at: path(i), rule: NUMBER_RULE };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (let j = 0; j < v.length; j++) {
+        values.push(v[j]);
+        parents.push(i);
+        keys.push(String(j));
+      }
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      if (badText(key)) return { at: path(i, key), rule: TEXT_RULE };
+      values.push((v as Record<string, unknown>)[key]);
+      parents.push(i);
+      keys.push(key);
+    }
+  }
+  return undefined;
+}
+
+/** Bodies from this size on are parsed off the main thread. */
+const OFF_THREAD_BYTES = 1 << 20;
+
+/** a charset parameter that names UTF-8 (or ASCII, a subset of it), quoted or not */
+const UTF8_CHARSET = /;\s*charset\s*=\s*"?(utf-?8|us-ascii)"?\s*(;|$)/i;
 
 /**
  * The interface lists `Content-Type: application/json` as a header of every operation, so
  * clients send it on DELETE and on body-less POSTs too. Fastify refuses such an empty body
  * (FST_ERR_CTP_EMPTY_JSON_BODY); here it reads as no body, and a route whose schema wants a
- * body still answers 400 naming it. Anything non-empty is parsed exactly as Fastify does.
+ * body still answers 400 naming it. Anything non-empty is parsed exactly as Fastify does:
+ * here, or from OFF_THREAD_BYTES on, on a worker with the same checks and answers.
  */
 function acceptEmptyJsonBodies(app: App): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, raw, done) => {
-    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  // Every body of the interface is JSON: text/plain (Fastify's other default) is a 415 that
+  // says so, not a string that fails the schema with "body: must be object".
+  const offThread = new OffThreadJson();
+  app.addHook('onClose', async () => offThread.close());
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+    // The body is read as UTF-8 (JSON's one encoding): any other declared charset is a 415,
+    // not a body misread (UTF-16 read as UTF-8 would be NUL bytes and nonsense).
+    const contentType = req.headers['content-type'] ?? '';
+    if (contentType.includes('charset') && !UTF8_CHARSET.test(contentType)) {
+      done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8', { field: 'content-type', rule: 'charset must be utf-8' }), undefined);
+      return;
+    }
+    const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    if (bytes.length >= OFF_THREAD_BYTES) {
+      // A big body (a long prompt) is parsed on a worker, with the same checks (json-off-thread.ts).
+      offThread.parse(bytes).then((r) => {
+        if ('value' in r) done(null, r.value);
+        else if ('empty' in r) done(null, undefined);
+        else done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+      }, (e: Error) => done(e, undefined));
+      return;
+    }
+    const text = bytes.toString('utf8');
     if (text.trim() === '') {
       done(null, undefined);
       return;
     }
-    parseJson(req, text, done);
+    void parseJson(req, text, done);
   });
 }

@@ -2,6 +2,7 @@
 import type { App, Services } from '../types.ts';
 import systemHealthz from './system/healthz.ts';
 import systemMetrics from './system/metrics.ts';
+import systemReadyz from './system/readyz.ts';
 import adminAddMember from './admin/add-member.ts';
 import adminChangeMemberRole from './admin/change-member-role.ts';
 import adminCreateKey from './admin/create-key.ts';
@@ -39,6 +40,7 @@ import billingGetBalance from './billing/get-balance.ts';
 import billingListApikeyBills from './billing/list-apikey-bills.ts';
 import billingListFixedTermBills from './billing/list-fixed-term-bills.ts';
 import billingListUsageBills from './billing/list-usage-bills.ts';
+import billingGetMonthlyStatement from './billing/get-monthly-statement.ts';
 import budgetsCheckBudgetByCost from './budgets/check-budget-by-cost.ts';
 import budgetsCheckBudget from './budgets/check-budget.ts';
 import budgetsCheckKeyBudgetByCost from './budgets/check-key-budget-by-cost.ts';
@@ -54,6 +56,7 @@ import openaiCompletions from './openai/completions.ts';
 import openaiEmbeddings from './openai/embeddings.ts';
 import openaiRerank from './openai/rerank.ts';
 import adminUsageSummary from './admin/usage-summary.ts';
+import adminListJobs from './admin/list-jobs.ts';
 // GPU compute (issue 4)
 import adminGpuUpsertCluster from './admin/gpu-upsert-cluster.ts';
 import adminGpuUpsertProduct from './admin/gpu-upsert-product.ts';
@@ -92,6 +95,7 @@ export type RouteRegistrar = (app: App, s: Services) => void;
 export const ROUTES: RouteRegistrar[] = [
   systemHealthz,
   systemMetrics,
+  systemReadyz,
   adminAddMember,
   adminChangeMemberRole,
   adminCreateKey,
@@ -129,6 +133,7 @@ export const ROUTES: RouteRegistrar[] = [
   billingListApikeyBills,
   billingListFixedTermBills,
   billingListUsageBills,
+  billingGetMonthlyStatement,
   budgetsCheckBudgetByCost,
   budgetsCheckBudget,
   budgetsCheckKeyBudgetByCost,
@@ -144,6 +149,7 @@ export const ROUTES: RouteRegistrar[] = [
   openaiEmbeddings,
   openaiRerank,
   adminUsageSummary,
+  adminListJobs,
   adminGpuUpsertCluster,
   adminGpuUpsertProduct,
   adminGpuSetInventory,

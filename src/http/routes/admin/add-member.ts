@@ -6,7 +6,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function addMemberRoute(app: App, s: Services): void {
   app.post('/admin/v1/teams/:userId/members', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Add a member to a team', security: OperatorBearer,
       params: UserIdParams, body: NewMember,

@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function createKeyRoute(app: App, s: Services): void {
   app.post('/admin/v1/members/:memberId/keys', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Create an API key for a member (the secret is shown once)', security: OperatorBearer,
       params: MemberIdParams,

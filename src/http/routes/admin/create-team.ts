@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function createTeamRoute(app: App, s: Services): void {
   app.post('/admin/v1/teams', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Create a team (tenant) with its Owner', security: OperatorBearer,
       body: Type.Object({

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { post } from '../../../domain/billing/ledger.ts';
-import { unitsToMicro } from '../../../lib/money.ts';
+import { MAX_AMOUNT_UNITS, unitsToMicro } from '../../../lib/money.ts';
 import { parseUInt64 } from '../../../lib/int64.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
@@ -10,7 +10,7 @@ import { postedView } from './posted-view.ts';
 /** Top-ups and vouchers differ only in the ledger kind they post. */
 export function creditRoute(app: App, s: Services, kind: 'topup' | 'voucher', url: string, summary: string): void {
   app.post(url, {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary, security: OperatorBearer,
       params: UserIdParams,
@@ -18,6 +18,6 @@ export function creditRoute(app: App, s: Services, kind: 'topup' | 'voucher', ur
       response: { 200: Posted, ...errors(400, 401, 404, 409) },
     },
   }, async (req) => postedView(await post(s.ctx, {
-    teamId: req.params.userId, kind, amountMicro: unitsToMicro(parseUInt64(req.body.amount, 'amount')), idempotencyKey: req.body.idempotencyKey,
+    teamId: req.params.userId, kind, amountMicro: unitsToMicro(parseUInt64(req.body.amount, 'amount', MAX_AMOUNT_UNITS)), idempotencyKey: req.body.idempotencyKey,
   })));
 }

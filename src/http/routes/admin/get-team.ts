@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { requireTeam, teamView } from '../../../domain/accounts/teams.ts';
-import { balanceView } from '../../../domain/billing/balance.ts';
+import { getBalance } from '../../../domain/billing/balance.ts';
 import { effectiveTier } from '../../../domain/quotas/quotas.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
@@ -8,7 +8,7 @@ import { TeamView } from './team-schema.ts';
 
 export default function getTeamRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams/:userId', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Get a team with its balance and effective tier', security: OperatorBearer,
       params: UserIdParams,
@@ -28,7 +28,7 @@ export default function getTeamRoute(app: App, s: Services): void {
     return {
       ...teamView(team),
       effectiveTier: await effectiveTier(s.ctx, team.id),
-      balance: balanceView(team, await s.reservations.reservedMicro(team.id)),
+      balance: await getBalance(s.ctx, s.spend, team.id),
     };
   });
 }

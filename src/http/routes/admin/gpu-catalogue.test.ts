@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { as } from '../../../../test/helpers/http.ts';
-import { fixture, type Fixture, BASE } from '../compute/fixture.ts';
+import { fixture, type Fixture, BASE } from '../../../../test/helpers/compute-fixture.ts';
 
 let f: Fixture;
 before(async () => {

@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function gpuMigrateInstanceRoute(app: App, s: Services): void {
   app.post('/admin/v1/gpu/instances/:instanceId/migrate', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Move a running instance to another cluster (migrating → running)', security: OperatorBearer,
       params: Type.Object({ instanceId: Type.String() }),

@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function gpuReclaimSpotRoute(app: App, s: Services): void {
   app.post('/admin/v1/gpu/instances/:instanceId/reclaim', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Reclaim a spot instance: notified now, stopped at spotReclaimTime', security: OperatorBearer,
       params: Type.Object({ instanceId: Type.String() }),

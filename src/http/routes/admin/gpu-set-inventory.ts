@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import { setInventory } from '../../../domain/compute/catalogue.ts';
-import { errors, OperatorBearer } from '../../schemas.ts';
+import { errors, Int32, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 export default function gpuSetInventoryRoute(app: App, s: Services): void {
   app.put('/admin/v1/gpu/products/:productId/inventory/:clusterId', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set how many GPUs of a product a cluster has', security: OperatorBearer,
       params: Type.Object({ productId: Type.String(), clusterId: Type.String() }),
-      body: Type.Object({ totalGpus: Type.Integer({ minimum: 0 }) }),
+      body: Type.Object({ totalGpus: Int32({ minimum: 0 }) }),
       response: { 200: Type.Object({ productId: Type.String(), clusterId: Type.String(), totalGpus: Type.Integer() }), ...errors(400, 401, 404) },
     },
   }, async (req) => {

@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
-import { listMembers } from '../../../store/accounts.ts';
-import { memberView } from '../../../domain/accounts/members.ts';
+import { listTeamMembers } from '../../../domain/accounts/members.ts';
 import { requireTeam } from '../../../domain/accounts/teams.ts';
 import { errors, MemberView, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 export default function listMembersRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams/:userId/members', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'List a team\'s members', security: OperatorBearer,
       params: UserIdParams,
@@ -15,6 +14,6 @@ export default function listMembersRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     await requireTeam(s.ctx, req.params.userId);
-    return { members: (await listMembers(s.ctx.db, req.params.userId)).map(memberView) };
+    return { members: await listTeamMembers(s.ctx, req.params.userId) };
   });
 }

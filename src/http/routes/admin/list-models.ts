@@ -1,16 +1,15 @@
 import { Type } from 'typebox';
-import { listModels } from '../../../store/models.ts';
-import { modelAdminView } from '../../../domain/models/models.ts';
+import { listCatalogue } from '../../../domain/models/models.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView } from './model-schema.ts';
 
 export default function listModelsRoute(app: App, s: Services): void {
   app.get('/admin/v1/models', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'List the LLM model catalogue', security: OperatorBearer,
       response: { 200: Type.Object({ models: Type.Array(ModelAdminView) }), ...errors(401) },
     },
-  }, async () => ({ models: (await listModels(s.ctx.db)).map(modelAdminView) }));
+  }, async () => ({ models: await listCatalogue(s.ctx) }));
 }

@@ -7,7 +7,7 @@ import { ModelAdminView } from './model-schema.ts';
 
 export default function listTeamModelsRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams/:userId/models', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'A team\'s enabled, available models', security: OperatorBearer,
       params: UserIdParams,

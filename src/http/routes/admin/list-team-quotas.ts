@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function listTeamQuotasRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams/:userId/quotas', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'A team\'s quotas as the team sees them', security: OperatorBearer,
       params: UserIdParams,

@@ -1,16 +1,15 @@
 import { Type } from 'typebox';
-import { listTeams } from '../../../store/accounts.ts';
-import { teamView } from '../../../domain/accounts/teams.ts';
+import { listAllTeams } from '../../../domain/accounts/teams.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { TeamView } from './team-schema.ts';
 
 export default function listTeamsRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'List teams', security: OperatorBearer,
       response: { 200: Type.Object({ teams: Type.Array(TeamView) }), ...errors(401) },
     },
-  }, async () => ({ teams: (await listTeams(s.ctx.db)).map(teamView) }));
+  }, async () => ({ teams: await listAllTeams(s.ctx) }));
 }

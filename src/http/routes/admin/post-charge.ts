@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
+import { MAX_BILLING_METHOD, MIN_BILLING_METHOD } from '../../../domain/billing/codes.ts';
 import { post } from '../../../domain/billing/ledger.ts';
 import { USAGE_CATEGORIES } from '../../../domain/billing/bills.ts';
 import { requireMember } from '../../../domain/accounts/members.ts';
 import { requireKey } from '../../../domain/keys/keys.ts';
-import { unitsToMicro } from '../../../lib/money.ts';
+import { MAX_AMOUNT_UNITS, unitsToMicro } from '../../../lib/money.ts';
 import { parseUInt64 } from '../../../lib/int64.ts';
 import { invalid } from '../../../lib/errors.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
@@ -13,7 +14,7 @@ import { postedView } from './posted-view.ts';
 
 export default function postChargeRoute(app: App, s: Services): void {
   app.post('/admin/v1/teams/:userId/charges', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Post a usage charge to the ledger (external usage, adjustments)', security: OperatorBearer,
       params: UserIdParams,
@@ -21,7 +22,7 @@ export default function postChargeRoute(app: App, s: Services): void {
         amount: Amount,
         // the categories the usage-bill queries filter on ('summary' is a query, not a category)
         category: Type.String({ enum: USAGE_CATEGORIES.filter((c) => c !== 'summary') }),
-        billingMethod: Type.Integer({ minimum: 1, maximum: 8 }),
+        billingMethod: Type.Integer({ minimum: MIN_BILLING_METHOD, maximum: MAX_BILLING_METHOD }),
         productId: Type.String({ maxLength: 255 }),
         productName: Type.String({ maxLength: 255 }),
         ownerId: Type.Optional(Type.String({ maxLength: 255 })),
@@ -43,7 +44,7 @@ export default function postChargeRoute(app: App, s: Services): void {
       memberId = key.memberId;
     }
     return postedView(await post(s.ctx, {
-      teamId, kind: 'charge', amountMicro: unitsToMicro(parseUInt64(b.amount, 'amount')), idempotencyKey: b.idempotencyKey,
+      teamId, kind: 'charge', amountMicro: unitsToMicro(parseUInt64(b.amount, 'amount', MAX_AMOUNT_UNITS)), idempotencyKey: b.idempotencyKey,
       category: b.category, billingMethod: b.billingMethod, productId: b.productId, productName: b.productName,
       ownerId: b.ownerId ?? b.keyId ?? '', memberId, keyId: b.keyId ?? null,
     }));

@@ -4,7 +4,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function revokeKeyRoute(app: App, s: Services): void {
   app.post('/admin/v1/keys/:keyId/revoke', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Revoke an API key', security: OperatorBearer,
       params: KeyIdParams,
@@ -12,7 +12,6 @@ export default function revokeKeyRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     await revokeKey(s.ctx, req.params.keyId);
-    s.keys.invalidateAll();
     return {};
   });
 }

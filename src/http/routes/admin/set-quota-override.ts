@@ -7,7 +7,7 @@ export default function setQuotaOverrideRoute(app: App, s: Services): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/quotas',
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Override a team\'s currentQuota for one model and quota type (null removes it)', security: OperatorBearer,
       params: UserIdParams,

@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
-import { requireTeam } from '../../../domain/accounts/teams.ts';
-import { requireModel } from '../../../domain/models/models.ts';
-import { updateTeam } from '../../../store/accounts.ts';
+import { setEnabledModels } from '../../../domain/accounts/teams.ts';
 import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
@@ -9,7 +7,7 @@ export default function setTeamModelsRoute(app: App, s: Services): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/models',
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set the models enabled for a team (null: every available model, the default)', security: OperatorBearer,
       params: UserIdParams,
@@ -17,10 +15,7 @@ export default function setTeamModelsRoute(app: App, s: Services): void {
       response: { 200: Empty, ...errors(400, 401, 404) },
     },
     handler: async (req) => {
-      await requireTeam(s.ctx, req.params.userId);
-      const ids = req.body.enabledModels === null ? null : [...new Set(req.body.enabledModels)];
-      for (const id of ids ?? []) await requireModel(s.ctx, id);
-      await updateTeam(s.ctx.db, req.params.userId, { enabledModels: ids });
+      await setEnabledModels(s.ctx, req.params.userId, req.body.enabledModels);
       return {};
     },
   });

@@ -7,7 +7,7 @@ export default function setTierRoute(app: App, s: Services): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/tier',
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Set the operator tier (the effective tier is the higher of this and the top-up tier)', security: OperatorBearer,
       params: UserIdParams,

@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function suspendTeamRoute(app: App, s: Services): void {
   app.post('/admin/v1/teams/:userId/suspend', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Suspend (or with {"suspended": false} resume) a team', security: OperatorBearer,
       params: UserIdParams,
@@ -14,7 +14,6 @@ export default function suspendTeamRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     await setTeamStatus(s.ctx, req.params.userId, req.body?.suspended === false ? 'active' : 'suspended');
-    s.keys.invalidateAll();
     return {};
   });
 }

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { UInt64Input } from '../../schemas.ts';
+import { UnitsInput } from '../../schemas.ts';
 
 export const TeamView = Type.Object({
   userId: Type.String(), name: Type.String(), status: Type.String(), tier: Type.String(),
   enabledModels: Type.Union([Type.Array(Type.String()), Type.Null()]), createdAt: Type.String(),
 });
-export const Amount = UInt64Input;
+export const Amount = UnitsInput;
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255 });
 
 export const Posted = Type.Object({

@@ -1,21 +1,21 @@
 import { Type } from 'typebox';
 import { modelAdminView, upsertModel } from '../../../domain/models/models.ts';
-import { UInt64Input, errors, OperatorBearer } from '../../schemas.ts';
+import { Int32, PriceInput, errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView, UpstreamSchema } from './model-schema.ts';
 
 export default function upsertModelRoute(app: App, s: Services): void {
   app.post('/admin/v1/models', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Create or replace an LLM model', security: OperatorBearer,
       body: Type.Object({
         id: Type.String({ minLength: 1, maxLength: 200 }),
         title: Type.String({ minLength: 1, maxLength: 255 }),
         description: Type.Optional(Type.String({ maxLength: 4096 })),
-        contextSize: Type.Integer({ minimum: 1 }),
-        inputTokenPricePerM: UInt64Input,
-        outputTokenPricePerM: UInt64Input,
+        contextSize: Int32({ minimum: 1, description: 'tokens' }),
+        inputTokenPricePerM: PriceInput,
+        outputTokenPricePerM: PriceInput,
         status: Type.String({ enum: ['available', 'offline'] }),
         upstream: UpstreamSchema,
       }),

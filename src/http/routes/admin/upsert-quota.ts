@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function upsertQuotaRoute(app: App, s: Services): void {
   app.post('/admin/v1/quotas', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'Create or replace a quota definition (values above 2^53 as strings)', security: OperatorBearer,
       body: Type.Object({

@@ -5,7 +5,7 @@ import type { App, Services } from '../../types.ts';
 
 export default function usageSummaryRoute(app: App, s: Services): void {
   app.get('/admin/v1/teams/:userId/usage', {
-    config: { auth: { kind: 'operator' } },
+    config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: "Totals of a team's metered model usage (events, tokens, cost, ledger charges)", security: OperatorBearer,
       params: UserIdParams,

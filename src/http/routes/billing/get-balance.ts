@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import { balanceView } from '../../../domain/billing/balance.ts';
-import { requireTeam } from '../../../domain/accounts/teams.ts';
+import { getBalance } from '../../../domain/billing/balance.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
 const Money = Type.String({ description: '1/10000 USD' });
 
-export default function getBalance(app: App, s: Services): void {
+export default function getBalanceRoute(app: App, s: Services): void {
   app.get('/openapi/v1/billing/balance/detail', {
-    config: { auth: { kind: 'key', capability: 'readBilling' } },
+    config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {
       tags: ['billing'], summary: 'Get user balance', security: KeyBearer,
       response: {
@@ -18,9 +17,5 @@ export default function getBalance(app: App, s: Services): void {
         ...errors(401, 403),
       },
     },
-  }, async (req) => {
-    const p = principalOf(req);
-    const team = await requireTeam(s.ctx, p.teamId);
-    return balanceView(team, await s.reservations.reservedMicro(p.teamId));
-  });
+  }, async (req) => getBalance(s.ctx, s.spend, principalOf(req).teamId));
 }

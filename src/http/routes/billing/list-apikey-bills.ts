@@ -6,7 +6,7 @@ import { UnixSeconds, UsageBillRow } from './schemas.ts';
 
 export default function listApiKeyBillsRoute(app: App, s: Services): void {
   app.get('/openapi/v1/billing/apikey/bill/list', {
-    config: { auth: { kind: 'key', capability: 'readBilling' } },
+    config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {
       tags: ['billing'], summary: 'API-key bills (ownerID is the key id; range at most 31 days)', security: KeyBearer,
       querystring: Type.Object({

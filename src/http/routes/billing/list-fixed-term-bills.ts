@@ -15,7 +15,7 @@ const Bill = Type.Object({
 
 export default function listFixedTermBillsRoute(app: App, s: Services): void {
   app.get('/openapi/v1/billing/bill/monthly/list', {
-    config: { auth: { kind: 'key', capability: 'readBilling' } },
+    config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {
       tags: ['billing'], summary: 'Query fixed-term billing (range at most 31 days, no paging)', security: KeyBearer,
       querystring: Type.Object({

@@ -6,7 +6,7 @@ import { UnixSeconds, UsageBillRow } from './schemas.ts';
 
 export default function listUsageBillsRoute(app: App, s: Services): void {
   app.get('/openapi/v1/billing/bill/list', {
-    config: { auth: { kind: 'key', capability: 'readBilling' } },
+    config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {
       tags: ['billing'], summary: 'Usage bills aggregated from the ledger (range at most 31 days)', security: KeyBearer,
       querystring: Type.Object({

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { UNIX_SECONDS_MAX } from '../../schemas.ts';
 
 export const UsageBillRow = Type.Object({
   userId: Type.String(), startTime: Type.String(), endTime: Type.String(), billingMethod: Type.Integer(),
@@ -10,4 +11,4 @@ export const UsageBillRow = Type.Object({
   apikeyName: Type.Optional(Type.String()), apikeyMask: Type.Optional(Type.String()),
 });
 
-export const UnixSeconds = Type.Integer({ minimum: 0, description: 'Unix seconds' });
+export const UnixSeconds = Type.Integer({ minimum: 0, maximum: UNIX_SECONDS_MAX, description: 'Unix seconds' });

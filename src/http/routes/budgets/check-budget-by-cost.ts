@@ -6,7 +6,7 @@ import { Cost, Enough } from './schemas.ts';
 
 export default function checkBudgetByCostRoute(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/check-budget-by-cost', {
-    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {
       tags: ['team budgets'], summary: 'Check member budget against a cost (enough when remaining >= cost)', security: KeyBearer,
       body: Type.Object({ member_id: Type.String({ minLength: 1 }), cost: Cost }),

@@ -6,7 +6,7 @@ import { Enough } from './schemas.ts';
 
 export default function checkBudgetRoute(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/check-budget', {
-    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {
       tags: ['team budgets'], summary: 'Check member budget (enough when remaining > 0)', security: KeyBearer,
       body: Type.Object({ member_id: Type.String({ minLength: 1 }) }),

@@ -6,7 +6,7 @@ import { Cost, Enough } from './schemas.ts';
 
 export default function checkKeyBudgetByCostRoute(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/check-key-budget-by-cost', {
-    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {
       tags: ['team budgets'], summary: 'Check API-key budget against a cost', security: KeyBearer,
       body: Type.Object({ member_id: Type.String({ minLength: 1 }), key_id: Type.String({ minLength: 1 }), cost: Cost }),

@@ -6,7 +6,7 @@ import { KeyBudgetEntry } from './schemas.ts';
 
 export default function listKeyBudgetsRoute(app: App, s: Services): void {
   app.get('/openapi/v1/user/team/key-budget-list', {
-    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {
       tags: ['team budgets'], summary: 'Query API-key budget list for a member', security: KeyBearer,
       querystring: Type.Object({ member_id: Type.String({ minLength: 1 }) }),

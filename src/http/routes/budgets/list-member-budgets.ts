@@ -6,7 +6,7 @@ import { MemberBudgetEntry } from './schemas.ts';
 
 export default function listMemberBudgetsRoute(app: App, s: Services): void {
   app.get('/openapi/v1/user/team/budget-list', {
-    config: { auth: { kind: 'key', capability: 'readBudgets' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {
       tags: ['team budgets'], summary: 'Query team member budget list', security: KeyBearer,
       response: {

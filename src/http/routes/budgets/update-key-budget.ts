@@ -6,7 +6,7 @@ import { BudgetWrite } from './schemas.ts';
 
 export default function updateKeyBudgetRoute(app: App, s: Services): void {
   app.put('/openapi/v1/user/team/key-budget', {
-    config: { auth: { kind: 'key', capability: 'updateKeyBudget' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'updateKeyBudget' } },
     schema: {
       tags: ['team budgets'], summary: 'Update API-key budget', security: KeyBearer,
       body: Type.Object({ member_id: Type.String({ minLength: 1 }), key_id: Type.String({ minLength: 1 }), ...BudgetWrite }),

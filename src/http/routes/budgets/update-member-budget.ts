@@ -6,7 +6,7 @@ import { BudgetWrite } from './schemas.ts';
 
 export default function updateMemberBudgetRoute(app: App, s: Services): void {
   app.put('/openapi/v1/user/team/budget', {
-    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {
       tags: ['team budgets'], summary: 'Update a member budget (same rules as the key budget)', security: KeyBearer,
       body: Type.Object({ member_id: Type.String({ minLength: 1 }), ...BudgetWrite }),

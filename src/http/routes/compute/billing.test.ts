@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { topup } from '../../../../test/helpers/factories.ts';
 import { costMicro } from '../../../domain/compute/metering.ts';
-import { BASE, MONTHLY_PRICE, PRICE, SPOT_PRICE, fixture, gpuChargesMicro, type Fixture } from './fixture.ts';
+import { BASE, MONTHLY_PRICE, PRICE, SPOT_PRICE, fixture, gpuChargesMicro, type Fixture } from '../../../../test/helpers/compute-fixture.ts';
 
 const T0_S = Math.floor(Date.UTC(2026, 10, 15, 12, 0, 0) / 1000); // ManualClock's start
 
@@ -77,11 +77,15 @@ test('balance: create and start refused with BALANCE_NOT_ENOUGH; running out sto
     const r = await f.owner.post(`${BASE}/gpu/instance/create`, { productId: 'prd_rtx4090_24g', gpuNum: 1, rootfsSize: 50, imageUrl: 'i', kind: 'gpu' });
     assert.equal(r.status, 400);
     assert.equal(r.body.reason, 'BALANCE_NOT_ENOUGH');
-    // amounts in the body are the interface's unit (1/10000 USD), not internal micro-units
-    assert.deepEqual(r.body.metadata, { required: String(PRICE), available: '0', field: 'balance' });
+    // amounts in the body are the interface's unit (1/10000 USD), with micro-units beside them
+    assert.equal(r.body.metadata.scope, 'balance');
+    assert.equal(r.body.metadata.required, Number(PRICE));
+    assert.equal(r.body.metadata.remaining, 0);
+    assert.equal(r.body.metadata.requiredMicro, String(PRICE * 1_000_000n));
+    assert.match(r.body.message, /account balance cannot cover the first hour of 1 × .*: 0 units \(\$0\.00\) left, 3500 units \(\$0\.35\) needed/);
     const m = await f.owner.post(`${BASE}/gpu/instance/create`, { productId: 'prd_rtx4090_24g', gpuNum: 2, rootfsSize: 50, imageUrl: 'i', kind: 'gpu', billingMode: 'monthly', month: 3 });
     assert.equal(m.body.reason, 'BALANCE_NOT_ENOUGH');
-    assert.equal(m.body.metadata.required, String(MONTHLY_PRICE * 2n * 3n));
+    assert.equal(m.body.metadata.required, Number(MONTHLY_PRICE * 2n * 3n));
     // exactly one hour is enough to start
     await topup(f.t.app, f.t.creds.adminToken, f.team.userId, Number(PRICE));
     const id = await f.create();

@@ -6,11 +6,11 @@ import { GPU_BASE, TemplateBody } from './schemas.ts';
 
 export default function createTemplateRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/template/create`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-templates'], summary: 'Create a private template', security: KeyBearer,
       body: Type.Object({ template: TemplateBody }),
       response: { 200: Type.Object({ templateId: Type.String() }), ...errors(400, 401, 403) },
     },
-  }, async (req) => ({ templateId: await createTemplate(s.ctx, principalOf(req).teamId, req.body.template) }));
+  }, async (req) => ({ templateId: await createTemplate(s.ctx, s.compute.secrets, principalOf(req).teamId, req.body.template) }));
 }

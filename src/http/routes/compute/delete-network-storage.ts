@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function deleteNetworkStorageRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/networkstorage/delete`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-storage'], summary: 'Delete a network storage no instance mounts', security: KeyBearer,
       body: Type.Object({ storageId: Type.String({ minLength: 1 }) }),

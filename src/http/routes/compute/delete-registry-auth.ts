@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function deleteRegistryAuthRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/repository/auth/delete`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-registry'], summary: 'Delete a registry credential', security: KeyBearer,
       body: Type.Object({ id: Type.String({ minLength: 1 }) }),

@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function deleteTemplateRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/template/delete`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-templates'], summary: 'Delete a private template', security: KeyBearer,
       body: Type.Object({ templateId: Type.String({ minLength: 1 }) }),

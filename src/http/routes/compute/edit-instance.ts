@@ -1,18 +1,18 @@
 import { Type } from 'typebox';
 import { editInstance } from '../../../domain/compute/instances.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
 export default function editInstanceRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/gpu/instance/edit`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-instances'], summary: 'Change ports or grow the root disk (running or exited)', security: KeyBearer,
       body: Type.Object({
         instanceId: Type.String({ minLength: 1 }),
         ports: Type.Optional(Type.String()),
-        expandRootDisk: Type.Optional(Type.Integer({ description: 'new root disk size, GB' })),
+        expandRootDisk: Type.Optional(Int32({ minimum: 1, description: 'new root disk size, GB (larger than now, at most the product\'s maxRootFS)' })),
       }),
       response: { 200: Type.Object({}), ...errors(400, 401, 403) },
     },

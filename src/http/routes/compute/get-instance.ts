@@ -7,7 +7,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function getInstanceRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-instances'], summary: 'Get an instance (not wrapped) with connection details', security: KeyBearer,
       querystring: Type.Object({ instanceId: Type.String({ minLength: 1 }) }),

@@ -6,7 +6,7 @@ import { GPU_BASE, TemplateView } from './schemas.ts';
 
 export default function getTemplateRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/template`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-templates'], summary: 'Get a template', security: KeyBearer,
       querystring: Type.Object({ templateId: Type.String({ minLength: 1 }) }),

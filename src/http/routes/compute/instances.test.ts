@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup } from '../../../../test/helpers/factories.ts';
 import { INSTANCE_STATUSES, TRANSITIONS, OPERATIONS } from '../../../domain/compute/states.ts';
-import { BASE, PRODUCT, fixture, type Fixture } from './fixture.ts';
+import { BASE, PRODUCT, fixture, type Fixture } from '../../../../test/helpers/compute-fixture.ts';
 
 let f: Fixture;
 before(async () => {
@@ -43,7 +43,10 @@ test('a lifecycle through every user-driven state: toCreate → creating → pul
   await watch('running');
   assert.ok(seen.has('restarting'));
 
-  assert.equal((await f.owner.post(`${BASE}/gpu/instance/upgrade`, { instanceId: id, imageUrl: 'repo/new:2', envs: [{ key: 'B', value: 'c' }], command: 'run' })).status, 200);
+  const up = await f.owner.post(`${BASE}/gpu/instance/upgrade`, {
+    instanceId: id, imageUrl: 'repo/new:2', imageAuthId: '', envs: [{ key: 'B', value: 'c' }], command: 'run', save: true, networkVolume: { volumeMounts: [] },
+  });
+  assert.equal(up.status, 200, JSON.stringify(up.body));
   assert.equal((await f.get(id)).status, 'toReset');
   await watch('running');
   assert.ok(seen.has('resetting'));
@@ -84,9 +87,11 @@ test('the transition table decides: refused operations are 400 naming the state'
   await f.until(id, 'running');
   const s1 = await f.owner.post(`${BASE}/gpu/instance/start`, { instanceId: id });
   assert.equal(s1.status, 400);
-  assert.equal(s1.body.reason, 'INVALID_STATE');
+  // the GPU family has no state reason: VALIDATOR_PARAM on the instance, naming the state
+  assert.equal(s1.body.reason, 'VALIDATOR_PARAM');
   assert.match(s1.body.message, /cannot start .* it is running/);
   assert.equal(s1.body.metadata.state, 'running');
+  assert.equal(s1.body.metadata.field, 'instanceId');
   await f.owner.post(`${BASE}/gpu/instance/stop`, { instanceId: id });
   await f.until(id, 'exited');
   const s2 = await f.owner.post(`${BASE}/gpu/instance/stop`, { instanceId: id });

@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function listClustersRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/clusters`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-catalogue'], summary: 'List clusters', security: KeyBearer,
       response: {

@@ -1,19 +1,20 @@
 import { Type } from 'typebox';
 import { clusterNames, listInstances } from '../../../domain/compute/instances.ts';
 import { instanceView } from '../../../domain/compute/instance-view.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
+import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, InstanceView } from './schemas.ts';
 
 export default function listInstancesRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/gpu/instances`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-instances'], summary: 'List instances (newest first; fuzzy name and productName; exact status)', security: KeyBearer,
       querystring: Type.Object({
-        pageSize: Type.Optional(Type.Integer({ minimum: 0 })),
-        pageNum: Type.Optional(Type.Integer({ minimum: 0 })),
-        pageNumber: Type.Optional(Type.Integer({ minimum: 0, description: 'alias of pageNum' })),
+        pageSize: Type.Optional(Int32({ minimum: 0, maximum: MAX_PAGE_SIZE, description: 'missing or 0 reads as 10' })),
+        pageNum: Type.Optional(Int32({ minimum: 0, maximum: MAX_PAGE_NUM, description: '1-based; missing or 0 reads as 1' })),
+        pageNumber: Type.Optional(Int32({ minimum: 0, description: 'alias of pageNum (its range)' })),
         name: Type.Optional(Type.String()),
         productName: Type.Optional(Type.String()),
         status: Type.Optional(Type.String()),

@@ -1,17 +1,17 @@
 import { Type } from 'typebox';
 import { listProductsForTenant } from '../../../domain/compute/catalogue.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
 export default function listProductsRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/products`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-catalogue'], summary: 'List GPU products (prices: units per GPU-hour; monthlyPrice per GPU for `month` months)', security: KeyBearer,
       querystring: Type.Object({
         clusterId: Type.Optional(Type.String()),
-        gpuNum: Type.Optional(Type.Integer({ minimum: 0 })),
+        gpuNum: Type.Optional(Int32({ minimum: 0 })),
         productName: Type.Optional(Type.String()),
         billingMethod: Type.Optional(Type.String()),
       }),

@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function listRegistryAuthsRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/repository/auths`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
       tags: ['gpu-registry'], summary: 'List registry credentials (passwords are never returned)', security: KeyBearer,
       response: {

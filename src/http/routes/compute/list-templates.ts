@@ -1,22 +1,22 @@
 import { Type } from 'typebox';
-import { listTemplates, templateView } from '../../../domain/compute/templates.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { MAX_PAGE_NUM, MAX_PAGE_SIZE, listTemplates, templateView } from '../../../domain/compute/templates.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, TemplateView } from './schemas.ts';
 
 export default function listTemplatesRoute(app: App, s: Services): void {
   app.get(`${GPU_BASE}/templates`, {
-    config: { auth: { kind: 'key', capability: 'readCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
-      tags: ['gpu-templates'], summary: 'List templates: official/community (isMyCommunity=false) or the team\'s private ones (true)', security: KeyBearer,
+      tags: ['gpu-templates'], summary: 'List templates: official/community (isMyCommunity=false) or the team\'s private ones (true); newest first', security: KeyBearer,
       querystring: Type.Object({
-        pageSize: Type.Optional(Type.Integer({ minimum: 0 })),
-        pageNum: Type.Optional(Type.Integer({ minimum: 0 })),
-        pageNumber: Type.Optional(Type.Integer({ minimum: 0, description: 'alias of pageNum' })),
-        name: Type.Optional(Type.String()),
+        pageSize: Type.Optional(Int32({ minimum: 0, maximum: MAX_PAGE_SIZE, description: 'missing or 0 reads as 10' })),
+        pageNum: Type.Optional(Int32({ minimum: 0, maximum: MAX_PAGE_NUM, description: '1-based; missing or 0 reads as 1' })),
+        pageNumber: Type.Optional(Int32({ minimum: 0, description: 'alias of pageNum (its range)' })),
+        name: Type.Optional(Type.String({ description: 'fuzzy, 0-255 characters' })),
         type: Type.Optional(Type.String()),
-        channel: Type.String(),
-        isMyCommunity: Type.Boolean(),
+        channel: Type.Optional(Type.String({ description: 'official, community, private, or a comma-joined list; missing: all three' })),
+        isMyCommunity: Type.Optional(Type.Boolean({ description: 'true: the team\'s private templates; false: official and community ones; missing: as each channel says' })),
       }),
       response: {
         200: Type.Object({ template: Type.Array(TemplateView), pageSize: Type.Integer(), pageNum: Type.Integer(), total: Type.Integer() }),

@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
-import { renewInstance } from '../../../domain/compute/instances.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { MAX_TERM_MONTHS, renewInstance } from '../../../domain/compute/instances.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
 export default function renewInstanceRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/gpu/instance/renewInstance`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-instances'], summary: 'Extend a monthly instance (posts a monthly_re_buy bill)', security: KeyBearer,
-      body: Type.Object({ instanceId: Type.String({ minLength: 1 }), month: Type.Integer() }),
+      body: Type.Object({ instanceId: Type.String({ minLength: 1 }), month: Int32({ minimum: 1, maximum: MAX_TERM_MONTHS, description: 'months' }) }),
       response: { 200: Type.Object({}), ...errors(400, 401, 403) },
     },
   }, async (req) => {

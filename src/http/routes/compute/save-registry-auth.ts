@@ -6,7 +6,7 @@ import { GPU_BASE } from './schemas.ts';
 
 export default function saveRegistryAuthRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/repository/auth/save`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-registry'], summary: 'Create (or, with id, replace) a registry credential; stored with AES-256-GCM', security: KeyBearer,
       body: Type.Object({ id: Type.Optional(Type.String()), name: Type.String(), username: Type.String(), password: Type.String() }),

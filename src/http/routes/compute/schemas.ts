@@ -1,25 +1,36 @@
-// Schemas shared by the GPU compute routes. Types and required fields only: every length
-// and range limit is checked by the domain, so each 400 names the field and rule the same way.
+// Schemas shared by the GPU compute routes. Types, required fields and the bounds of what the
+// store keeps (an int4 column): every length and rule is checked by the domain, so each 400
+// names the field and rule the same way. The limits are stated in descriptions, for the
+// OpenAPI document.
 import { Type } from 'typebox';
+import { Int32 } from '../../schemas.ts';
+import { MAX_STORAGE_GB } from '../../../domain/compute/network-storage.ts';
 
 export const GPU_BASE = '/gpu-instance/openapi/v1';
 
-export const PortsEntry = Type.Object({ type: Type.String(), ports: Type.Array(Type.Integer()) });
-export const EnvPair = Type.Object({ key: Type.String(), value: Type.String() });
+export const PortsEntry = Type.Object({
+  type: Type.String({ description: 'http or tcp' }),
+  ports: Type.Array(Int32(), { description: '1-65535 except 2222, 2223, 2224' }),
+});
+export const EnvPair = Type.Object({ key: Type.String({ description: '0-511 characters' }), value: Type.String({ description: '0-4095 characters' }) });
+export const Envs = Type.Array(EnvPair, { description: 'at most 100 pairs' });
+/** `env`, an alias of `envs` that a vendor client sends (compat.md) */
+export const EnvAlias = Type.Array(EnvPair, { description: 'alias of envs' });
 
 export const TemplateBody = Type.Object({
-  name: Type.String(),
-  readme: Type.Optional(Type.String()),
-  type: Type.String(),
-  channel: Type.String(),
-  image: Type.String(),
-  imageAuth: Type.Optional(Type.String()),
-  startCommand: Type.Optional(Type.String()),
-  entrypoint: Type.Optional(Type.String()),
-  rootfsSize: Type.Integer(),
-  ports: Type.Optional(Type.Array(PortsEntry)),
-  envs: Type.Optional(Type.Array(EnvPair)),
-  minCudaVersion: Type.Optional(Type.String()),
+  name: Type.String({ description: '1-255 characters' }),
+  readme: Type.Optional(Type.String({ description: 'Markdown, 0-102400 characters' })),
+  type: Type.String({ description: 'instance' }),
+  channel: Type.String({ description: 'private (official and community templates are the operator\'s)' }),
+  image: Type.String({ description: '1-500 characters' }),
+  imageAuth: Type.Optional(Type.String({ description: 'registry credential id, 0-255 characters' })),
+  startCommand: Type.Optional(Type.String({ description: '0-2047 characters' })),
+  entrypoint: Type.Optional(Type.String({ description: '0-2047 characters' })),
+  rootfsSize: Int32({ exclusiveMinimum: 0, description: 'GB' }),
+  ports: Type.Optional(Type.Array(PortsEntry, { description: 'at most 10 exposed ports in total' })),
+  envs: Type.Optional(Envs),
+  env: Type.Optional(EnvAlias),
+  minCudaVersion: Type.Optional(Type.String({ description: '0-255 characters' })),
 });
 
 export const TemplateView = Type.Object({
@@ -45,3 +56,6 @@ export const InstanceView = Type.Object({
 });
 
 export const InstanceIdBody = Type.Object({ instanceId: Type.String({ minLength: 1 }) });
+
+/** A network storage size in GB (an integer, or a string of digits on update). */
+export const StorageGb = Int32({ minimum: 1, maximum: MAX_STORAGE_GB, description: 'GB' });

@@ -6,7 +6,7 @@ import { GPU_BASE, InstanceIdBody } from './schemas.ts';
 
 export default function stopInstanceRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/gpu/instance/stop`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-instances'], summary: 'Stop an instance (allowed states: see the transition table)', security: KeyBearer,
       body: InstanceIdBody,

@@ -6,7 +6,7 @@ import { GPU_BASE, TemplateBody } from './schemas.ts';
 
 export default function updateTemplateRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/template/update`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
       tags: ['gpu-templates'], summary: 'Replace a private template (the object carries Id)', security: KeyBearer,
       body: Type.Object({ template: Type.Intersect([TemplateBody, Type.Object({ Id: Type.String({ minLength: 1 }) })]) }),
@@ -14,7 +14,7 @@ export default function updateTemplateRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     const { Id, ...t } = req.body.template;
-    await updateTemplate(s.ctx, principalOf(req).teamId, Id, t);
+    await updateTemplate(s.ctx, s.compute.secrets, principalOf(req).teamId, Id, t);
     return { templateId: Id };
   });
 }

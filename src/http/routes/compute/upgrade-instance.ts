@@ -2,27 +2,33 @@ import { Type } from 'typebox';
 import { upgradeInstance } from '../../../domain/compute/instances.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { EnvPair, GPU_BASE } from './schemas.ts';
+import { Envs, GPU_BASE } from './schemas.ts';
 
 export default function upgradeInstanceRoute(app: App, s: Services): void {
   app.post(`${GPU_BASE}/gpu/instance/upgrade`, {
-    config: { auth: { kind: 'key', capability: 'changeCompute' } },
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
-      tags: ['gpu-instances'], summary: 'Recreate the instance with a new image, envs and command (toReset → resetting → running)', security: KeyBearer,
+      tags: ['gpu-instances'], summary: 'Recreate the instance with a new image, envs, command and network volumes (toReset → resetting → running); every field in full', security: KeyBearer,
       body: Type.Object({
         instanceId: Type.String({ minLength: 1 }),
-        imageUrl: Type.String(),
-        imageAuthId: Type.Optional(Type.String()),
-        envs: Type.Optional(Type.Array(EnvPair)),
-        command: Type.Optional(Type.String()),
-        save: Type.Optional(Type.Boolean()),
-        networkVolume: Type.Optional(Type.Unknown()),
+        imageUrl: Type.String({ description: '1-500 characters' }),
+        imageAuthId: Type.String({ description: 'registry credential id; empty for a public image' }),
+        envs: Envs,
+        command: Type.String({ description: '0-2047 characters; empty: the image\'s' }),
+        entrypoint: Type.Optional(Type.String({ description: '0-2047 characters; kept when missing' })),
+        save: Type.Boolean({ description: 'keep the previous root disk\'s data: accepted, not acted on (no driver keeps a root disk across recreation; network storage persists)' }),
+        networkVolume: Type.Object({
+          volumeMounts: Type.Array(Type.Object({
+            type: Type.String({ description: 'network' }), id: Type.String({ description: 'network storage id, in the instance\'s cluster' }),
+            mountPath: Type.String({ description: 'absolute path, 1-255 characters' }),
+          }), { description: 'the instance\'s network storages from now on (at most 30); [] unmounts them all' }),
+        }),
       }),
       response: { 200: Type.Object({}), ...errors(400, 401, 403) },
     },
   }, async (req) => {
-    const b = req.body;
-    await upgradeInstance(s.compute, principalOf(req), b.instanceId, { imageUrl: b.imageUrl, imageAuthId: b.imageAuthId || undefined, envs: b.envs, command: b.command });
+    const { instanceId, ...u } = req.body;
+    await upgradeInstance(s.compute, principalOf(req), instanceId, u);
     return {};
   });
 }

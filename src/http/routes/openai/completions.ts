@@ -1,19 +1,17 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import type { App, Services } from '../../types.ts';
+import { answerModelCall } from '../../model-answer.ts';
 import { CompletionBody, ModelAnswers, OPENAI_BASES } from './schemas.ts';
 
 export default function completionsRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/completions`, {
-      config: { auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.completions },
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.completions },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'Create a completion (stream or not)' : 'Create a completion (stream or not) (alias of /openai/v1)', security: KeyBearer,
         body: CompletionBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },
-    }, async (req, reply) => {
-      await s.gateway.handle('completions', principalOf(req), req.body as Record<string, unknown>, reply);
-      return reply;
-    });
+    }, (req, reply) => answerModelCall(s.gateway, 'completions', req, reply));
   }
 }

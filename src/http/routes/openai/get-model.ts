@@ -4,13 +4,14 @@ import { ModelRecord, OPENAI_BASES } from './schemas.ts';
 
 export default function getModel(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
-    // Model ids contain '/', so the id is the rest of the path.
+    // Model ids contain '/', so the id is the rest of the path (the router has already
+    // decoded it: decoding again would turn %25zz into a broken escape).
     app.get(`${base}/models/*`, {
-      config: { auth: { kind: 'key', capability: 'callModels' } },
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'Retrieve a model' : 'Retrieve a model (alias of /openai/v1)', security: KeyBearer,
         response: { 200: ModelRecord, ...errors(401, 403, 404) },
       },
-    }, async (req) => s.gateway.getModel(principalOf(req), decodeURIComponent((req.params as { '*': string })['*'])));
+    }, async (req) => s.gateway.getModel(principalOf(req), (req.params as { '*': string })['*']));
   }
 }

@@ -6,7 +6,7 @@ import { ModelRecord, OPENAI_BASES } from './schemas.ts';
 export default function listModels(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/models`, {
-      config: { auth: { kind: 'key', capability: 'callModels' } },
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
       schema: {
         tags: ['llm'], summary: base === '/openai/v1' ? 'List the models this API key may call' : 'List the models this API key may call (alias of /openai/v1)', security: KeyBearer,
         response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelRecord) }), ...errors(401, 403) },

@@ -61,7 +61,6 @@ test('GET /models lists only what the key policy and the team allow, under every
     const pol = await owner.put(`/openapi/v2/user/key/${dev.keyId}/model-access-policy`, { mode: 'selected', allowedModels: [{ type: 'llm', id: SMALL }] });
     assert.equal(pol.status, 200, JSON.stringify(pol.body));
     assert.equal((await admin.put(`/admin/v1/teams/${team.userId}/models`, { enabledModels: [SMALL, LARGE] })).status, 200);
-    await new Promise((r) => setTimeout(r, 1100)); // cached policies and team settings live ≤ 1 s
     assert.deepEqual((await as(t.app, dev.apiKey).get('/openai/v1/models')).body.data.map((m: any) => m.id), [SMALL]);
     assert.deepEqual((await owner.get('/openai/v1/models')).body.data.map((m: any) => m.id).sort(), [LARGE, SMALL]);
     const hidden = await as(t.app, dev.apiKey).get(`/openai/v1/models/${LARGE}`);
@@ -103,7 +102,6 @@ test('admission answers in order: auth, model, policy, body', async () => {
     const admin = as(t.app, t.creds.adminToken);
     const off = await admin.post('/admin/v1/models', { id: 'acme/offline', title: 'Off', contextSize: 100, inputTokenPricePerM: 1, outputTokenPricePerM: 1, status: 'offline', upstream: 'sim' });
     assert.equal(off.status, 200);
-    await new Promise((r) => setTimeout(r, 1100));
     assert.equal((await u.post('/openai/v1/chat/completions', chat('acme/offline'))).body.reason, 'MODEL_NOT_FOUND');
   });
 });
@@ -225,7 +223,6 @@ test('rate limits: RPM and TPM refuse with 429, Retry-After and x-ratelimit head
     assert.equal((await u.post('/openai/v1/chat/completions', chat(SMALL, { max_tokens: 5 }))).status, 200, 'a minute later the window has room');
     // TPM counts prompt estimate + max_tokens up front.
     assert.equal((await admin.put(`/admin/v1/teams/${team.userId}/quotas`, { model: LARGE, quotaType: 'TPM', currentQuota: 1000 })).status, 200);
-    await new Promise((r) => setTimeout(r, 1100)); // team limits are cached ≤ 1 s
     const big = await u.post('/openai/v1/chat/completions', chat(LARGE, { max_tokens: 1001 }));
     assert.equal(big.status, 429);
     assert.equal(big.body.reason, 'TOKEN_LIMIT_EXCEEDED');
@@ -245,7 +242,6 @@ test('budgets: refusal names the scope and what remains; usage shows at once in 
     // 1 unit per token in and out, so amounts are easy to follow.
     const pricey = await admin.post('/admin/v1/models', { id: 'acme/pricey', title: 'Pricey', contextSize: 100000, inputTokenPricePerM: 1000000, outputTokenPricePerM: 1000000, status: 'available', upstream: 'sim' });
     assert.equal(pricey.status, 200, JSON.stringify(pricey.body));
-    await new Promise((r) => setTimeout(r, 1100)); // the catalogue is cached ≤ 1 s
     await topup(t.app, t.creds.adminToken, team.userId, 20000);
     const owner = as(t.app, team.owner.apiKey);
     const dev = team.members.Developer;
@@ -306,7 +302,6 @@ test('a revoked key stops working within 1 s', async () => {
     const dev = as(t.app, team.members.Developer.apiKey);
     assert.equal((await dev.post('/openai/v1/chat/completions', chat(SMALL, { max_tokens: 5 }))).status, 200);
     assert.equal((await as(t.app, t.creds.adminToken).post(`/admin/v1/keys/${team.members.Developer.keyId}/revoke`)).status, 200);
-    await new Promise((r) => setTimeout(r, 1050));
     const r = await dev.post('/openai/v1/chat/completions', chat(SMALL, { max_tokens: 5 }));
     assert.equal(r.status, 401);
     assert.equal(r.body.reason, 'INVALID_API_KEY');
@@ -343,7 +338,6 @@ test("an upstream's answer reaches the client byte for byte but for the model id
       id: 'acme/passthrough', title: 'Pass', contextSize: 8192, inputTokenPricePerM: 1, outputTokenPricePerM: 1, status: 'available', upstream: [{ url, model: 'upstream-name' }],
     });
     assert.equal(upsert.status, 200, JSON.stringify(upsert.body));
-    await new Promise((r) => setTimeout(r, 1100)); // the catalogue is cached ≤ 1 s
     const team = await createTeam(t.app, t.creds.adminToken);
     await topup(t.app, t.creds.adminToken, team.userId, 100000);
     const requests: Array<[string, Record<string, unknown>]> = [

@@ -5,7 +5,7 @@ import { KeyParams, POLICY_URL } from './schemas.ts';
 
 export default function deletePolicyRoute(app: App, s: Services): void {
   app.delete(POLICY_URL, {
-    config: { auth: { kind: 'key', capability: 'writePolicy' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {
       tags: ['model access policy'], summary: 'Delete API key model access policy (back to the default)', security: KeyBearer,
       params: KeyParams,

@@ -5,7 +5,7 @@ import { KeyParams, POLICY_URL, PolicyResponse } from './schemas.ts';
 
 export default function getPolicyRoute(app: App, s: Services): void {
   app.get(POLICY_URL, {
-    config: { auth: { kind: 'key', capability: 'readPolicy' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readPolicy' } },
     schema: {
       tags: ['model access policy'], summary: 'Get API key model access policy', security: KeyBearer,
       params: KeyParams,

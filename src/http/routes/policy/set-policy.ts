@@ -1,17 +1,17 @@
 import { Type } from 'typebox';
 import { setPolicy } from '../../../domain/policy/policy.ts';
-import { errors, KeyBearer } from '../../schemas.ts';
+import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { KeyParams, ModelRef, POLICY_URL, PolicyResponse } from './schemas.ts';
 
 export default function setPolicyRoute(app: App, s: Services): void {
   app.put(POLICY_URL, {
-    config: { auth: { kind: 'key', capability: 'writePolicy' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {
       tags: ['model access policy'], summary: 'Set API key model access policy', security: KeyBearer,
       params: KeyParams,
       body: Type.Object({
-        schemaVersion: Type.Optional(Type.Integer()),
+        schemaVersion: Type.Optional(Int32({ description: 'int32; currently 1' })),
         productScope: Type.Optional(Type.String()),
         mode: Type.String({ enum: ['all_enabled', 'selected'] }),
         allowedModels: Type.Optional(Type.Array(ModelRef)),

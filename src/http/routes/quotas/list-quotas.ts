@@ -7,7 +7,7 @@ const Int64String = Type.String({ pattern: '^[0-9]+$', description: '64-bit inte
 
 export default function listQuotasRoute(app: App, s: Services): void {
   app.get('/openapi/v1/user/quota/list', {
-    config: { auth: { kind: 'key', capability: 'readQuotas' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
     schema: {
       tags: ['quotas'], summary: 'Query quota list', security: KeyBearer,
       querystring: Type.Object({

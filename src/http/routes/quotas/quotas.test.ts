@@ -71,7 +71,38 @@ test('per-team overrides win over the tier value and can be removed', async () =
   assert.equal((await get(third.owner.apiKey)).currentQuota, '30', 'other teams unaffected');
   await admin.put(`/admin/v1/teams/${other.userId}/quotas`, { model: 'gantry/sim-chat-large', quotaType: 'RPM', currentQuota: null });
   assert.equal((await get(other.owner.apiKey)).currentQuota, '30');
-  assert.equal((await admin.put(`/admin/v1/teams/${other.userId}/quotas`, { model: 'no/such', quotaType: 'RPM', currentQuota: 1 })).status, 404);
+  const noTeam = await admin.put('/admin/v1/teams/usr_missing/quotas', { model: 'gantry/sim-chat-large', quotaType: 'RPM', currentQuota: 1 });
+  assert.equal(noTeam.status, 404);
+  assert.equal(noTeam.body.reason, 'NOT_FOUND');
+});
+
+test('an override needs the model\'s quota definition of that type: a 400 saying so, then it works on a team with no override yet', async () => {
+  const admin = as(h.app, h.creds.adminToken);
+  const fresh = await createTeam(h.app, h.creds.adminToken);
+  // a catalogue model has no quota until the operator defines one
+  assert.equal((await admin.post('/admin/v1/models', {
+    id: 'acme/llama', title: 'Llama', contextSize: 8192, inputTokenPricePerM: 1500, outputTokenPricePerM: 3000, status: 'available', upstream: 'sim',
+  })).status, 200);
+  for (const model of ['acme/llama', 'no/such']) {
+    const r = await admin.put(`/admin/v1/teams/${fresh.userId}/quotas`, { model, quotaType: 'RPM', currentQuota: 600 });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.reason, 'INVALID_ARGUMENT');
+    assert.equal(r.body.metadata.field, 'model');
+    assert.match(r.body.message, new RegExp(`${model} has no RPM quota definition: create one first`));
+  }
+  // a definition of another type is not enough
+  assert.equal((await admin.post('/admin/v1/quotas', {
+    model: 'acme/llama', modal: 'llm', quotaType: 'TPM', productType: 'Public Endpoint', defaultQuota: 1000, tiers: { T1: 1000, T2: 2000, T3: 3000, T4: 4000, T5: 5000 }, adjustable: true,
+  })).status, 200);
+  assert.equal((await admin.put(`/admin/v1/teams/${fresh.userId}/quotas`, { model: 'acme/llama', quotaType: 'RPM', currentQuota: 600 })).status, 400);
+  assert.equal((await admin.post('/admin/v1/quotas', {
+    model: 'acme/llama', modal: 'llm', quotaType: 'RPM', productType: 'Public Endpoint', defaultQuota: 30, tiers: { T1: 30, T2: 100, T3: 1000, T4: 3000, T5: 6000 }, adjustable: true,
+  })).status, 200);
+  const ok = await admin.put(`/admin/v1/teams/${fresh.userId}/quotas`, { model: 'acme/llama', quotaType: 'RPM', currentQuota: 600 });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const list = await as(h.app, fresh.owner.apiKey).get('/openapi/v1/user/quota/list', { quotaObject: 'acme/llama', quotaType: 'RPM' });
+  assert.equal(list.body.data[0].currentQuota, '600');
+  assert.equal(list.body.data[0].defaultQuota, '30');
 });
 
 test('filters: modal, quotaType, productType exact; quotaObject fuzzy; total counts what is returned', async () => {
@@ -99,6 +130,12 @@ test('quotaObject with a slash: URL-encoded once (the spec) or twice (a client e
   // a lone % that is not an escape is matched literally, not an error
   assert.equal((await c.get('/openapi/v1/user/quota/list', { quotaObject: '100%' })).body.total, 0);
   assert.equal((await c.get('/openapi/v1/user/quota/list', { quotaObject: '%E0%A4%A' })).status, 200);
+  // an escape left after the server's decoding that would decode to NUL is matched as sent (no model id has one)
+  for (const q of ['quotaObject=%2500', 'quotaObject=a%2500b&modal=llm']) {
+    const res = await h.app.inject({ method: 'GET', url: `/openapi/v1/user/quota/list?${q}`, headers: { authorization: `Bearer ${team.members.Basic.apiKey}` } });
+    assert.equal(res.statusCode, 200, `${q}: ${res.body}`);
+    assert.equal(JSON.parse(res.body).total, 0);
+  }
 });
 
 test('quota definitions are validated: tiers T1-T5 all required, known quota types', async () => {

@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function addTeamMember(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/members', {
-    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {
       tags: ['team'], summary: 'Add a member to the caller\'s team', security: KeyBearer,
       body: NewMember,

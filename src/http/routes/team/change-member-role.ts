@@ -4,7 +4,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function changeTeamMemberRole(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/members/:memberId/role', {
-    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {
       tags: ['team'], summary: 'Change a member\'s role (Admins never change the Owner)', security: KeyBearer,
       params: MemberIdParams, body: RoleChange,
@@ -13,7 +13,6 @@ export default function changeTeamMemberRole(app: App, s: Services): void {
   }, async (req) => {
     const p = principalOf(req);
     await changeRole(s.ctx, p.teamId, req.params.memberId, req.body.role, p);
-    s.keys.invalidateAll(); // the member's keys carry the old role or status in the key cache
     return {};
   });
 }

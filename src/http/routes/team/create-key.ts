@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function createOwnKey(app: App, s: Services): void {
   app.post('/openapi/v1/user/keys', {
-    config: { auth: { kind: 'key', capability: 'manageOwnKeys' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {
       tags: ['team'], summary: 'Create an API key for the caller (the secret is shown once)', security: KeyBearer,
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) }),

@@ -4,7 +4,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function disableTeamMember(app: App, s: Services): void {
   app.post('/openapi/v1/user/team/members/:memberId/disable', {
-    config: { auth: { kind: 'key', capability: 'manageMembers' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {
       tags: ['team'], summary: 'Disable a member: their keys stop working', security: KeyBearer,
       params: MemberIdParams,
@@ -13,7 +13,6 @@ export default function disableTeamMember(app: App, s: Services): void {
   }, async (req) => {
     const p = principalOf(req);
     await setMemberStatus(s.ctx, p.teamId, req.params.memberId, 'disabled', p);
-    s.keys.invalidateAll(); // the member's keys carry the old role or status in the key cache
     return {};
   });
 }

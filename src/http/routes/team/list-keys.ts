@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { listKeysOfMember } from '../../../store/accounts.ts';
-import { keyView } from '../../../domain/keys/keys.ts';
+import { listMemberKeys } from '../../../domain/keys/keys.ts';
 import { requireMember } from '../../../domain/accounts/members.ts';
 import { can } from '../../../domain/roles.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -9,7 +8,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function listTeamKeys(app: App, s: Services): void {
   app.get('/openapi/v1/user/keys', {
-    config: { auth: { kind: 'key', capability: 'manageOwnKeys' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {
       tags: ['team'], summary: 'List API keys of a member (default: the caller)', security: KeyBearer,
       querystring: Type.Object({ member_id: Type.Optional(Type.String()) }),
@@ -22,6 +21,6 @@ export default function listTeamKeys(app: App, s: Services): void {
     if (memberId !== p.memberId && !can(p.role, 'manageMembers')) {
       throw new AppError('FORBIDDEN', `role ${p.role} may only list its own keys`, { role: p.role });
     }
-    return { keys: (await listKeysOfMember(s.ctx.db, memberId)).map(keyView) };
+    return { keys: await listMemberKeys(s.ctx, memberId) };
   });
 }

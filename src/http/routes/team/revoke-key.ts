@@ -4,7 +4,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 export default function revokeOwnKey(app: App, s: Services): void {
   app.post('/openapi/v1/user/keys/:keyId/revoke', {
-    config: { auth: { kind: 'key', capability: 'manageOwnKeys' } },
+    config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {
       tags: ['team'], summary: 'Revoke an API key (own keys; Owner/Admin: any key of the team)', security: KeyBearer,
       params: KeyIdParams,
@@ -12,7 +12,6 @@ export default function revokeOwnKey(app: App, s: Services): void {
     },
   }, async (req) => {
     await revokeKey(s.ctx, req.params.keyId, principalOf(req));
-    s.keys.invalidateAll();
     return {};
   });
 }

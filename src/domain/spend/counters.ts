@@ -1,8 +1,9 @@
-// Shared counters behind admission: per-minute request/token windows and budget state.
-// Two implementations with one semantics: in-process (memory.ts, the embedded default) and
-// Redis with Lua scripts (redis.ts) so limits and budgets hold across replicas.
+// The shared counters behind admission (a port): per-minute request/token windows and
+// budget state. Two implementations with one semantics, in src/store/counters/: in-process
+// (memory.ts, the embedded default) and Redis with Lua scripts (redis.ts) so limits and
+// budgets hold across replicas.
 //
-// Budget state per scope (`t:<teamId>` the account balance, `m:<memberId>`, `k:<keyId>`):
+// Budget state per scope (scopes.ts: the account balance, a member's or a key's budget):
 //   base  what the ledger says may still be spent (limit − settled spend, or spendable
 //         balance), loaded from the database and then kept in step by settlements;
 //   res   the sum of live reservations (each a lease that expires if its holder dies);
@@ -24,12 +25,17 @@ export interface RateCheck {
   windowMs: number;
 }
 
+import type { BudgetScope, ScopeDelta } from './scopes.ts';
+
+export type { BudgetScope, ScopeDelta };
+
 export interface AdmitRequest {
   requestId: string;
   nowMs: number; // business clock: rate windows
   wallMs: number; // wall clock: leases and state freshness
-  rate: RateCheck;
-  scopes: string[]; // budget scopes in the order their refusal is reported
+  /** Model calls count against RPM/TPM; other spend (GPU time, terms) has no rate. */
+  rate?: RateCheck | undefined;
+  scopes: BudgetScope[]; // budget scopes in the order their refusal is reported
   costMicro: bigint;
   leaseUntilMs: number;
   stateTtlMs: number;
@@ -45,38 +51,36 @@ export interface RateView {
 export type AdmitResult =
   | { kind: 'ok'; rate: RateView }
   | { kind: 'rpm' | 'tpm'; rate: RateView; retryAfterMs: number }
-  | { kind: 'budget'; scope: string; availableMicro: bigint; rate: RateView }
-  | { kind: 'load'; scopes: string[] };
+  | { kind: 'budget'; scope: BudgetScope; availableMicro: bigint; rate: RateView }
+  | { kind: 'load'; scopes: BudgetScope[] };
 
 export interface SettleRequest {
   requestId: string;
-  rateKey: string;
-  tokensUsed: number; // replaces what was counted up front in the token window
-  scopes: string[];
+  /** The rate window the request was counted in, and the tokens it really used (model calls). */
+  rate?: { key: string; tokensUsed: number } | undefined;
+  scopes: BudgetScope[];
   actualMicro: bigint; // 0 when nothing is billed
-}
-
-export interface ScopeDelta {
-  scope: string;
-  deltaMicro: bigint; // negative for a charge
 }
 
 export interface Counters {
   admit(r: AdmitRequest): Promise<AdmitResult>;
-  generation(scope: string): Promise<string>;
+  generation(scope: BudgetScope): Promise<string>;
   /** Set base from the ledger unless gen moved on or a fresh base is already there. */
-  load(scope: string, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void>;
+  load(scope: BudgetScope, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void>;
   settle(s: SettleRequest): Promise<void>;
-  /** Money moved outside the gateway (operator charges, top-ups, compute). */
+  /** Money moved outside a reservation (operator charges, top-ups, GPU metering, holds). */
   applyPosted(deltas: ScopeDelta[]): Promise<void>;
-  invalidate(scope: string): Promise<void>;
-  reservedMicro(scope: string, wallMs: number): Promise<bigint>;
+  invalidate(scope: BudgetScope): Promise<void>;
+  reservedMicro(scope: BudgetScope, wallMs: number): Promise<bigint>;
+  /** Connect and start background upkeep (shared counters only). */
+  start?(): Promise<void>;
+  /** Fails while the shared store cannot be reached (the dependency health probe). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
-export const teamScope = (teamId: string) => `t:${teamId}`;
-export const memberScope = (memberId: string) => `m:${memberId}`;
-export const keyScope = (keyId: string) => `k:${keyId}`;
+/** No rate check: an admission that counts against budgets only. */
+export const NO_RATE_VIEW: RateView = { requests: 0, tokens: 0, resetRequestsMs: 0, resetTokensMs: 0 };
 
 /** When the oldest entries leave the window enough for `need` to fit under `limit`. */
 export function tokensResetMs(entries: Array<{ atMs: number; tokens: number }>, used: number, need: number, limit: number, nowMs: number, windowMs: number): number {

@@ -1,7 +1,8 @@
 // In-process counters: the embedded default. Same semantics as the Redis scripts
-// (see counters.ts); everything happens in one synchronous step, so it is atomic.
-import type { AdmitRequest, AdmitResult, Counters, RateView, ScopeDelta, SettleRequest } from './counters.ts';
-import { tokensResetMs } from './counters.ts';
+// (see domain/spend/counters.ts); everything happens in one synchronous step, so it is atomic.
+import type { AdmitRequest, AdmitResult, BudgetScope, Counters, RateView, ScopeDelta, SettleRequest } from '../../domain/spend/counters.ts';
+import { NO_RATE_VIEW, tokensResetMs } from '../../domain/spend/counters.ts';
+import { scopeKey } from '../../domain/spend/scopes.ts';
 
 interface Window {
   entries: Map<string, { atMs: number; tokens: number }>; // insertion order = time order
@@ -35,7 +36,8 @@ export class MemoryCounters implements Counters {
     return w;
   }
 
-  private scope(name: string, wallMs: number): Scope {
+  private scope(scope: BudgetScope, wallMs: number): Scope {
+    const name = scopeKey(scope);
     let s = this.scopes.get(name);
     if (!s) {
       s = { base: null, atMs: 0, gen: 0, debt: 0n, res: 0n, leases: new Map() };
@@ -51,32 +53,39 @@ export class MemoryCounters implements Counters {
 
   async admit(r: AdmitRequest): Promise<AdmitResult> {
     const { rate } = r;
-    const w = this.window(rate.key, r.nowMs, rate.windowMs);
-    const first = w.entries.values().next().value;
-    const resetRequestsMs = first ? Math.max(0, first.atMs + rate.windowMs - r.nowMs) : 0;
-    const view = (requests: number, tokens: number, resetTokensMs: number): RateView => ({ requests, tokens, resetRequestsMs, resetTokensMs });
-    if (rate.rpmLimit !== null && w.entries.size + 1 > rate.rpmLimit) {
-      return { kind: 'rpm', rate: view(w.entries.size, w.tokens, resetRequestsMs), retryAfterMs: resetRequestsMs };
+    let view: RateView = NO_RATE_VIEW;
+    let after: RateView = NO_RATE_VIEW;
+    let w: Window | undefined;
+    if (rate) {
+      w = this.window(rate.key, r.nowMs, rate.windowMs);
+      const first = w.entries.values().next().value;
+      const resetRequestsMs = first ? Math.max(0, first.atMs + rate.windowMs - r.nowMs) : 0;
+      view = { requests: w.entries.size, tokens: w.tokens, resetRequestsMs, resetTokensMs: resetRequestsMs };
+      if (rate.rpmLimit !== null && w.entries.size + 1 > rate.rpmLimit) {
+        return { kind: 'rpm', rate: view, retryAfterMs: resetRequestsMs };
+      }
+      if (rate.tpmLimit !== null && w.tokens + rate.tokens > rate.tpmLimit) {
+        const wait = tokensResetMs([...w.entries.values()], w.tokens, rate.tokens, rate.tpmLimit, r.nowMs, rate.windowMs);
+        return { kind: 'tpm', rate: { ...view, resetTokensMs: wait }, retryAfterMs: wait };
+      }
+      const resetAfter = resetRequestsMs || rate.windowMs; // an empty window frees this request's slot a window from now
+      after = { requests: w.entries.size + 1, tokens: w.tokens + rate.tokens, resetRequestsMs: resetAfter, resetTokensMs: resetAfter };
     }
-    if (rate.tpmLimit !== null && w.tokens + rate.tokens > rate.tpmLimit) {
-      const wait = tokensResetMs([...w.entries.values()], w.tokens, rate.tokens, rate.tpmLimit, r.nowMs, rate.windowMs);
-      return { kind: 'tpm', rate: view(w.entries.size, w.tokens, wait), retryAfterMs: wait };
-    }
-    const scopes = r.scopes.map((name) => this.scope(name, r.wallMs));
-    const missing: string[] = [];
+    const scopes = r.scopes.map((sc) => this.scope(sc, r.wallMs));
+    const missing: BudgetScope[] = [];
     scopes.forEach((s, i) => {
       if (s.base !== null && r.wallMs - s.atMs > r.stateTtlMs) s.base = null; // stale: settlements go to debt until reloaded
       if (s.base === null) missing.push(r.scopes[i]!);
     });
     if (missing.length) return { kind: 'load', scopes: missing };
-    const resetAfter = resetRequestsMs || rate.windowMs; // an empty window frees this request's slot a window from now
-    const after: RateView = { requests: w.entries.size + 1, tokens: w.tokens + rate.tokens, resetRequestsMs: resetAfter, resetTokensMs: resetAfter };
     for (let i = 0; i < scopes.length; i++) {
       const available = scopes[i]!.base! - scopes[i]!.res;
-      if (available < r.costMicro) return { kind: 'budget', scope: r.scopes[i]!, availableMicro: available, rate: view(w.entries.size, w.tokens, resetRequestsMs) };
+      if (available < r.costMicro) return { kind: 'budget', scope: r.scopes[i]!, availableMicro: available, rate: view };
     }
-    w.entries.set(r.requestId, { atMs: r.nowMs, tokens: rate.tokens });
-    w.tokens += rate.tokens;
+    if (rate && w) {
+      w.entries.set(r.requestId, { atMs: r.nowMs, tokens: rate.tokens });
+      w.tokens += rate.tokens;
+    }
     for (const s of scopes) {
       s.leases.set(r.requestId, { amount: r.costMicro, untilMs: r.leaseUntilMs });
       s.res += r.costMicro;
@@ -84,12 +93,12 @@ export class MemoryCounters implements Counters {
     return { kind: 'ok', rate: after };
   }
 
-  async generation(scope: string): Promise<string> {
-    return String(this.scopes.get(scope)?.gen ?? 0);
+  async generation(scope: BudgetScope): Promise<string> {
+    return String(this.scopes.get(scopeKey(scope))?.gen ?? 0);
   }
 
-  async load(name: string, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void> {
-    const s = this.scope(name, wallMs);
+  async load(scope: BudgetScope, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void> {
+    const s = this.scope(scope, wallMs);
     if (String(s.gen) !== gen) return;
     if (s.base !== null && wallMs - s.atMs <= stateTtlMs) return;
     s.base = baseMicro - s.debt;
@@ -98,14 +107,16 @@ export class MemoryCounters implements Counters {
   }
 
   async settle(x: SettleRequest): Promise<void> {
-    const w = this.windows.get(x.rateKey);
-    const e = w?.entries.get(x.requestId);
-    if (w && e) {
-      w.tokens += x.tokensUsed - e.tokens;
-      e.tokens = x.tokensUsed;
+    if (x.rate) {
+      const w = this.windows.get(x.rate.key);
+      const e = w?.entries.get(x.requestId);
+      if (w && e) {
+        w.tokens += x.rate.tokensUsed - e.tokens;
+        e.tokens = x.rate.tokensUsed;
+      }
     }
-    for (const name of x.scopes) {
-      const s = this.scope(name, Date.now()); // created if absent: a settled charge must reach debt
+    for (const sc of x.scopes) {
+      const s = this.scope(sc, Date.now()); // created if absent: a settled charge must reach debt
       const lease = s.leases.get(x.requestId);
       if (lease) {
         s.leases.delete(x.requestId);
@@ -127,15 +138,15 @@ export class MemoryCounters implements Counters {
     }
   }
 
-  async invalidate(name: string): Promise<void> {
-    const s = this.scopes.get(name);
+  async invalidate(scope: BudgetScope): Promise<void> {
+    const s = this.scopes.get(scopeKey(scope));
     if (!s) return;
     s.gen += 1;
     s.base = null;
   }
 
-  async reservedMicro(name: string, wallMs: number): Promise<bigint> {
-    return this.scopes.has(name) ? this.scope(name, wallMs).res : 0n;
+  async reservedMicro(scope: BudgetScope, wallMs: number): Promise<bigint> {
+    return this.scopes.has(scopeKey(scope)) ? this.scope(scope, wallMs).res : 0n;
   }
 
   async close(): Promise<void> {}

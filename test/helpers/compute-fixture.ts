@@ -1,10 +1,10 @@
 // Test fixture for the compute routes: an app, a team with every role, and a clock the
 // tests advance while running reconciler passes (no sleeping).
 import assert from 'node:assert/strict';
-import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
-import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
-import { as } from '../../../../test/helpers/http.ts';
-import type { SimDriver } from '../../../drivers/sim.ts';
+import { buildTestApp, type TestApp } from './app.ts';
+import { createTeam, topup, type Team } from './factories.ts';
+import { as } from './http.ts';
+import type { SimDriver } from '../../src/drivers/sim.ts';
 
 export const BASE = '/gpu-instance/openapi/v1';
 export const PRODUCT = 'prd_rtx4090_24g';

@@ -1,0 +1,1 @@
+ALTER TABLE "gpu_clusters" ADD COLUMN "storage_price_units_per_gb_month" bigint DEFAULT 0 NOT NULL;

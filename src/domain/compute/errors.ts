@@ -1,0 +1,26 @@
+// The reasons compute refuses with, in the GPU family's words (compat.md), and their
+// constructors. Other route families (the operator API) tell them in their own.
+import { AppError, invalid, type ErrorMetadata, type Reason } from '../../lib/errors.ts';
+
+export const COMPUTE_REASONS = [
+  'VALIDATOR_PARAM', 'RESOURCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'NETWORK_STORAGE_NOT_FOUND', 'INSUFFICIENT_RESOURCE', 'INVALID_STATE',
+] as const satisfies readonly Reason[];
+
+/** A field broke a rule. */
+export const bad = (field: string, rule: string): AppError => invalid(field, rule, 'VALIDATOR_PARAM');
+
+/** Something of the team's (or the catalogue's) that does not exist; another team's reads the same. */
+export function computeNotFound(resource: 'instance' | 'cluster' | 'product' | 'registryAuth' | 'template' | 'networkStorage', id: string, label: string = resource): AppError {
+  const reason: Reason = resource === 'template' ? 'TEMPLATE_NOT_FOUND' : resource === 'networkStorage' ? 'NETWORK_STORAGE_NOT_FOUND' : 'RESOURCE_NOT_FOUND';
+  return new AppError(reason, `${label} ${id} not found`, { resource, id });
+}
+
+/** Not enough GPUs (or the product is off sale). */
+export function insufficient(message: string, metadata: ErrorMetadata): AppError {
+  return new AppError('INSUFFICIENT_RESOURCE', message, metadata);
+}
+
+/** The instance's state does not allow what was asked. */
+export function wrongState(message: string, metadata: ErrorMetadata): AppError {
+  return new AppError('INVALID_STATE', message, metadata);
+}

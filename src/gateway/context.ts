@@ -1,0 +1,122 @@
+// The context rule, judged before any upstream is called (after the model and access checks,
+// before rate limits and budgets): what a request asks of the model must fit its context
+// size, or the answer is 400 INVALID_REQUEST_BODY in OpenAI's words.
+//  - chat and completions: prompt tokens + max output (max_completion_tokens, else
+//    max_tokens) ≤ context_size, per choice as OpenAI counts it (n does not multiply); each
+//    prompt of a multi-prompt completion is judged alone. Max output alone above the context
+//    is refused naming it. Without a max output, the prompt alone must fit.
+//  - embeddings: each input ≤ context_size. Rerank: the query with each document ≤ context_size.
+// How prompts are counted, so that a request is never refused when it would fit:
+//  - the simulator's own tokenizer, exactly, when every upstream of the model is the simulator
+//    (which therefore never receives a prompt it would find too long);
+//  - token-id prompts (completions, embeddings) exactly: one token per id;
+//  - any other upstream: a lower bound, ⌈text bytes / 128⌉ (tokens.ts, MAX_BYTES_PER_TOKEN),
+//    so only prompts too long for any tokenizer are refused here, and the upstream judges the
+//    rest itself (its 400 reaches the client as INVALID_REQUEST_BODY too).
+import { AppError } from '../lib/errors.ts';
+import { chatTextBytes, contentText, simChatPromptTokensAsync, simTokenCounts, tokensAtLeast } from './tokens.ts';
+import type { Endpoint, ModelBody } from './upstreams/upstream.ts';
+
+type Body = ModelBody;
+
+/** Prompt tokens of a request, one count per unit the rule judges. */
+export interface PromptTokens {
+  /** chat: [the whole prompt, framing included]; completions: one per prompt; embeddings: one per input; rerank: [query, ...documents] */
+  counts: number[];
+  /** exact counts (the simulator's tokenizer, or token ids), else lower bounds */
+  exact: boolean;
+  /** counted with the simulator's tokenizer: the simulator takes these instead of counting again */
+  simulator: boolean;
+  /** UTF-8 bytes of each unit's text, when the counts are lower bounds (so units judged together are bounded together) */
+  bytes?: number[];
+}
+
+/** The simulator's tokenizer when every upstream of a model is the simulator; otherwise unknown. */
+export function simulatorOnly(upstream: unknown): boolean {
+  const list = Array.isArray(upstream) ? upstream : [upstream];
+  return list.length > 0 && list.every((t) => t === 'sim');
+}
+
+/** OpenAI's prompt forms: a string, strings, a token array, token arrays; each string or token array is one unit. */
+export function promptUnits(p: unknown): Array<string | number[]> {
+  if (Array.isArray(p) && p.length > 0 && typeof p[0] !== 'number') return p as Array<string | number[]>;
+  return [p as string | number[]];
+}
+
+function rerankTexts(body: Body): string[] {
+  const docs = (body.documents as unknown[]).map((d) => (typeof d === 'string' ? d : String((d as { text?: unknown }).text ?? '')));
+  return [String(body.query), ...docs];
+}
+
+export async function measurePrompts(endpoint: Endpoint, body: Body, simulator: boolean): Promise<PromptTokens> {
+  if (endpoint === 'chat.completions') {
+    const msgs = body.messages as Array<{ content?: unknown; name?: unknown }>;
+    if (simulator) return { counts: [await simChatPromptTokensAsync(msgs)], exact: true, simulator };
+    return { counts: [tokensAtLeast(chatTextBytes(msgs))], exact: false, simulator };
+  }
+  const units: Array<string | number[]> = endpoint === 'rerank' ? rerankTexts(body) : promptUnits(endpoint === 'completions' ? body.prompt : body.input);
+  if (units.every((u) => Array.isArray(u))) return { counts: units.map((u) => u.length), exact: true, simulator };
+  const texts = units.map((u) => (typeof u === 'string' ? u : contentText(u)));
+  if (simulator) return { counts: await simTokenCounts(texts), exact: true, simulator };
+  const bytes = texts.map((t) => Buffer.byteLength(t));
+  return { counts: bytes.map(tokensAtLeast), exact: false, simulator, bytes };
+}
+
+/** The max output a request asks for and the field that says it (max_completion_tokens wins, as at OpenAI). */
+export function maxOutput(body: Body): { field: string; tokens: number } | undefined {
+  if (body.max_completion_tokens !== undefined) return { field: 'max_completion_tokens', tokens: Number(body.max_completion_tokens) };
+  if (body.max_tokens !== undefined) return { field: 'max_tokens', tokens: Number(body.max_tokens) };
+  return undefined;
+}
+
+const RULE = 'must fit the model\'s context length';
+
+/** Throws INVALID_REQUEST_BODY (400) when the request does not fit the model's context. */
+export function checkContext(endpoint: Endpoint, body: Body, measured: PromptTokens, contextSize: number): void {
+  const C = contextSize;
+  const at = measured.exact ? '' : 'at least ';
+  const head = `This model's maximum context length is ${C} tokens.`;
+  // openaiCode: the `error.code` OpenAI gives this failure, which agent frameworks look for
+  const meta = (field: string, extra: Record<string, unknown>) => ({ field, rule: RULE, contextSize: C, exact: measured.exact, openaiCode: 'context_length_exceeded', ...extra });
+  const { counts } = measured;
+  if (endpoint === 'chat.completions' || endpoint === 'completions') {
+    const out = maxOutput(body);
+    if (out && out.tokens > C) {
+      throw new AppError('INVALID_REQUEST_BODY', `${out.field} is too large: ${out.tokens}. ${head}`, meta(out.field, { requested: out.tokens }));
+    }
+    const chat = endpoint === 'chat.completions';
+    const noun = chat ? 'messages' : 'prompt';
+    counts.forEach((P, i) => {
+      if (P + (out?.tokens ?? 0) <= C) return;
+      const which = chat ? 'in the messages' : counts.length > 1 ? `in prompt ${i}` : 'in the prompt';
+      const message = out
+        ? `${head} However, you requested ${at}${P + out.tokens} tokens (${at}${P} ${which}, ${out.tokens} in the completion). Please reduce the length of the ${noun} or completion.`
+        : `${head} However, your ${noun} resulted in ${at}${P} tokens. Please reduce the length of the ${noun}.`;
+      throw new AppError('INVALID_REQUEST_BODY', message, meta(noun, {
+        promptTokens: P, completionTokens: out?.tokens ?? null, ...(counts.length > 1 ? { index: i } : {}),
+      }));
+    });
+    return;
+  }
+  if (endpoint === 'embeddings') {
+    counts.forEach((P, i) => {
+      if (P <= C) return;
+      const which = counts.length > 1 ? `input ${i}` : 'the input';
+      throw new AppError('INVALID_REQUEST_BODY', `${head} However, ${which} has ${at}${P} tokens. Please reduce the length of the input.`,
+        meta('input', { promptTokens: P, ...(counts.length > 1 ? { index: i } : {}) }));
+    });
+    return;
+  }
+  const [q = 0, ...docs] = counts;
+  if (q > C) {
+    throw new AppError('INVALID_REQUEST_BODY', `${head} However, the query has ${at}${q} tokens. Please reduce the length of the query.`, meta('query', { promptTokens: q }));
+  }
+  const { bytes } = measured;
+  docs.forEach((d, j) => {
+    // A lower bound for the pair is taken over its bytes together (a tokenizer that joins them may merge across).
+    const pair = bytes ? tokensAtLeast(bytes[0]! + bytes[j + 1]!) : q + d;
+    if (pair <= C) return;
+    throw new AppError('INVALID_REQUEST_BODY', `${head} However, the query and document ${j} have ${at}${pair} tokens together. Please reduce the length of the query or documents.`,
+      meta('documents', { promptTokens: pair, index: j }));
+  });
+}

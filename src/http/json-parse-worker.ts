@@ -1,0 +1,59 @@
+// The worker of json-off-thread.ts: decodes and parses a request body, with the checks
+// Fastify's default JSON parser makes (secure-json-parse with protoAction and
+// constructorAction 'error': an own `__proto__` key, or a `constructor` object with an own
+// `prototype`, refuses the body), and posts the value back.
+import { setPriority } from 'node:os';
+import { parentPort } from 'node:worker_threads';
+
+export interface ParseRequest {
+  id: number;
+  bytes: Uint8Array;
+}
+
+/** `value` when parsed; `empty` for a body of whitespace only; `invalid` for anything else. */
+export type ParseReply = { id: number; value: unknown } | { id: number; empty: true } | { id: number; invalid: true };
+
+const has = (o: object, k: string) => Object.hasOwn(o, k);
+
+/** secure-json-parse's filter() in 'error' mode: true when the value carries a forbidden prototype property. */
+export function poisoned(root: unknown): boolean {
+  let next: unknown[] = [root];
+  while (next.length) {
+    const nodes = next;
+    next = [];
+    for (const node of nodes) {
+      if (!node || typeof node !== 'object') continue;
+      if (has(node, '__proto__')) return true;
+      const c = (node as { constructor?: unknown }).constructor;
+      if (has(node, 'constructor') && c !== null && typeof c === 'object' && has(c, 'prototype')) return true;
+      for (const key in node) {
+        const v = (node as Record<string, unknown>)[key];
+        if (v && typeof v === 'object') next.push(v);
+      }
+    }
+  }
+  return false;
+}
+
+export function parseBody(bytes: Uint8Array): Omit<ParseReply, 'id'> {
+  const text = new TextDecoder().decode(bytes); // a leading BOM is dropped, as secure-json-parse does
+  if (text.trim() === '') return { empty: true };
+  try {
+    const value: unknown = JSON.parse(text);
+    return poisoned(value) ? { invalid: true } : { value };
+  } catch {
+    return { invalid: true };
+  }
+}
+
+if (parentPort) {
+  // Linux keeps a nice value per thread: this one yields the cores to the event loop's thread
+  // when both want one (parsing a big body may wait; the other requests should not).
+  try {
+    setPriority(10);
+  } catch { /* not permitted here: parse at the usual priority */ }
+}
+
+parentPort?.on('message', (m: ParseRequest) => {
+  parentPort!.postMessage({ id: m.id, ...parseBody(m.bytes) });
+});

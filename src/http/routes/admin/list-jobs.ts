@@ -1,0 +1,55 @@
+import { Type } from 'typebox';
+import { JOB_STATES, listJobs, type JobRow } from '../../../store/jobs.ts';
+import { CATALOG } from '../../../jobs/catalog.ts';
+import { errors, OperatorBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+
+const JobView = Type.Object({
+  id: Type.String(), name: Type.String(), state: Type.String({ description: JOB_STATES.join(' | ') }),
+  payload: Type.Unknown(),
+  attempts: Type.Integer({ description: 'starts so far (a start whose lease ran out counts); a recurring job: failures in a row' }),
+  maxAttempts: Type.Union([Type.Integer(), Type.Null()], { description: "the catalogue's limit; null for a recurring job or a name it does not know" }),
+  singletonKey: Type.Union([Type.String(), Type.Null()]),
+  leaseOwner: Type.Union([Type.String(), Type.Null()], { description: 'the runner (host/pid/random) holding it, or the last one that did' }),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  dueAtMs: Type.Integer({ description: 'queued: when it may start; running: when its lease runs out' }),
+  createdAtMs: Type.Integer(), updatedAtMs: Type.Integer(), finishedAtMs: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+function jobView(r: JobRow) {
+  const type = (CATALOG as Record<string, { everyMs?: number; retry: { maxAttempts: number } } | undefined>)[r.name];
+  return {
+    id: r.id, name: r.name, state: r.state, payload: r.payload, attempts: r.attempts,
+    maxAttempts: type && type.everyMs === undefined ? type.retry.maxAttempts : null,
+    singletonKey: r.singletonKey, leaseOwner: r.leaseOwner, lastError: r.lastError,
+    dueAtMs: r.dueAtMs, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs, finishedAtMs: r.finishedAtMs,
+  };
+}
+
+export default function listJobsRoute(app: App, s: Services): void {
+  app.get('/admin/v1/jobs', {
+    config: { family: 'operator', auth: { kind: 'operator' } },
+    schema: {
+      tags: ['admin'], summary: 'Durable jobs, newest first (e.g. state=failed: what gave up, with its last error)', security: OperatorBearer,
+      querystring: Type.Object({
+        state: Type.Optional(Type.Union(JOB_STATES.map((st) => Type.Literal(st)))),
+        name: Type.Optional(Type.String({ maxLength: 255 })),
+        before: Type.Optional(Type.String({ maxLength: 64, description: 'a job id: the page starts after it (the previous page\'s `next`)' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+      }),
+      response: {
+        200: Type.Object({
+          jobs: Type.Array(JobView),
+          next: Type.Union([Type.String(), Type.Null()], { description: 'pass as `before` for the next page; null on the last' }),
+        }),
+        ...errors(400, 401),
+      },
+    },
+  }, async (req) => {
+    const limit = req.query.limit ?? 50;
+    // One more than the page: whether a next page exists without counting.
+    const rows = await listJobs(s.ctx.db, { state: req.query.state, name: req.query.name, beforeId: req.query.before, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    return { jobs: page.map(jobView), next: rows.length > limit ? page[page.length - 1]!.id : null };
+  });
+}

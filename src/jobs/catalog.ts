@@ -1,0 +1,74 @@
+// The job catalogue: every kind of durable job Gantry runs, with its payload (a TypeBox
+// schema: the TypeScript type, and the check of a payload read back from the store), retry
+// policy, per-process concurrency, lease, and whether it is a singleton or recurring.
+// Handlers are registered with the runner in services.ts: jobs need domain services, and
+// this module imports none of them. Rules in ./README.md.
+import { Type, type Static, type TSchema } from 'typebox';
+
+export interface RetryPolicy {
+  /** starts before the job is kept as failed (a start whose lease ran out counts) */
+  maxAttempts: number;
+  /** the wait after the first failure, times `factor` after each further one, at most `maxMs` */
+  backoff: { firstMs: number; factor: number; maxMs: number };
+}
+
+export interface JobType<S extends TSchema = TSchema, N extends string = string> {
+  name: N;
+  payload: S;
+  retry: RetryPolicy;
+  /** how many jobs of this type one process runs at once */
+  concurrency: number;
+  /** how long a start holds the job; renewed every leaseMs/3 while the handler runs */
+  leaseMs: number;
+  /** at most one queued or running job of the type, or per `singletonKey` when given */
+  singleton?: boolean;
+  /** the singleton's key from the payload (a method: job types with different payloads share one table) */
+  singletonKey?(payload: Static<S>): string;
+  /**
+   * Recurring: one job (a singleton of the type, payload `{}`) that is queued again `everyMs`
+   * after each run ends, and never ends itself. A failure does not fail it: the next run is
+   * after max(everyMs, the backoff), and `attempts` counts the failures in a row.
+   */
+  everyMs?: number;
+}
+
+export type PayloadOfType<T extends JobType> = Static<T['payload']>;
+
+/** A job type, its payload type and name kept exact. */
+export function defineJob<S extends TSchema, const N extends string>(t: JobType<S, N>): JobType<S, N> {
+  return t;
+}
+
+/** The wait before the next start after `failures` failed starts (1 = the first failure). */
+export function backoffMs(retry: RetryPolicy, failures: number): number {
+  const { firstMs, factor, maxMs } = retry.backoff;
+  return Math.min(maxMs, firstMs * factor ** Math.max(0, failures - 1));
+}
+
+const NoPayload = Type.Object({}, { additionalProperties: false });
+
+export const JOB_NAMES = ['compute.reconcile', 'jobs.prune'] as const;
+export type JobName = (typeof JOB_NAMES)[number];
+
+export const CATALOG = {
+  /**
+   * One reconciler pass over every due instance (domain/compute/reconciler.ts). The instance
+   * row stays the unit of work with its own lease; this job only makes sure a pass runs
+   * every GANTRY_RECONCILE_INTERVAL_MS somewhere, one at a time across replicas.
+   */
+  'compute.reconcile': defineJob({
+    name: 'compute.reconcile', payload: NoPayload, everyMs: 1000, concurrency: 1, leaseMs: 30_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 1000, factor: 2, maxMs: 60_000 } },
+  }),
+  /** Deletes jobs that ended long enough ago (completed after a day, failed after 30 days). */
+  'jobs.prune': defineJob({
+    name: 'jobs.prune', payload: NoPayload, everyMs: 3_600_000, concurrency: 1, leaseMs: 60_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+} satisfies { [N in JobName]: JobType & { name: N } };
+
+export type PayloadOf<N extends JobName> = PayloadOfType<(typeof CATALOG)[N]>;
+
+/** How long ended jobs are kept for operators to read (jobs.prune). */
+export const KEEP_COMPLETED_MS = 86_400_000;
+export const KEEP_FAILED_MS = 30 * 86_400_000;

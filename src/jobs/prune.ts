@@ -1,0 +1,21 @@
+// The handler of `jobs.prune` (catalog.ts): ended jobs are kept for operators to read
+// (GET /admin/v1/jobs), then deleted in small batches so no statement holds the embedded
+// store's one connection for long.
+import type { Ctx } from '../domain/context.ts';
+import { deleteFinishedJobs } from '../store/jobs.ts';
+import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, type PayloadOf } from './catalog.ts';
+import type { JobHandler } from './runner.ts';
+
+const BATCH = 500;
+
+export function pruneJobsHandler(ctx: Ctx): JobHandler<PayloadOf<'jobs.prune'>> {
+  return async (job) => {
+    const now = ctx.clock.nowMs();
+    for (const [state, keepMs] of [['completed', KEEP_COMPLETED_MS], ['failed', KEEP_FAILED_MS]] as const) {
+      // bounded: at most 1000 batches a run; what is left goes at the next run
+      for (let i = 0; i < 1000 && !job.signal.aborted; i++) {
+        if ((await deleteFinishedJobs(ctx.db, state, now - keepMs, BATCH)) < BATCH) break;
+      }
+    }
+  };
+}

@@ -1,0 +1,429 @@
+// The one durable job runner: jobs are rows of `jobs` (store/jobs.ts), taken under a lease
+// (an owner and a time) with FOR UPDATE SKIP LOCKED, so any number of runners (replicas) can
+// share one database and a job runs on one of them at a time; a lease that runs out (kill -9)
+// is taken over. Time is the injected clock: tests advance a ManualClock and call runDue().
+// In the background (start()) the runner polls with one indexed query per poll interval.
+// Rules in ./README.md.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Value } from 'typebox/value';
+import type { Ctx } from '../domain/context.ts';
+import { inTransaction } from '../domain/changes.ts';
+import type { DbOrTx, Tx } from '../store/db.ts';
+import * as q from '../store/jobs.ts';
+import { newId } from '../lib/ids.ts';
+import { cleanErrorMessage } from '../lib/log-redaction.ts';
+import { backoffMs, CATALOG, type JobName, type JobType, type PayloadOf, type PayloadOfType } from './catalog.ts';
+
+export interface JobContext<P> {
+  id: string;
+  /** which start this is: 1 for the first */
+  attempt: number;
+  payload: P;
+  /**
+   * Aborted when this start must give up: its lease was lost (another runner took the job
+   * over) or the runner is stopping (the job is queued again, the start not counted).
+   */
+  signal: AbortSignal;
+  /**
+   * Complete the job with `fn`'s writes in the same transaction, fenced by the lease: both
+   * commit, or neither (LeaseLostError when another runner took the job over). What must
+   * happen once (a result recorded, money moved) goes here; the rest of a handler may run
+   * again after a crash.
+   */
+  completeWith(fn: (tx: Tx) => Promise<void>): Promise<void>;
+}
+
+export type JobHandler<P> = (job: JobContext<P>) => Promise<void>;
+
+export class LeaseLostError extends Error {
+  constructor(id: string) {
+    super(`job ${id}: the lease was lost (the job was taken over)`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+export interface EnqueueOptions {
+  /** enqueue inside this transaction: the job exists if and only if the transaction commits */
+  tx?: DbOrTx;
+  /** start no earlier than this long from now */
+  delayMs?: number;
+}
+
+export interface RunnerLog {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface RunnerOptions {
+  ctx: Ctx;
+  log?: RunnerLog;
+  /** how often the background loop looks for due jobs when idle */
+  pollMs?: number;
+  /**
+   * The embedded store: one process owns the data directory, so a job found running when the
+   * loop starts was left by a process that died; take it over at once instead of waiting
+   * for its lease to run out. Never with a shared PostgreSQL.
+   */
+  expireLeasesAtStart?: boolean;
+}
+
+interface Registered {
+  type: JobType;
+  // biome-ignore lint/suspicious/noExplicitAny: handlers of every payload type share the registry; each is typed where registered
+  handler: JobHandler<any>;
+  everyMs: number | undefined;
+}
+
+interface Held {
+  lease: q.Lease;
+  leaseMs: number;
+  abort: AbortController;
+}
+
+const STOPPING = 'stopping';
+const LEASE_LOST = 'lease lost';
+const MAX_ERROR_CHARS = 2000;
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return cleanErrorMessage(text).slice(0, MAX_ERROR_CHARS);
+}
+
+export function payloadProblem(type: JobType, payload: unknown): string | undefined {
+  if (Value.Check(type.payload, payload)) return undefined;
+  const first = [...Value.Errors(type.payload, payload)][0];
+  return first ? `${first.instancePath || '/'} ${first.message}` : 'does not match';
+}
+
+export class JobRunner {
+  /** who holds the leases this runner takes (host, pid and a random part) */
+  readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+  private readonly ctx: Ctx;
+  private readonly log: RunnerLog | undefined;
+  private readonly pollMs: number;
+  private readonly expireLeasesAtStart: boolean;
+  private readonly types = new Map<string, Registered>();
+  private readonly inflight = new Map<string, number>();
+  private readonly held = new Map<string, Held>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly passes = new Set<Promise<void>>();
+  /** recurring types whose row may not exist yet */
+  private readonly unseeded = new Set<string>();
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  /** the last poll filled every free slot of some type: poll again as soon as one frees up */
+  private backlog = false;
+  /** the earliest due time this process set (a recurring job's next run, a retry) */
+  private soonestDueMs = Infinity;
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(opts: RunnerOptions) {
+    this.ctx = opts.ctx;
+    this.log = opts.log;
+    this.pollMs = opts.pollMs ?? 500;
+    this.expireLeasesAtStart = opts.expireLeasesAtStart ?? false;
+  }
+
+  /** Run jobs of `type` in this process. A recurring type's `everyMs` may be overridden (configuration). */
+  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number } = {}): void {
+    if (this.types.has(type.name)) throw new Error(`job type ${type.name} is registered twice`);
+    const everyMs = opts.everyMs ?? type.everyMs;
+    this.types.set(type.name, { type, handler, everyMs });
+    if (everyMs !== undefined) this.unseeded.add(type.name);
+  }
+
+  /** Register the handler of a catalogue job. */
+  handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number } = {}): void {
+    this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
+  }
+
+  /** Queue a catalogue job; a singleton already queued or running answers its id with `created: false`. */
+  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
+    return this.enqueueType(CATALOG[name] as JobType, payload, opts);
+  }
+
+  /** Queue a job of any type (the catalogue's, or one a test defines). */
+  async enqueueType<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
+    const problem = payloadProblem(type, payload);
+    if (problem) throw new Error(`job ${type.name}: payload ${problem}`);
+    const now = this.ctx.clock.nowMs();
+    const recurring = type.everyMs !== undefined || this.types.get(type.name)?.everyMs !== undefined;
+    const singletonKey = recurring ? type.name : type.singleton ? (type.singletonKey?.(payload) ?? type.name) : null;
+    const r = await q.insertJob(opts.tx ?? this.ctx.db, {
+      id: newId('job', now), name: type.name, payload, dueAtMs: now + (opts.delayMs ?? 0), singletonKey, nowMs: now,
+    });
+    if (r.created && this.types.has(type.name)) {
+      if (opts.delayMs) this.noteDue(now + opts.delayMs);
+      else this.wake();
+    }
+    return r;
+  }
+
+  /**
+   * Run every job that is due now in this call, and the jobs those make due, until none is
+   * (bounded). Tests call it after advancing the ManualClock. Resolves to how many ran.
+   */
+  runDue(opts: { names?: string[] } = {}): Promise<number> {
+    return this.pass(async () => {
+      await this.seed();
+      let ran = 0;
+      for (let round = 0; round < 100 && !this.stopping; round++) {
+        const rows = await this.claim(opts.names);
+        if (!rows.length) break;
+        await Promise.all(rows.map((r) => this.track(r)));
+        ran += rows.length;
+      }
+      return ran;
+    });
+  }
+
+  /**
+   * Run the queued jobs of `name` now, due or not (a recurring job: the reconciler pass a
+   * test asks for). One round; resolves to how many ran (0 when another runner holds it).
+   */
+  runNow(name: string): Promise<number> {
+    return this.pass(async () => {
+      await this.seed();
+      if (this.stopping) return 0;
+      const rows = await this.claim([name], true);
+      await Promise.all(rows.map((r) => this.track(r)));
+      return rows.length;
+    });
+  }
+
+  /** A runDue/runNow call, awaited by stop() with everything it started. */
+  private pass<T>(fn: () => Promise<T>): Promise<T> {
+    const p = fn();
+    const settled = p.then(() => undefined, () => undefined);
+    this.passes.add(settled);
+    void settled.then(() => this.passes.delete(settled));
+    return p;
+  }
+
+  /** Extend every lease this runner holds (the background does it every leaseMs/3). */
+  async renewLeases(): Promise<void> {
+    await Promise.all([...this.held.keys()].map((id) => this.renew(id)));
+  }
+
+  /** Poll in the background until stop(). */
+  start(): void {
+    if (this.loop !== undefined) return;
+    this.stopping = false;
+    this.loop = this.background();
+  }
+
+  /**
+   * Stop polling; handlers in flight are told (their signal) and awaited. A job whose
+   * handler gives up because of it is queued again without counting the start.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    this.loop = undefined;
+    for (const h of this.held.values()) h.abort.abort(STOPPING);
+    // A job claimed from now on is queued again without running (work()).
+    while (this.running.size || this.passes.size) await Promise.all([...this.running, ...this.passes]);
+  }
+
+  private async background(): Promise<void> {
+    try {
+      await this.seed();
+      if (this.expireLeasesAtStart) {
+        const n = await q.expireAllLeases(this.ctx.db, this.ctx.clock.nowMs());
+        if (n) this.log?.warn({ jobs: n }, 'jobs left running by a previous process are taken over');
+      }
+    } catch (err) {
+      this.log?.error({ err }, 'job runner: start failed; polling anyway');
+    }
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        await this.seed();
+        const rows = await this.claim(undefined);
+        for (const r of rows) void this.track(r);
+        failures = 0;
+      } catch (err) {
+        // The database is away: say so once in a while, not twice a second.
+        if (failures++ % 20 === 0) this.log?.error({ err, failures }, 'job runner: poll failed');
+      }
+      if (this.stopping) break;
+      await this.sleep(failures ? Math.min(30_000, this.pollMs * 2 ** Math.min(failures, 10)) : this.delayMs());
+    }
+  }
+
+  /** How long to sleep: the poll interval, or less when this process knows of an earlier due job. */
+  private delayMs(): number {
+    const now = this.ctx.clock.nowMs();
+    if (this.soonestDueMs <= now) this.soonestDueMs = Infinity;
+    return Math.max(0, Math.min(this.pollMs, this.soonestDueMs - now));
+  }
+
+  private noteDue(atMs: number): void {
+    if (atMs < this.soonestDueMs) {
+      this.soonestDueMs = atMs;
+      if (atMs - this.ctx.clock.nowMs() < this.pollMs) this.wake(); // re-arm the sleep to the sooner time
+    }
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.wakeUp = done;
+    });
+  }
+
+  /** Insert the row of each recurring type registered since the last call (due now if new). */
+  private async seed(): Promise<void> {
+    for (const name of [...this.unseeded]) {
+      const reg = this.types.get(name)!;
+      await this.enqueueType(reg.type, {} as never);
+      this.unseeded.delete(name);
+    }
+  }
+
+  /** One statement: lease due jobs of every registered type with a free slot in this process. */
+  private async claim(names: string[] | undefined, anyTime = false): Promise<q.JobRow[]> {
+    const slots: q.ClaimSlot[] = [];
+    for (const [name, reg] of this.types) {
+      if (names && !names.includes(name)) continue;
+      const free = reg.type.concurrency - (this.inflight.get(name) ?? 0);
+      if (free > 0) slots.push({ name, n: free, leaseMs: reg.type.leaseMs });
+    }
+    if (!slots.length) return [];
+    const rows = await q.claimDueJobs(this.ctx.db, this.owner, this.ctx.clock.nowMs(), slots, { anyTime });
+    // A type that got every slot it asked for may have more due: poll again when a slot frees.
+    const got = new Map<string, number>();
+    for (const r of rows) got.set(r.name, (got.get(r.name) ?? 0) + 1);
+    this.backlog = slots.some((s) => got.get(s.name) === s.n);
+    return rows;
+  }
+
+  private track(row: q.JobRow): Promise<void> {
+    this.inflight.set(row.name, (this.inflight.get(row.name) ?? 0) + 1);
+    const p = this.execute(row).finally(() => {
+      this.inflight.set(row.name, this.inflight.get(row.name)! - 1);
+      this.running.delete(p);
+      if (this.backlog) this.wake();
+    });
+    this.running.add(p);
+    return p;
+  }
+
+  private async renew(id: string): Promise<void> {
+    const h = this.held.get(id);
+    if (!h) return;
+    const now = this.ctx.clock.nowMs();
+    try {
+      if (!(await q.renewLease(this.ctx.db, h.lease, now + h.leaseMs, now))) {
+        this.log?.warn({ jobId: id }, 'job lease lost: another runner took the job over');
+        h.abort.abort(LEASE_LOST);
+      }
+    } catch (err) {
+      this.log?.warn({ err, jobId: id }, 'job lease not renewed; will try again');
+    }
+  }
+
+  /** Run one leased job and end its lease. Never throws: a lease left behind runs out and is taken over. */
+  private async execute(row: q.JobRow): Promise<void> {
+    const reg = this.types.get(row.name)!;
+    const { type, everyMs } = reg;
+    const lease: q.Lease = { id: row.id, owner: this.owner, attempt: row.attempts };
+    const now = () => this.ctx.clock.nowMs();
+    const end = async (how: q.LeaseEnd, db: DbOrTx = this.ctx.db) => {
+      if (how.state === 'queued') this.noteDue(how.dueAtMs);
+      return q.endLease(db, lease, how, now());
+    };
+    const success = (): q.LeaseEnd => (everyMs !== undefined
+      ? { state: 'queued', dueAtMs: now() + everyMs, attempts: 0, error: null }
+      : { state: 'completed' });
+    try {
+      if (everyMs === undefined && row.attempts > type.retry.maxAttempts) {
+        // The start before this one was the last, and its lease ran out: its worker died.
+        await end({ state: 'failed', error: `no attempt left: ${row.lastError ?? 'the last start did not finish'}` });
+        return;
+      }
+      const problem = payloadProblem(type, row.payload);
+      if (problem) {
+        await end({ state: 'failed', error: `the stored payload does not match the catalogue: ${problem}` });
+        return;
+      }
+      await this.work(row, reg, lease, end, success);
+    } catch (err) {
+      this.log?.error({ err, jobId: row.id, job: row.name }, 'job runner: could not end a lease; it will run out');
+    }
+  }
+
+  private async work(row: q.JobRow, reg: Registered, lease: q.Lease, end: (how: q.LeaseEnd, db?: DbOrTx) => Promise<boolean>, success: () => q.LeaseEnd): Promise<void> {
+    const { type, everyMs } = reg;
+    if (this.stopping) {
+      // Claimed while stop() was under way: back in the queue, the start not counted.
+      await end({ state: 'queued', dueAtMs: this.ctx.clock.nowMs(), attempts: row.attempts - 1, error: row.lastError });
+      return;
+    }
+    const abort = new AbortController();
+    this.held.set(row.id, { lease, leaseMs: type.leaseMs, abort });
+    const heartbeat = setInterval(() => void this.renew(row.id), Math.max(10, Math.floor(type.leaseMs / 3)));
+    heartbeat.unref();
+    let completed = false;
+    const job: JobContext<unknown> = {
+      id: row.id, attempt: row.attempts, payload: row.payload, signal: abort.signal,
+      completeWith: async (fn) => {
+        await inTransaction(this.ctx, async (tx) => {
+          if (!(await q.lockLease(tx, lease))) throw new LeaseLostError(row.id);
+          await fn(tx);
+          if (!(await end(success(), tx))) throw new LeaseLostError(row.id);
+        });
+        completed = true;
+      },
+    };
+    try {
+      await reg.handler(job);
+      if (!completed && !(await end(success()))) {
+        this.log?.warn({ jobId: row.id, job: row.name }, 'job finished after its lease was lost; the other runner\'s start counts');
+      }
+    } catch (err) {
+      if (completed) {
+        this.log?.error({ err, jobId: row.id, job: row.name }, 'job handler failed after completing; kept as completed');
+      } else if (err instanceof LeaseLostError || abort.signal.reason === LEASE_LOST) {
+        this.log?.warn({ jobId: row.id, job: row.name }, 'job gave up: its lease was lost');
+      } else if (abort.signal.reason === STOPPING) {
+        // Shutting down is not the job's failure: queued again at once, this start not counted.
+        await end({ state: 'queued', dueAtMs: this.ctx.clock.nowMs(), attempts: row.attempts - 1, error: row.lastError });
+      } else {
+        const failures = row.attempts;
+        const error = errorText(err);
+        this.log?.warn({ err, jobId: row.id, job: row.name, attempt: row.attempts }, 'job failed');
+        const nowMs = this.ctx.clock.nowMs();
+        if (everyMs !== undefined) {
+          await end({ state: 'queued', dueAtMs: nowMs + Math.max(everyMs, backoffMs(type.retry, failures)), attempts: failures, error });
+        } else if (row.attempts < type.retry.maxAttempts) {
+          await end({ state: 'queued', dueAtMs: nowMs + backoffMs(type.retry, failures), attempts: failures, error });
+        } else {
+          await end({ state: 'failed', error });
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.held.delete(row.id);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+// The object graph of a Gantry process, built in one place: the change channel, the shared
+// counters, the one spend admission, the model gateway, compute, and the job runner with
+// the handlers of the job catalogue (src/jobs).
+// app.ts puts HTTP on top of it; nothing else constructs services.
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Store } from './store/db.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Ctx } from './domain/context.ts';
+import { ChangeBus } from './domain/changes.ts';
+import { PgChangeTransport } from './store/changes-pg.ts';
+import type { Counters } from './domain/spend/counters.ts';
+import { MemoryCounters } from './store/counters/memory.ts';
+import { RedisCounters } from './store/counters/redis.ts';
+import { FailOpenCounters } from './store/counters/failover.ts';
+import { DependencyHealth } from './store/health.ts';
+import { sql } from 'drizzle-orm';
+import { SpendAdmission } from './domain/spend/admission.ts';
+import { KeyAuthenticator } from './domain/keys/authenticator.ts';
+import { OperatorTokenVerifier } from './domain/operator-token.ts';
+import { Gateway } from './gateway/gateway.ts';
+import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
+import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
+import { recordUsage } from './domain/usage/record.ts';
+import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
+import { createDriver } from './drivers/index.ts';
+import type { ComputeDriver } from './drivers/types.ts';
+import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { computeReconcileHandler } from './jobs/compute-reconciler.ts';
+import { pruneJobsHandler } from './jobs/prune.ts';
+import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
+
+export interface ServiceDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** compute driver; default from config (sim unless GANTRY_COMPUTE_DRIVER=kubernetes) */
+  computeDriver?: ComputeDriver | undefined;
+  computeTimings?: Partial<ComputeTimings> | undefined;
+  /** where the embedded store's usage journal lives; default `<PGlite dir>/usage-journal` */
+  usageJournalDir?: string | undefined;
+  /** more job handlers (tests register job types of their own; the catalogue's are registered here) */
+  registerJobs?: ((jobs: JobRunner) => void) | undefined;
+}
+
+/** Everything a route may call. */
+export interface Services {
+  ctx: Ctx;
+  config: Config;
+  keys: KeyAuthenticator;
+  /** Checks the operator token (/admin/v1), re-reading its hash at most every key-cache TTL: a rotation reaches every replica. */
+  operatorToken: OperatorTokenVerifier;
+  /** The one admission for everything that costs money (domain/spend/admission.ts). */
+  spend: SpendAdmission;
+  /** Whether the database and Redis can be reached (503 at once while not; /readyz). */
+  health: DependencyHealth;
+  /** The OpenAI-compatible model pipeline (src/gateway). */
+  gateway: Gateway;
+  /**
+   * GPU compute: driver, sealing key, timings; `reconcile()` runs one reconciler pass now,
+   * through the job runner (tests, after advancing the clock); resolves to 1 when it ran, 0
+   * when another runner held the job.
+   */
+  compute: Compute & { reconcile(): Promise<number> };
+  /** The durable job runner (src/jobs): enqueue, and runDue() for tests. */
+  jobs: JobRunner;
+}
+
+export interface BuiltServices {
+  services: Services;
+  /** Start the background work (the job runner's loop: the reconciler and every other job). */
+  startBackground(): void;
+  close(): Promise<void>;
+}
+
+/** The embedded store journals usage (unless configured off); PostgreSQL commits it. */
+async function openUsageSink(deps: ServiceDeps, ctx: Ctx): Promise<UsageSink> {
+  const dir = deps.usageJournalDir ?? (deps.store.dataDir ? join(deps.store.dataDir, 'usage-journal') : undefined);
+  if (deps.store.kind !== 'pglite' || deps.config.usageJournal === 'off' || !dir) return new CommitSink(ctx);
+  const { procedure } = deps.store;
+  const write: WriteUsage = procedure
+    ? (batch, careful) => procedure('recordUsage', { batch, careful }) // built and stored on the database's thread
+    : (batch, careful) => recordUsage(ctx, batch, careful);
+  return JournalSink.open(deps.log, { dir, write, fsync: deps.config.usageJournal === 'fsync' });
+}
+
+export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
+  const { config, store, clock, log } = deps;
+  const changes = new ChangeBus({ onError: (err, change) => log.error({ err, change: change?.type }, 'a change subscriber failed') });
+  if (store.kind === 'postgres' && store.databaseUrl) await changes.connect(new PgChangeTransport(store.databaseUrl, log));
+  const ctx: Ctx = { db: store.db, clock, changes };
+
+  let redis: RedisCounters | undefined;
+  const health = new DependencyHealth({
+    log,
+    probes: {
+      ...(store.kind === 'postgres' ? { database: () => store.db.execute(sql`select 1`) } : {}),
+      ...(config.redisUrl ? { redis: () => redis!.ping() } : {}),
+    },
+  });
+  let counters: Counters = new MemoryCounters();
+  if (config.redisUrl) {
+    redis = new RedisCounters({
+      url: config.redisUrl, nowMs: () => clock.nowMs(), log,
+      onDown: (err) => health.down('redis', err), onUp: () => void health.probe('redis'),
+    });
+    await redis.start();
+    counters = config.redisFailOpen ? new FailOpenCounters(redis, () => health.isUp('redis')) : redis;
+  }
+  const sink = await openUsageSink(deps, ctx);
+  const spend = new SpendAdmission(ctx, counters, {
+    stateTtlMs: config.gateway.budgetStateTtlMs, settingsTtlMs: config.gateway.hotCacheTtlMs,
+  }, () => sink.settled());
+  const gateway = new Gateway(ctx, spend, sink, config.gateway, log, health, config.redisFailOpen);
+
+  const compute: Compute = {
+    ctx, spend,
+    driver: deps.computeDriver ?? await createDriver({
+      kind: config.computeDriver, clock, simTimeScale: config.simTimeScale,
+      kubeconfigPath: config.kubeconfigPath, kubeNamespace: config.kubeNamespace,
+    }),
+    secrets: new SecretBox(loadSecretKey(config.secretKey, config.dataDir)),
+    timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
+  };
+  const sealed = await sealClearTemplateImageAuths(ctx, compute.secrets); // migration 0005's part that needs the key
+  if (sealed > 0) log.info({ templates: sealed }, 'sealed template image credentials stored in clear');
+  const jobs = new JobRunner({
+    ctx, log: log.child({ component: 'jobs' }), pollMs: config.jobsPollMs, expireLeasesAtStart: store.kind === 'pglite',
+  });
+  jobs.handle('compute.reconcile', computeReconcileHandler(compute, log), { everyMs: config.reconcileIntervalMs });
+  jobs.handle('jobs.prune', pruneJobsHandler(ctx));
+  deps.registerJobs?.(jobs);
+
+  const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
+  await operatorToken.load(); // a store that was never bootstrapped fails here, not at the first request
+  const services: Services = {
+    ctx, config, spend, gateway, health,
+    keys: new KeyAuthenticator(ctx, config.keyCacheTtlMs),
+    operatorToken,
+    compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
+    jobs,
+  };
+  return {
+    services,
+    startBackground: () => {
+      health.start();
+      jobs.start();
+    },
+    close: async () => {
+      health.stop();
+      await jobs.stop();
+      await gateway.close();
+      await counters.close();
+      await changes.close();
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// The data dir as an operator meets it, through real `gantry` processes: one process owns an
+// embedded store (a second is refused, a killed owner's lock is taken over), everything in
+// the data dir is the owner's alone, the first start on PostgreSQL saves its credentials, and
+// a lost operator token is replaced with `gantry admin token rotate`.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { runGantry, startServer, type Server } from './helpers/server.ts';
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const modeOf = (path: string) => lstatSync(path).mode & 0o777;
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-datadir-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+interface SavedCredentials {
+  adminToken: string;
+  userId: string;
+  ownerMemberId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+function readCreds(dataDir: string): SavedCredentials {
+  return JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+}
+
+async function status(server: Server, path: string, token: string): Promise<number> {
+  const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Poll a condition (each check is a request) until it holds; fail after `limitMs`. */
+async function waitFor(what: string, check: () => Promise<boolean>, limitMs: number): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function newTokenOf(output: string): string {
+  const m = /adminToken\s+(gop_\S+)/.exec(output);
+  assert.ok(m, `no new token printed:\n${output}`);
+  return m[1]!;
+}
+
+test('one process owns an embedded data dir: serve, migrate and token rotate are refused while it runs; a killed owner is taken over', { timeout: 240_000 }, async (t) => {
+  const dataDir = tempDir(t);
+  const env = { GANTRY_DATA_DIR: dataDir };
+  const first = await startServer(env);
+  t.after(() => first.kill('SIGKILL'));
+  const creds = readCreds(dataDir);
+  const pid = first.child.pid!;
+
+  for (const args of [['serve'], ['migrate'], ['admin', 'token', 'rotate']]) {
+    const { code, output } = await runGantry(args, env, { timeoutMs: 60_000 });
+    assert.notEqual(code, 0, `gantry ${args.join(' ')} started beside a running server:\n${output}`);
+    assert.match(output, new RegExp(escapeRegExp(dataDir)), 'the refusal names the data dir');
+    assert.match(output, new RegExp(`pid ${pid}\\b`), 'and the process holding it');
+    if (args[0] === 'admin') assert.match(output, /Stop the server, run this command again/);
+  }
+  assert.equal(await status(first, '/admin/v1/teams', creds.adminToken), 200, 'the first server keeps serving');
+  assert.deepEqual(readCreds(dataDir), creds, 'a refused rotation changed nothing');
+
+  await first.kill('SIGKILL');
+  const next = await startServer(env);
+  t.after(() => next.kill('SIGTERM'));
+  assert.match(next.output(), new RegExp(`Took over ${escapeRegExp(dataDir)} from pid ${pid}\\b`));
+  assert.equal(await status(next, '/admin/v1/teams', creds.adminToken), 200);
+});
+
+test('the data dir is 0700 and nothing under it is readable by group or others, whatever the umask', { timeout: 180_000 }, async (t) => {
+  // An existing data dir from an older version: 0755, with a 0644 file.
+  const dataDir = join(tempDir(t), 'data');
+  mkdirSync(dataDir);
+  chmodSync(dataDir, 0o755);
+  writeFileSync(join(dataDir, 'notes.txt'), 'x');
+  chmodSync(join(dataDir, 'notes.txt'), 0o644);
+  const inherited = process.umask(0); // the server is started with the most permissive umask
+  let server: Server;
+  try {
+    server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TTFT_MS: '0', GANTRY_SIM_TOKENS_PER_S: '100000' });
+  } finally {
+    process.umask(inherited);
+  }
+  t.after(() => server.kill('SIGTERM'));
+  const creds = readCreds(dataDir);
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${server.url}/openai/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${creds.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: `hi ${i}` }], max_tokens: 8, stream: i % 2 === 1 }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    await res.arrayBuffer().catch(() => {});
+  }
+  // The balance waits for journaled usage to reach the database: PGlite has written too.
+  assert.equal(await status(server, '/openapi/v1/billing/balance/detail', creds.apiKey), 200);
+
+  assert.equal(modeOf(dataDir), 0o700);
+  for (const f of ['credentials.json', 'secret.key', 'gantry.lock', 'notes.txt']) assert.equal(modeOf(join(dataDir, f)), 0o600, f);
+  const all = (readdirSync(dataDir, { recursive: true }) as string[]).map((p) => join(dataDir, p));
+  assert.ok(all.some((p) => p.includes('usage-journal') && p.endsWith('.jsonl')), 'the usage journal is there');
+  assert.ok(all.some((p) => p.endsWith('PG_VERSION')), "PGlite's files are there");
+  assert.deepEqual(all.filter((p) => (modeOf(p) & 0o077) !== 0).map((p) => `${modeOf(p).toString(8)} ${p}`), []);
+});
+
+test('token rotate on the embedded store: with the server stopped; once started again, only the new token works', { timeout: 240_000 }, async (t) => {
+  const dataDir = tempDir(t);
+  const env = { GANTRY_DATA_DIR: dataDir };
+  const empty = await runGantry(['admin', 'token', 'rotate'], env, { timeoutMs: 60_000 });
+  assert.equal(empty.code, 1, empty.output);
+  assert.match(empty.output, /there is no embedded store in/);
+  assert.deepEqual(readdirSync(dataDir), [], 'no store is created by a rotation');
+
+  const first = await startServer(env);
+  const creds = readCreds(dataDir);
+  await first.kill('SIGTERM');
+
+  const rotated = await runGantry(['admin', 'token', 'rotate'], env, { timeoutMs: 60_000 });
+  assert.equal(rotated.code, 0, rotated.output);
+  const token = newTokenOf(rotated.output);
+  assert.notEqual(token, creds.adminToken);
+  assert.deepEqual(readCreds(dataDir), { ...creds, adminToken: token }, 'credentials.json holds the new token and keeps the rest');
+  assert.equal(modeOf(join(dataDir, 'credentials.json')), 0o600);
+
+  const server = await startServer(env);
+  t.after(() => server.kill('SIGTERM'));
+  assert.equal(await status(server, '/admin/v1/teams', token), 200);
+  assert.equal(await status(server, '/admin/v1/teams', creds.adminToken), 401);
+  // The HTTP commands of the CLI read the new token from credentials.json.
+  const cli = await runGantry(['admin', 'teams', 'list'], { ...env, GANTRY_URL: server.url }, { timeoutMs: 60_000 });
+  assert.equal(cli.code, 0, cli.output);
+});
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+test('PostgreSQL: a first start creates the data dir before the token is committed; a rotation reaches every running replica', {
+  skip: pgUrl ? false : 'needs TEST_DATABASE_URL', timeout: 240_000,
+}, async (t) => {
+  // A dedicated empty database (named like the test clones, so CI drops it if a run is killed).
+  const name = `gantry_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(pgUrl!);
+  url.pathname = '/' + name;
+  const databaseUrl = url.toString();
+  const servers: Server[] = [];
+  try {
+    const parent = tempDir(t);
+    const dataDir = join(parent, 'fresh', 'data'); // not there yet, nor its parent
+    servers.push(await startServer({ DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: dataDir }));
+    const creds = readCreds(dataDir);
+    assert.match(creds.adminToken, /^gop_/);
+    assert.equal(modeOf(dataDir), 0o700);
+    assert.equal(modeOf(join(dataDir, 'credentials.json')), 0o600);
+    servers.push(await startServer({ DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: join(parent, 'replica') }));
+    assert.match(servers[1]!.output(), /existing store/);
+    for (const s of servers) assert.equal(await status(s, '/admin/v1/teams', creds.adminToken), 200);
+
+    // The servers keep running: replicas share the database, there is no data dir lock.
+    const rotated = await runGantry(['admin', 'token', 'rotate'], { DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: dataDir }, { timeoutMs: 60_000 });
+    assert.equal(rotated.code, 0, rotated.output);
+    const rotatedAt = Date.now();
+    const token = newTokenOf(rotated.output);
+    assert.deepEqual(readCreds(dataDir), { ...creds, adminToken: token });
+    for (const s of servers) {
+      await waitFor('the old token refused', async () => (await status(s, '/admin/v1/teams', creds.adminToken)) === 401, 10_000);
+      assert.equal(await status(s, '/admin/v1/teams', token), 200);
+    }
+    const tookMs = Date.now() - rotatedAt;
+    assert.ok(tookMs < 3_000, `the old token was still accepted ${tookMs} ms after the rotation`);
+  } finally {
+    for (const s of servers) await s.kill('SIGTERM');
+    await admin.query(`drop database if exists ${name} with (force)`).finally(() => admin.end());
+  }
+});
