@@ -13,6 +13,7 @@ import type { DbOrTx, Tx } from '../store/db.ts';
 import * as q from '../store/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import { cleanErrorMessage } from '../lib/log-redaction.ts';
+import type { JobState } from './states.ts';
 import { backoffMs, CATALOG, type JobName, type JobType, type PayloadOf, type PayloadOfType } from './catalog.ts';
 
 export interface JobContext<P> {
@@ -96,6 +97,23 @@ export function payloadProblem(type: JobType, payload: unknown): string | undefi
   return first ? `${first.instancePath || '/'} ${first.message}` : 'does not match';
 }
 
+/** A job as the operator sees it (GET /admin/v1/jobs). */
+export interface JobView {
+  id: string; name: string; state: string; payload: unknown; attempts: number; maxAttempts: number | null;
+  singletonKey: string | null; leaseOwner: string | null; lastError: string | null;
+  dueAtMs: number; createdAtMs: number; updatedAtMs: number; finishedAtMs: number | null;
+}
+
+function jobView(r: q.JobRow): JobView {
+  const type = (CATALOG as Record<string, JobType | undefined>)[r.name];
+  return {
+    id: r.id, name: r.name, state: r.state, payload: r.payload, attempts: r.attempts,
+    maxAttempts: type && type.everyMs === undefined ? type.retry.maxAttempts : null,
+    singletonKey: r.singletonKey, leaseOwner: r.leaseOwner, lastError: r.lastError,
+    dueAtMs: r.dueAtMs, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs, finishedAtMs: r.finishedAtMs,
+  };
+}
+
 export class JobRunner {
   /** who holds the leases this runner takes (host, pid and a random part) */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
@@ -137,6 +155,18 @@ export class JobRunner {
   /** Register the handler of a catalogue job. */
   handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number } = {}): void {
     this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
+  }
+
+  /**
+   * Jobs newest first, keyset-paged: `next` is the id to pass as `beforeId` for the next page
+   * (null on the last). `maxAttempts` is the catalogue's limit; null for a recurring job or a
+   * name this catalogue does not know.
+   */
+  async list(f: { state?: JobState | undefined; name?: string | undefined; beforeId?: string | undefined; limit: number }): Promise<{ jobs: JobView[]; next: string | null }> {
+    // One more than the page: whether a next page exists without counting.
+    const rows = await q.listJobs(this.ctx.db, { state: f.state, name: f.name, beforeId: f.beforeId, limit: f.limit + 1 });
+    const page = rows.slice(0, f.limit);
+    return { jobs: page.map(jobView), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
   }
 
   /** Queue a catalogue job; a singleton already queued or running answers its id with `created: false`. */

@@ -5,8 +5,6 @@ import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { jobs } from './schema-jobs.ts';
 
-export const JOB_STATES = ['queued', 'running', 'completed', 'failed'] as const;
-export type JobState = (typeof JOB_STATES)[number];
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -162,10 +160,11 @@ export async function findJob(db: DbOrTx, id: string): Promise<JobRow | undefine
 }
 
 export interface JobFilter {
-  state?: JobState;
-  name?: string;
+  /** one of JOB_STATES (src/jobs/states.ts) */
+  state?: string | undefined;
+  name?: string | undefined;
   /** ids sort by creation time: the page starts after (older than) this id */
-  beforeId?: string;
+  beforeId?: string | undefined;
   limit: number;
 }
 

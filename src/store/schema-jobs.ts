@@ -10,7 +10,7 @@ export const jobs = pgTable('jobs', {
   /** a name of the catalogue (src/jobs/catalog.ts) */
   name: text('name').notNull(),
   payload: jsonb('payload').notNull(),
-  /** queued | running | completed | failed (JOB_STATES) */
+  /** queued | running | completed | failed (JOB_STATES, src/jobs/states.ts) */
   state: text('state').notNull(),
   /**
    * When a worker may take the job: a queued job's start time, or a running job's lease

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { JOB_STATES, listJobs, type JobRow } from '../../../store/jobs.ts';
-import { CATALOG } from '../../../jobs/catalog.ts';
+import { JOB_STATES } from '../../../jobs/states.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
@@ -15,16 +14,6 @@ const JobView = Type.Object({
   dueAtMs: Type.Integer({ description: 'queued: when it may start; running: when its lease runs out' }),
   createdAtMs: Type.Integer(), updatedAtMs: Type.Integer(), finishedAtMs: Type.Union([Type.Integer(), Type.Null()]),
 });
-
-function jobView(r: JobRow) {
-  const type = (CATALOG as Record<string, { everyMs?: number; retry: { maxAttempts: number } } | undefined>)[r.name];
-  return {
-    id: r.id, name: r.name, state: r.state, payload: r.payload, attempts: r.attempts,
-    maxAttempts: type && type.everyMs === undefined ? type.retry.maxAttempts : null,
-    singletonKey: r.singletonKey, leaseOwner: r.leaseOwner, lastError: r.lastError,
-    dueAtMs: r.dueAtMs, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs, finishedAtMs: r.finishedAtMs,
-  };
-}
 
 export default function listJobsRoute(app: App, s: Services): void {
   app.get('/admin/v1/jobs', {
@@ -46,10 +35,6 @@ export default function listJobsRoute(app: App, s: Services): void {
       },
     },
   }, async (req) => {
-    const limit = req.query.limit ?? 50;
-    // One more than the page: whether a next page exists without counting.
-    const rows = await listJobs(s.ctx.db, { state: req.query.state, name: req.query.name, beforeId: req.query.before, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return { jobs: page.map(jobView), next: rows.length > limit ? page[page.length - 1]!.id : null };
+    return s.jobs.list({ state: req.query.state, name: req.query.name, beforeId: req.query.before, limit: req.query.limit ?? 50 });
   });
 }
