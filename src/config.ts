@@ -44,6 +44,22 @@ export interface Config {
    */
   bodyLimits: { llm: number; default: number };
   gateway: GatewayConfig;
+  serverless: ServerlessConfig;
+}
+
+/** Serverless endpoints (src/domain/serverless). */
+export interface ServerlessConfig {
+  /**
+   * The base of endpoint URLs (GANTRY_PUBLIC_URL): `{base}/serverless/{appName}`. Default
+   * `http://{HOST}:{PORT}`, which is right for a local Gantry and wrong behind a proxy.
+   */
+  publicBaseUrl: string;
+  /** GANTRY_SERVERLESS_DOMAIN: when set, URLs are host-based, `{scheme}://{appName}.{domain}` (the path form keeps working). */
+  domain: string | undefined;
+  /** the most requests one endpoint keeps waiting on one replica (GANTRY_SERVERLESS_QUEUE_LIMIT); more → 429 */
+  queueLimit: number;
+  /** seconds of a new worker's GPU time admission sets aside (GANTRY_SERVERLESS_HOLD_S, default 3600: the first hour, as for instances) */
+  holdSeconds: number;
 }
 
 /** The model gateway (src/gateway). */
@@ -131,9 +147,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
+  const host = env.HOST || '127.0.0.1';
+  const port = int('PORT', 8080, 0, 65535);
   const config: Config = {
-    host: env.HOST || '127.0.0.1',
-    port: int('PORT', 8080, 0, 65535),
+    host,
+    port,
     dataDir: env.GANTRY_DATA_DIR || join(cwd, 'data'),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
@@ -158,6 +176,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       budgetStateTtlMs: int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
       hotCacheTtlMs: int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
       upstreamCredential: (name) => env[name],
+    },
+    serverless: {
+      publicBaseUrl: (url('GANTRY_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+      domain: env.GANTRY_SERVERLESS_DOMAIN || undefined,
+      queueLimit: int('GANTRY_SERVERLESS_QUEUE_LIMIT', 1000, 1, 1_000_000),
+      holdSeconds: int('GANTRY_SERVERLESS_HOLD_S', 3600, 1, 86_400),
     },
   };
   if (env.GANTRY_COMPUTE_DRIVER && !['sim', 'kubernetes'].includes(env.GANTRY_COMPUTE_DRIVER)) {

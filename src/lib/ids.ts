@@ -19,6 +19,8 @@ export const ID_PREFIX = {
   networkStorage: 'nst',
   statement: 'stm',
   job: 'job',
+  endpoint: 'ep',
+  worker: 'wk',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -53,6 +55,14 @@ function encodeRandom(chars: number): string {
 /** Prefixed, time-sortable id: `<prefix>_<10 chars time><12 chars random>`. */
 export function newId(kind: IdKind, nowMs: number = Date.now()): string {
   return `${ID_PREFIX[kind]}_${encodeTime(nowMs)}${encodeRandom(12)}`;
+}
+
+/**
+ * An id that is also a DNS label (`ep-…`, `wk-…`): endpoint ids are the default `appName`,
+ * which must match `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, and the URL host of host-based routing.
+ */
+export function newDnsId(kind: 'endpoint' | 'worker', nowMs: number = Date.now()): string {
+  return `${ID_PREFIX[kind]}-${encodeTime(nowMs)}${encodeRandom(12)}`;
 }
 
 /**

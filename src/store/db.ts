@@ -36,7 +36,7 @@ export interface Store {
   /** Embedded on disk: the lock of a process that was killed holding the data dir, taken over. */
   lockTakenOverFrom?: LockHolder;
   /** The PGlite handle (embedded only), used by tests to dump/clone a migrated store. */
-  pglite?: { dumpDataDir(compression: 'gzip'): Promise<Blob | File> };
+  pglite?: { dumpDataDir(compression: 'gzip' | 'none'): Promise<Blob | File> };
   close(): Promise<void>;
 }
 

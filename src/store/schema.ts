@@ -154,3 +154,5 @@ export * from './schema-gateway.ts';
 export * from './schema-spend.ts';
 // Durable jobs.
 export * from './schema-jobs.ts';
+// Serverless endpoints, their workers and logs.
+export * from './schema-serverless.ts';
