@@ -25,12 +25,17 @@ import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
 import { recordUsage } from './domain/usage/record.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { createDriver } from './drivers/index.ts';
+import { SimDriver } from './drivers/sim.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { computeReconcileHandler } from './jobs/compute-reconciler.ts';
 import { pruneJobsHandler } from './jobs/prune.ts';
 import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
+import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
+import { ServerlessRouter } from './domain/serverless/router.ts';
+import { MemoryLoad, type WorkerLoad } from './domain/serverless/load.ts';
+import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -67,6 +72,8 @@ export interface Services {
   compute: Compute & { reconcile(): Promise<number> };
   /** The durable job runner (src/jobs): enqueue, and runDue() for tests. */
   jobs: JobRunner;
+  /** Serverless workers (the runtime, a job), the router of endpoint URLs, and their shared load; reconcile() runs a pass now (tests). */
+  serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; reconcile(): Promise<number> };
 }
 
 export interface BuiltServices {
@@ -132,6 +139,17 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   });
   jobs.handle('compute.reconcile', computeReconcileHandler(compute, log), { everyMs: config.reconcileIntervalMs });
   jobs.handle('jobs.prune', pruneJobsHandler(ctx));
+  // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
+  const workerLoad: WorkerLoad = new MemoryLoad();
+  const serverlessRuntime = new ServerlessRuntime(compute, workerLoad, {
+    holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs,
+    onError: (endpointId, err) => log.error({ err, endpointId }, 'serverless reconcile failed; will retry'),
+  });
+  jobs.handle('serverless.reconcile', serverlessReconcileHandler(serverlessRuntime), { everyMs: config.reconcileIntervalMs });
+  const serverlessRouter = new ServerlessRouter(ctx, workerLoad, {
+    queueLimit: config.serverless.queueLimit,
+    wake: () => void jobs.runNow('serverless.reconcile').catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
+  });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -142,6 +160,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     operatorToken,
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
+    serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, reconcile: () => jobs.runNow('serverless.reconcile') },
   };
   return {
     services,
@@ -152,6 +171,9 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     close: async () => {
       health.stop();
       await jobs.stop();
+      serverlessRouter.close();
+      await workerLoad.close();
+      if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
       await gateway.close();
       await counters.close();
       await changes.close();

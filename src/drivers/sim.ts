@@ -4,6 +4,7 @@
 // reconciler re-issues the idempotent call (see domain/compute/README.md).
 import type { Clock } from '../lib/clock.ts';
 import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadSpec } from './types.ts';
+import { SimWorkerServer } from './sim-worker.ts';
 
 export interface SimTimings {
   createMs: number;
@@ -31,8 +32,14 @@ interface SimWorkload {
   message?: string;
   reclaimNotice?: boolean;
   /** where a timed phase leads */
-  pending?: 'pulling' | 'running' | 'stopped' | 'absent';
+  pending?: 'pulling' | 'starting' | 'running' | 'stopped' | 'absent';
+  /** a serverless worker's HTTP server, while it runs */
+  server?: SimWorkerServer | undefined;
+  serverStarting?: Promise<void> | undefined;
 }
+
+/** A serverless worker whose image reference ends in `/fail` (or `/fail:tag`) never boots. */
+const NEVER_BOOTS = /\/fail(:[^/]*)?$/;
 
 export interface SimOptions {
   timings?: Partial<SimTimings>;
@@ -40,6 +47,8 @@ export interface SimOptions {
   timeScale?: number;
   /** ms a workload of a `sim-crash` image runs before it crashes */
   crashAfterMs?: number;
+  /** the simulated LLM of serverless workers */
+  workerLlm?: { ttftMs: number; tokensPerSecond: number };
 }
 
 export class SimDriver implements ComputeDriver {
@@ -49,6 +58,7 @@ export class SimDriver implements ComputeDriver {
   private readonly crashAfterMs: number;
   private readonly workloads = new Map<string, SimWorkload>();
   private readonly failNext = new Map<string, FailureReason>();
+  private readonly workerLlm: { ttftMs: number; tokensPerSecond: number } | undefined;
 
   constructor(clock: Clock, opts: SimOptions = {}) {
     this.clock = clock;
@@ -59,6 +69,7 @@ export class SimDriver implements ComputeDriver {
       stopMs: base.stopMs / scale, deleteMs: base.deleteMs / scale,
     };
     this.crashAfterMs = (opts.crashAfterMs ?? 60_000) / scale;
+    this.workerLlm = opts.workerLlm;
   }
 
   get timings(): SimTimings {
@@ -77,6 +88,7 @@ export class SimDriver implements ComputeDriver {
     this.settle(w);
     if (w.phase !== 'running') return;
     this.to(w, 'failed', undefined, 'crashed', message);
+    void this.closeServer(w);
   }
   /** The provider announces it takes a spot workload's capacity back. */
   reclaim(id: string): void {
@@ -112,8 +124,10 @@ export class SimDriver implements ComputeDriver {
     this.settle(w);
     if (w.phase === 'absent') {
       this.workloads.delete(id);
+      await this.closeServer(w);
       return { phase: 'absent' };
     }
+    await this.syncServer(w);
     const o: Observed = { phase: w.phase };
     if (w.startedAtMs !== undefined && w.phase === 'running') o.startedAtMs = w.startedAtMs;
     if (w.phase === 'failed' || w.phase === 'stopped') o.endedAtMs = w.sinceMs;
@@ -143,6 +157,7 @@ export class SimDriver implements ComputeDriver {
     this.settle(w);
     if (w.phase === 'stopped' || w.phase === 'stopping' || w.phase === 'deleting') return;
     this.to(w, 'stopping', 'stopped');
+    await this.closeServer(w);
   }
 
   async delete(id: string): Promise<void> {
@@ -152,6 +167,44 @@ export class SimDriver implements ComputeDriver {
     if (w.phase === 'deleting') return;
     w.reclaimNotice = false;
     this.to(w, 'deleting', 'absent');
+    await this.closeServer(w);
+  }
+
+  async address(id: string): Promise<string | undefined> {
+    const w = this.workloads.get(id);
+    if (!w) return undefined;
+    this.settle(w);
+    await this.syncServer(w);
+    return w.phase === 'running' ? w.server?.address : undefined;
+  }
+
+  /** Close every worker server (the process or the test ends). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.workloads.values()].map((w) => this.closeServer(w)));
+  }
+
+  // ---- serverless workers: a real HTTP server while running ----
+  private async syncServer(w: SimWorkload): Promise<void> {
+    if (!w.spec.worker) return;
+    if (w.phase !== 'running') return this.closeServer(w);
+    if (w.server) return;
+    w.serverStarting ??= (async () => {
+      const server = new SimWorkerServer({
+        workerId: w.spec.id, healthPath: w.spec.worker!.health.path, envs: w.spec.envs, clock: this.clock,
+        ...(this.workerLlm ? { ttftMs: this.workerLlm.ttftMs, tokensPerSecond: this.workerLlm.tokensPerSecond } : {}),
+      });
+      await server.listen();
+      w.server = server;
+    })().finally(() => { w.serverStarting = undefined; });
+    await w.serverStarting;
+    if (w.phase !== 'running') await this.closeServer(w); // stopped while it was starting
+  }
+
+  private async closeServer(w: SimWorkload): Promise<void> {
+    await w.serverStarting?.catch(() => {});
+    const server = w.server;
+    w.server = undefined;
+    await server?.close();
   }
 
   // ---- time ----
@@ -199,10 +252,19 @@ export class SimDriver implements ComputeDriver {
         w.message = `failed to pull image "${w.spec.image}": manifest unknown or access denied`;
         return;
       }
+      if (w.phase === 'starting' && w.spec.worker && NEVER_BOOTS.test(w.spec.image)) {
+        w.phase = 'failed';
+        w.sinceMs = end;
+        w.pending = undefined;
+        w.reason = 'crashed';
+        w.message = `the container exited with code 1 while booting (image "${w.spec.image}" never boots)`;
+        return;
+      }
       const next = w.pending;
       w.phase = next;
       w.sinceMs = end;
-      w.pending = next === 'pulling' ? 'running' : undefined;
+      // a serverless worker boots (starting, startMs) after its pull; an instance runs at once
+      w.pending = next === 'pulling' ? (w.spec.worker ? 'starting' : 'running') : next === 'starting' ? 'running' : undefined;
       if (next === 'running') w.startedAtMs = end;
     }
   }

@@ -4,7 +4,7 @@
 // reason of the same kind (a NOT_FOUND under /gpu-instance is RESOURCE_NOT_FOUND, 400).
 import { REASON_STATUS, type Reason } from '../lib/errors.ts';
 
-export const FAMILIES = ['llm', 'gpu', 'media', 'billing', 'account', 'operator'] as const;
+export const FAMILIES = ['llm', 'gpu', 'media', 'billing', 'account', 'operator', 'serverless'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /**
@@ -13,7 +13,7 @@ export type Family = (typeof FAMILIES)[number];
  */
 export const COMMON_REASONS = [
   'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'UNSUPPORTED_MEDIA_TYPE', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED',
-  'REQUEST_TIMEOUT', 'SERVICE_NOT_AVAILABLE', 'UNKNOWN',
+  'REQUEST_TIMEOUT', 'GATEWAY_TIMEOUT', 'SERVICE_NOT_AVAILABLE', 'UNKNOWN',
 ] as const satisfies readonly Reason[];
 
 /** What a reason means, so another family's reason of the same kind can stand in for it. */
@@ -32,7 +32,7 @@ const KIND_OF = {
   INSUFFICIENT_RESOURCE: 'capacity', CREATE_INSTANCE_LIMIT: 'capacity',
   TASK_FAILED: 'failure', LIST_BILL_ERROR: 'failure',
   PAYLOAD_TOO_LARGE: 'common', URI_TOO_LONG: 'common', UNSUPPORTED_MEDIA_TYPE: 'common', HEADERS_TOO_LARGE: 'common',
-  METHOD_NOT_ALLOWED: 'common', REQUEST_TIMEOUT: 'common', SERVICE_NOT_AVAILABLE: 'common', UNKNOWN: 'common',
+  METHOD_NOT_ALLOWED: 'common', REQUEST_TIMEOUT: 'common', GATEWAY_TIMEOUT: 'common', SERVICE_NOT_AVAILABLE: 'common', UNKNOWN: 'common',
 } as const satisfies Record<Reason, string>;
 type Kind = Exclude<(typeof KIND_OF)[Reason], 'common'>;
 
@@ -91,6 +91,16 @@ export const FAMILY_TABLE: Record<Family, FamilyTable> = {
       failure: 'UNKNOWN',
     },
   },
+  // The URL of a serverless endpoint (a proxy to its workers; Gantry's decision, see
+  // docs/compat-decisions.md): an HTTP client's statuses, 404 for an endpoint of no team of the key.
+  serverless: {
+    reasons: ['INVALID_API_KEY', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'INVALID_REQUEST_BODY', 'FORBIDDEN'],
+    stand: {
+      invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'FORBIDDEN', notFound: 'NOT_FOUND',
+      conflict: 'INVALID_REQUEST_BODY', balance: 'SERVICE_NOT_AVAILABLE', budget: 'SERVICE_NOT_AVAILABLE', rate: 'RATE_LIMIT_EXCEEDED',
+      capacity: 'SERVICE_NOT_AVAILABLE', failure: 'SERVICE_NOT_AVAILABLE',
+    },
+  },
   // Gantry's own operator API: the account family plus what operating compute can refuse
   operator: {
     reasons: ['INVALID_ARGUMENT', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'INSUFFICIENT_RESOURCE'],
@@ -124,6 +134,7 @@ export function familyOfPath(url: string): Family {
   if (url.startsWith('/v3/')) return 'media';
   if (url.startsWith('/openapi/v1/billing/')) return 'billing';
   if (url.startsWith('/admin/')) return 'operator';
+  if (url.startsWith('/serverless/') || url === '/serverless') return 'serverless';
   return 'account';
 }
 

@@ -47,7 +47,7 @@ export function backoffMs(retry: RetryPolicy, failures: number): number {
 
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'jobs.prune'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -58,6 +58,15 @@ export const CATALOG = {
    */
   'compute.reconcile': defineJob({
     name: 'compute.reconcile', payload: NoPayload, everyMs: 1000, concurrency: 1, leaseMs: 30_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 1000, factor: 2, maxMs: 60_000 } },
+  }),
+  /**
+   * One serverless runtime pass over every endpoint (domain/serverless/reconciler.ts):
+   * workers through their states, health, worker-second billing, autoscaling. The router
+   * asks for a pass at once when requests wait (scale out, scale from zero).
+   */
+  'serverless.reconcile': defineJob({
+    name: 'serverless.reconcile', payload: NoPayload, everyMs: 1000, concurrency: 1, leaseMs: 30_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 1000, factor: 2, maxMs: 60_000 } },
   }),
   /** Deletes jobs that ended long enough ago (completed after a day, failed after 30 days). */

@@ -45,6 +45,8 @@ export const REASON_STATUS = {
   HEADERS_TOO_LARGE: 431,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
+  // a proxy's upstream did not answer in time (serverless endpoints)
+  GATEWAY_TIMEOUT: 504,
   UNKNOWN: 500,
 } as const;
 

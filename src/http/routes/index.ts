@@ -3,6 +3,7 @@ import type { App, Services } from '../types.ts';
 import systemHealthz from './system/healthz.ts';
 import systemMetrics from './system/metrics.ts';
 import systemReadyz from './system/readyz.ts';
+import serverlessProxy from './serverless-proxy/proxy.ts';
 import adminAddMember from './admin/add-member.ts';
 import adminChangeMemberRole from './admin/change-member-role.ts';
 import adminCreateKey from './admin/create-key.ts';
@@ -181,4 +182,5 @@ export const ROUTES: RouteRegistrar[] = [
   computeCreateNetworkStorage,
   computeUpdateNetworkStorage,
   computeDeleteNetworkStorage,
+  serverlessProxy,
 ];

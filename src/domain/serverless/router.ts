@@ -1,0 +1,216 @@
+// The data plane's decisions: which endpoint a request is for, and which worker takes it.
+// A worker takes at most `maxConcurrent` requests at once (slots in WorkerLoad, shared by
+// replicas), only while running, healthy and not draining; other requests wait in the
+// endpoint's FIFO queue on this replica, up to `requestTimeout`. Proxying itself (bytes,
+// headers) is in http/routes/serverless-proxy. Rules in ./README.md.
+import { AppError } from '../../lib/errors.ts';
+import type { Ctx } from '../context.ts';
+import * as q from '../../store/serverless-workers.ts';
+import type { EndpointRow, WorkerRow } from '../../store/serverless-workers.ts';
+import type { WorkerLoad } from './load.ts';
+
+export interface Dispatched {
+  worker: WorkerRow;
+  /** give the slot back when the response has ended (or failed) */
+  release(): void;
+  queueMs: number;
+}
+
+interface Waiter {
+  sinceMs: number;
+  timer?: NodeJS.Timeout;
+  resolve(d: Dispatched): void;
+  reject(e: Error): void;
+  done: boolean;
+}
+
+interface EndpointQueue {
+  ep: EndpointRow;
+  waiters: Waiter[];
+  poll: NodeJS.Timeout | undefined;
+}
+
+/** How long cached endpoint rows and worker lists are trusted without a change event. */
+const CACHE_MS = 1000;
+/** While requests wait, how often slots freed on other replicas are looked for. */
+const POLL_MS = 20;
+
+export class ServerlessRouter {
+  private readonly ctx: Ctx;
+  private readonly load: WorkerLoad;
+  private readonly queueLimit: number;
+  /** asks the runtime for a pass soon (scale out, scale from zero) */
+  private readonly wake: (endpointId: string) => void;
+  private readonly endpoints = new Map<string, { row: EndpointRow | undefined; atMs: number }>();
+  private readonly workers = new Map<string, { rows: WorkerRow[]; atMs: number }>();
+  private readonly queues = new Map<string, EndpointQueue>();
+  private readonly localInflight = new Map<string, number>();
+
+  constructor(ctx: Ctx, load: WorkerLoad, opts: { queueLimit: number; wake: (endpointId: string) => void }) {
+    this.ctx = ctx;
+    this.load = load;
+    this.queueLimit = opts.queueLimit;
+    this.wake = opts.wake;
+    ctx.changes.subscribe('endpoint.workers.changed', (c) => this.forget(c.endpointId));
+    ctx.changes.onResync(() => {
+      this.endpoints.clear();
+      this.workers.clear();
+    });
+  }
+
+  /** Drop what is cached of an endpoint (its row and its workers) and try its queue again. */
+  forget(endpointId: string): void {
+    this.workers.delete(endpointId);
+    for (const [k, v] of this.endpoints) if (v.row?.id === endpointId) this.endpoints.delete(k);
+    const eq = this.queues.get(endpointId);
+    if (eq) void this.pump(eq);
+  }
+
+  /** Forget a team's endpoint name (created, renamed, deleted). */
+  forgetName(teamId: string, appName: string): void {
+    this.endpoints.delete(`${teamId}/${appName}`);
+  }
+
+  /** The caller's team's endpoint named `appName`, or the refusal a client sees. */
+  async resolve(teamId: string, appName: string): Promise<EndpointRow> {
+    const key = `${teamId}/${appName}`;
+    const now = Date.now();
+    let hit = this.endpoints.get(key);
+    if (!hit || now - hit.atMs > CACHE_MS) {
+      hit = { row: await q.findEndpointByAppName(this.ctx.db, teamId, appName), atMs: now };
+      this.endpoints.set(key, hit);
+    }
+    const ep = hit.row;
+    if (!ep || ep.state === 'terminating') {
+      throw new AppError('NOT_FOUND', `no serverless endpoint named "${appName}" in your team`, { appName });
+    }
+    if (ep.state === 'stopped' || ep.state === 'failed') {
+      throw new AppError('SERVICE_NOT_AVAILABLE', `endpoint ${appName} is ${ep.state}: ${ep.stateMessage || ep.stateError || 'no worker runs'}`, { appName, state: ep.state });
+    }
+    if (ep.spec.workerConfig.maxNum === 0) {
+      throw new AppError('SERVICE_NOT_AVAILABLE', `endpoint ${appName} has maxNum 0: it runs no worker`, { appName });
+    }
+    return ep;
+  }
+
+  private async routable(endpointId: string): Promise<WorkerRow[]> {
+    const now = Date.now();
+    const hit = this.workers.get(endpointId);
+    if (hit && now - hit.atMs <= CACHE_MS) return hit.rows;
+    const rows = await q.listRoutableWorkers(this.ctx.db, endpointId);
+    this.workers.set(endpointId, { rows, atMs: now });
+    return rows;
+  }
+
+  /** A worker slot for one request, waiting in the endpoint's queue up to its requestTimeout. */
+  dispatch(ep: EndpointRow, signal: AbortSignal): Promise<Dispatched> {
+    let eq = this.queues.get(ep.id);
+    if (!eq) {
+      eq = { ep, waiters: [], poll: undefined };
+      this.queues.set(ep.id, eq);
+    }
+    eq.ep = ep;
+    if (eq.waiters.length >= this.queueLimit) {
+      return Promise.reject(new AppError('RATE_LIMIT_EXCEEDED', `endpoint ${ep.appName} has ${eq.waiters.length} requests waiting, the most it keeps: try again later`, { appName: ep.appName, waiting: eq.waiters.length }));
+    }
+    const queue = eq;
+    const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
+    return new Promise<Dispatched>((resolve, reject) => {
+      const w: Waiter = { sinceMs: this.ctx.clock.nowMs(), resolve, reject, done: false };
+      const end = (e: Error) => {
+        if (w.done) return;
+        w.done = true;
+        clearTimeout(timer);
+        queue.waiters.splice(queue.waiters.indexOf(w), 1);
+        this.report(queue);
+        reject(e);
+      };
+      const timer: NodeJS.Timeout = setTimeout(() => end(new AppError('GATEWAY_TIMEOUT',
+        `no worker of endpoint ${ep.appName} took the request within its requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`,
+        { appName: ep.appName, requestTimeout: ep.spec.workerConfig.requestTimeout })), timeoutMs);
+      w.timer = timer;
+      signal.addEventListener('abort', () => end(new Error('the client went away')), { once: true });
+      queue.waiters.push(w);
+      this.report(queue);
+      void this.pump(queue);
+    });
+  }
+
+  private report(eq: EndpointQueue): void {
+    const oldest = eq.waiters[0];
+    void this.load.reportQueue(eq.ep.id, { waiting: eq.waiters.length, oldestSinceMs: oldest ? oldest.sinceMs : null }, this.ctx.clock.nowMs()).catch(() => {});
+    if (eq.waiters.length && !eq.poll) {
+      eq.poll = setInterval(() => void this.pump(eq), POLL_MS);
+      eq.poll.unref();
+    } else if (!eq.waiters.length && eq.poll) {
+      clearInterval(eq.poll);
+      eq.poll = undefined;
+    }
+  }
+
+  private pumping = new Set<string>();
+  private lastWake = new Map<string, number>();
+
+  /** Give free slots to waiters, oldest first. */
+  private async pump(eq: EndpointQueue): Promise<void> {
+    if (this.pumping.has(eq.ep.id) || !eq.waiters.length) return;
+    this.pumping.add(eq.ep.id);
+    try {
+      const workers = await this.routable(eq.ep.id);
+      const max = eq.ep.spec.workerConfig.maxConcurrent;
+      const leaseMs = eq.ep.spec.workerConfig.requestTimeout * 2000 + 60_000;
+      while (eq.waiters.length) {
+        // least loaded (on this replica) first
+        const order = [...workers].sort((a, b) => (this.localInflight.get(a.id) ?? 0) - (this.localInflight.get(b.id) ?? 0));
+        let got: { worker: WorkerRow; token: string } | undefined;
+        for (const worker of order) {
+          const token = await this.load.tryAcquire(worker.id, max, leaseMs, this.ctx.clock.nowMs());
+          if (token) {
+            got = { worker, token };
+            break;
+          }
+        }
+        const head = eq.waiters[0];
+        if (!got || !head) {
+          if (got) await this.load.release(got.worker.id, got.token, this.ctx.clock.nowMs());
+          break;
+        }
+        eq.waiters.shift();
+        head.done = true;
+        clearTimeout(head.timer);
+        this.report(eq);
+        const id = got.worker.id;
+        const token = got.token;
+        this.localInflight.set(id, (this.localInflight.get(id) ?? 0) + 1);
+        let released = false;
+        head.resolve({
+          worker: got.worker, queueMs: Math.max(0, this.ctx.clock.nowMs() - head.sinceMs),
+          release: () => {
+            if (released) return;
+            released = true;
+            this.localInflight.set(id, (this.localInflight.get(id) ?? 1) - 1);
+            void this.load.release(id, token, this.ctx.clock.nowMs()).catch(() => {}).then(() => {
+              const next = this.queues.get(eq.ep.id);
+              if (next) void this.pump(next);
+            });
+          },
+        });
+      }
+      if (eq.waiters.length) this.nudge(eq.ep.id);
+    } finally {
+      this.pumping.delete(eq.ep.id);
+    }
+  }
+
+  /** Requests wait: let the runtime look at the endpoint soon (at most every 200 ms). */
+  private nudge(endpointId: string): void {
+    const now = Date.now();
+    if (now - (this.lastWake.get(endpointId) ?? 0) < 200) return;
+    this.lastWake.set(endpointId, now);
+    this.wake(endpointId);
+  }
+
+  close(): void {
+    for (const eq of this.queues.values()) if (eq.poll) clearInterval(eq.poll);
+  }
+}

@@ -1,0 +1,82 @@
+// The URL of a serverless endpoint: `/serverless/{appName}/…` (or `{appName}.{domain}/…`,
+// rewritten to it in app.ts) reaches a worker of the caller's team's endpoint with the
+// prefix removed, streaming both ways. The caller's Authorization is not passed on. The
+// router (domain/serverless/router.ts) picks the worker or keeps the request waiting.
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { request, type Dispatcher } from 'undici';
+import { AppError } from '../../../lib/errors.ts';
+import { KeyBearer, errors } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and what the proxy sets itself. */
+const NOT_FORWARDED = new Set(['authorization', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
+  'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+export default function serverlessProxyRoute(app: App, s: Services): void {
+  const { router } = s.serverlessRuntime;
+  void app.register((child, _opts, registered) => {
+    // The body is passed on as it arrives, never parsed or buffered.
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    const options = {
+      config: { family: 'serverless' as const, auth: { kind: 'key' as const, capability: 'callModels' as const } },
+      bodyLimit: Number.MAX_SAFE_INTEGER,
+      schema: {
+        tags: ['serverless'], summary: 'Call a serverless endpoint: any method and path under its URL reaches a worker', security: KeyBearer,
+        params: Type.Object({ appName: Type.String({ maxLength: 46 }), '*': Type.Optional(Type.String()) }),
+        response: errors(401, 404, 429, 503, 504),
+      },
+    };
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const p = principalOf(req);
+      const params = req.params as { appName: string };
+      const ep = await router.resolve(p.teamId, params.appName);
+      const prefix = `/serverless/${params.appName}`;
+      const rawUrl = req.raw.url ?? '/';
+      let rest = rawUrl.startsWith(prefix) ? rawUrl.slice(prefix.length) : '/';
+      if (!rest.startsWith('/')) rest = `/${rest}`;
+      const client = new AbortController();
+      reply.raw.on('close', () => { if (!reply.raw.writableFinished) client.abort(); });
+      const d = await router.dispatch(ep, client.signal);
+      const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
+      const cut = new AbortController();
+      const timer = setTimeout(() => cut.abort(), timeoutMs);
+      const done = () => { clearTimeout(timer); d.release(); };
+      const headers: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !NOT_FORWARDED.has(k)) headers[k] = v as string | string[];
+      headers['x-forwarded-host'] = req.headers.host ?? '';
+      headers['x-forwarded-proto'] = req.protocol;
+      headers['x-forwarded-for'] = req.ip;
+      headers['x-request-id'] = req.id;
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(`http://${d.worker.address}${rest}`, {
+          method: req.method as Dispatcher.HttpMethod, headers, body: hasBody ? (req.raw as Readable) : undefined,
+          signal: AbortSignal.any([client.signal, cut.signal]), headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+        });
+      } catch (e) {
+        done();
+        if (cut.signal.aborted) {
+          throw new AppError('GATEWAY_TIMEOUT', `worker ${d.worker.id} did not answer within the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`, { workerId: d.worker.id });
+        }
+        throw new AppError('SERVICE_NOT_AVAILABLE', `worker ${d.worker.id} could not be reached: ${e instanceof Error ? e.message : String(e)}`, { workerId: d.worker.id });
+      }
+      const body = res.body as unknown as Readable;
+      body.once('close', done);
+      cut.signal.addEventListener('abort', () => body.destroy(new Error(`cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`)), { once: true });
+      reply.code(res.statusCode);
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !NOT_RETURNED.has(k)) reply.header(k, v);
+      reply.header('x-gantry-worker-id', d.worker.id);
+      reply.header('x-gantry-queue-ms', String(d.queueMs));
+      return reply.send(body);
+    };
+    for (const url of ['/serverless/:appName', '/serverless/:appName/*']) {
+      child.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, ...options, handler: handler as never });
+    }
+    registered();
+  });
+}
