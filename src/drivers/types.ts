@@ -17,6 +17,15 @@ export interface WorkloadSpec {
   rootfsGb: number;
   nodeSelector: Record<string, string>;
   volumes: { type: string; size: string; id: string; mountPath: string }[];
+  /** a serverless worker (default: a GPU instance): named, labelled and probed as one */
+  worker?: WorkerSpecPart | undefined;
+}
+
+/** What a serverless worker adds to a workload (src/domain/serverless/README.md). */
+export interface WorkerSpecPart {
+  endpointId: string;
+  /** the readiness probe, from the endpoint's `healthy` (seconds, as interface.md defines them) */
+  health: { path: string; initialDelay: number; period: number; timeout: number; successThreshold: number; failureThreshold: number };
 }
 
 export const OBSERVED_PHASES = ['absent', 'creating', 'pulling', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'failed'] as const;
@@ -45,4 +54,9 @@ export interface ComputeDriver {
   start(spec: WorkloadSpec): Promise<void>;
   stop(id: string): Promise<void>;
   delete(id: string): Promise<void>;
+  /**
+   * Where the workload's first port answers, as `host:port`, while it runs (the serverless
+   * router sends requests there); undefined when it does not run or has no port.
+   */
+  address(id: string): Promise<string | undefined>;
 }
