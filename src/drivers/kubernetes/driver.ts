@@ -1,9 +1,10 @@
 // The kubernetes driver: instance = Pod (+ Service, pull Secret, marker ConfigMap) in one
-// namespace. Every call is one or a few API requests; nothing waits for the pod.
+// namespace; a serverless worker the same without the Service. Every call is one or a few
+// API requests; nothing waits for the pod.
 import * as k8s from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.ts';
 import type { ComputeDriver, Observed, WorkloadSpec } from '../types.ts';
-import { markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+import { addressFromPod, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
 
 function status(err: unknown): number | undefined {
   const e = err as { code?: number; statusCode?: number; response?: { statusCode?: number } };
@@ -52,10 +53,14 @@ export class KubernetesDriver implements ComputeDriver {
     await ignore([409], this.core.createNamespacedPod({ namespace: this.ns, body: podManifest(spec, this.ns) as k8s.V1Pod }));
   }
 
+  private readPod(id: string): Promise<k8s.V1Pod | undefined> {
+    return this.core.readNamespacedPod({ name: objectName(id), namespace: this.ns }).catch((err) => (status(err) === 404 ? undefined : Promise.reject(err)));
+  }
+
   async describe(id: string): Promise<Observed> {
     const name = objectName(id);
     const [pod, marker] = await Promise.all([
-      this.core.readNamespacedPod({ name, namespace: this.ns }).catch((err) => (status(err) === 404 ? undefined : Promise.reject(err))),
+      this.readPod(id),
       this.core.readNamespacedConfigMap({ name, namespace: this.ns }).then(() => true, (err) => (status(err) === 404 ? false : Promise.reject(err))),
     ]);
     return observedFromPod(pod as never, marker);
@@ -68,6 +73,10 @@ export class KubernetesDriver implements ComputeDriver {
       await ignore([404], this.core.deleteNamespacedPod({ name: objectName(spec.id), namespace: this.ns, gracePeriodSeconds: 0 }));
     }
     await this.create(spec);
+  }
+
+  async address(id: string): Promise<string | undefined> {
+    return addressFromPod(await this.readPod(id));
   }
 
   async stop(id: string): Promise<void> {

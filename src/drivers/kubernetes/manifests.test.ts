@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { baseSpec } from '../contract.ts';
-import { containerCommand, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+import { addressFromPod, containerCommand, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, readinessProbe, serviceManifest } from './manifests.ts';
 import type { WorkloadSpec } from '../types.ts';
 
 const spec: WorkloadSpec = {
@@ -75,4 +75,54 @@ test('state is read back from pod phase and container states', () => {
   assert.match(failed.message!, /137.*OOMKilled/);
   assert.equal(failed.endedAtMs, Date.parse(at));
   assert.equal(observedFromPod({ status: { phase: 'Succeeded' } }, true).phase, 'stopped');
+});
+
+const health = { path: '/ping', initialDelay: 10, period: 5, timeout: 2, successThreshold: 2, failureThreshold: 3 };
+const worker: WorkloadSpec = { ...spec, id: 'wk-0abc', ports: [{ port: 8000, type: 'http' }], worker: { endpointId: 'ep-0xyz', health } };
+
+test('worker pod: named by its id, endpoint labels, readiness probe on its port, no Service', () => {
+  assert.equal(objectName('wk-0abc'), 'wk-0abc');
+  assert.equal(objectName('ins_01abc'), 'gi-ins-01abc', 'instance names do not change');
+  const p = podManifest(worker, 'gantry');
+  assert.equal(p.metadata.name, 'wk-0abc');
+  assert.deepEqual(p.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/role': 'worker', 'gantry.dev/endpoint': 'ep-0xyz' });
+  assert.equal(p.spec.restartPolicy, 'Never');
+  assert.deepEqual(p.spec.imagePullSecrets, [{ name: 'wk-0abc-pull' }]);
+  const c = p.spec.containers[0]!;
+  assert.equal(c.resources.limits['nvidia.com/gpu'], '2');
+  assert.deepEqual(c.readinessProbe, {
+    httpGet: { path: '/ping', port: 8000, scheme: 'HTTP' },
+    initialDelaySeconds: 10, periodSeconds: 5, timeoutSeconds: 2, successThreshold: 2, failureThreshold: 3,
+  });
+  assert.equal(serviceManifest(worker, 'gantry'), undefined);
+  assert.equal(pullSecretManifest(worker, 'gantry')!.metadata.labels['gantry.dev/endpoint'], 'ep-0xyz');
+  assert.equal(markerManifest(worker, 'gantry').metadata.name, 'wk-0abc');
+  assert.throws(() => podManifest({ ...worker, ports: [] }, 'gantry'), /no port/);
+  // an instance has no probe and keeps its labels
+  const ins = podManifest(spec, 'gantry');
+  assert.equal('readinessProbe' in ins.spec.containers[0]!, false);
+  assert.deepEqual(ins.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.io/instance': 'gi-ins-01abc' });
+});
+
+test('readiness probe values are raised to what Kubernetes accepts', () => {
+  const p = readinessProbe({ path: 'healthz', initialDelay: -3, period: 0, timeout: 0.2, successThreshold: 0, failureThreshold: Number.NaN }, 80);
+  assert.deepEqual(p, {
+    httpGet: { path: '/healthz', port: 80, scheme: 'HTTP' },
+    initialDelaySeconds: 0, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 1,
+  });
+  assert.equal(readinessProbe({ ...health, path: '' }, 80).httpGet.path, '/');
+  assert.equal(readinessProbe({ ...health, period: 2.5 }, 80).periodSeconds, 3);
+});
+
+test('address: pod IP and first container port while running, nothing otherwise', () => {
+  const podSpec = { containers: [{ ports: [{ containerPort: 8000 }, { containerPort: 9000 }] }] };
+  const running = { state: { running: { startedAt: '2026-11-15T12:00:00Z' } } };
+  assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [running] } }), '10.0.0.5:8000');
+  assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Running', podIP: 'fd00::5', containerStatuses: [running] } }), '[fd00::5]:8000');
+  assert.equal(addressFromPod(undefined), undefined);
+  assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Running', containerStatuses: [running] } }), undefined, 'no IP yet');
+  assert.equal(addressFromPod({ spec: { containers: [{}] }, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [running] } }), undefined, 'no port');
+  assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Pending', podIP: '10.0.0.5' } }), undefined);
+  assert.equal(addressFromPod({ metadata: { deletionTimestamp: '2026-11-15T12:09:00Z' }, spec: podSpec, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [running] } }), undefined);
+  assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } }), undefined);
 });

@@ -1,18 +1,57 @@
-// Pure mapping between an instance and Kubernetes objects, unit-tested without a cluster.
+// Pure mapping between a workload and Kubernetes objects, unit-tested without a cluster.
 // One instance = a ConfigMap (marker + spec; survives stop), a Pod (exists while it runs),
-// a Service for its ports, and a dockerconfigjson Secret for a private image.
-import type { FailureReason, Observed, WorkloadSpec } from '../types.ts';
+// a Service for its ports, and a dockerconfigjson Secret for a private image. A serverless
+// worker (`spec.worker`) is the same minus the Service (the router reaches the pod IP), named
+// after its id, labelled with its endpoint, with a readiness probe from the endpoint's `healthy`.
+import type { FailureReason, Observed, WorkerSpecPart, WorkloadSpec } from '../types.ts';
 
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'gantry' };
 export const INSTANCE_LABEL = 'gantry.io/instance';
+export const ROLE_LABEL = 'gantry.dev/role';
+export const ENDPOINT_LABEL = 'gantry.dev/endpoint';
 
-/** DNS-1123 name from an instance id (ids are lower-case base32 with an underscore). */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * DNS-1123 name from a workload id. describe/stop/delete/address get only the id, so the name
+ * must follow from it alone: an id that is already a DNS label (worker ids `wk-…`, newDnsId)
+ * is the name as it is; instance ids (`ins_…`, lower-case base32 with an underscore, never a
+ * DNS label) become `gi-<id>` with `-` for `_`, as they always have.
+ */
 export function objectName(id: string): string {
+  if (id.length <= 63 && DNS_LABEL.test(id)) return id;
   return `gi-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
 }
 
-function labels(spec: { id: string }): Record<string, string> {
+function labels(spec: Pick<WorkloadSpec, 'id' | 'worker'>): Record<string, string> {
+  if (spec.worker) return { ...MANAGED_BY, [ROLE_LABEL]: 'worker', [ENDPOINT_LABEL]: spec.worker.endpointId };
   return { ...MANAGED_BY, [INSTANCE_LABEL]: objectName(spec.id) };
+}
+
+/** A probe field as Kubernetes accepts it: a whole number of at least `min`. */
+function probeInt(value: number, min: number): number {
+  return Number.isFinite(value) ? Math.max(min, Math.ceil(value)) : min;
+}
+
+/**
+ * The endpoint's `healthy` as a readiness probe on the worker's port. Kubernetes rejects the
+ * pod when periodSeconds, timeoutSeconds, successThreshold or failureThreshold is below 1
+ * (initialDelaySeconds below 0) or not a whole number, and one refused create would leave the
+ * worker stuck creating: such values are raised to the nearest one it accepts (a 0 s timeout
+ * becomes 1 s, a fraction of a second is rounded up) instead of refused here. The interface's
+ * thresholds mean what Kubernetes' do for readiness: consecutive successes to count as
+ * healthy again after a failure, consecutive failures to count as unhealthy after a success.
+ */
+export function readinessProbe(health: WorkerSpecPart['health'], port: number) {
+  const path = health.path?.trim() || '/';
+  return {
+    httpGet: { path: path.startsWith('/') ? path : `/${path}`, port, scheme: 'HTTP' },
+    initialDelaySeconds: probeInt(health.initialDelay, 0),
+    periodSeconds: probeInt(health.period, 1),
+    timeoutSeconds: probeInt(health.timeout, 1),
+    successThreshold: probeInt(health.successThreshold, 1),
+    failureThreshold: probeInt(health.failureThreshold, 1),
+  };
 }
 
 /** Entrypoint replaces the image's; the start command runs after it, through a shell. */
@@ -23,6 +62,10 @@ export function containerCommand(spec: Pick<WorkloadSpec, 'entrypoint' | 'comman
 
 export function podManifest(spec: WorkloadSpec, namespace: string) {
   const name = objectName(spec.id);
+  const worker = spec.worker;
+  // an endpoint has exactly one HTTP port (spec validation): without it a worker could be
+  // neither probed nor routed to, and would only burn GPU time
+  if (worker && !spec.ports.length) throw new Error(`worker ${spec.id} has no port to probe and route to`);
   const limits: Record<string, string> = { cpu: String(spec.cpuNum), memory: `${spec.memoryGb}Gi`, 'ephemeral-storage': `${spec.rootfsGb}Gi` };
   if (spec.gpuNum > 0) limits['nvidia.com/gpu'] = String(spec.gpuNum);
   const volumes = spec.volumes.map((v, i) => (v.type === 'network'
@@ -31,9 +74,17 @@ export function podManifest(spec: WorkloadSpec, namespace: string) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace, labels: labels(spec), annotations: { 'gantry.io/instance-id': spec.id, 'gantry.io/cluster': spec.clusterId } },
+    metadata: {
+      name, namespace, labels: labels(spec),
+      // a worker's name is its id
+      annotations: worker ? { 'gantry.io/cluster': spec.clusterId } : { 'gantry.io/instance-id': spec.id, 'gantry.io/cluster': spec.clusterId },
+    },
     spec: {
       // A crash ends the run and shows as exited with statusError; the user restarts it.
+      // A worker too: its crash must show as failed so Gantry replaces it with a new worker
+      // (fresh admission, a new id, counted towards "three failed before healthy" that fails
+      // the endpoint). With OnFailure/Always the kubelet would restart it in place, behind
+      // Gantry's back, in the same billed run and under the same id.
       restartPolicy: 'Never',
       nodeSelector: spec.nodeSelector,
       ...(spec.imagePullAuth ? { imagePullSecrets: [{ name: `${name}-pull` }] } : {}),
@@ -45,6 +96,7 @@ export function podManifest(spec: WorkloadSpec, namespace: string) {
         ports: spec.ports.map((p) => ({ containerPort: p.port, protocol: 'TCP', name: `${p.type}-${p.port}`.slice(0, 15) })),
         resources: { limits, requests: { cpu: limits.cpu!, memory: limits.memory! } },
         volumeMounts: spec.volumes.map((v, i) => ({ name: `vol-${i}`, mountPath: v.mountPath })),
+        ...(worker ? { readinessProbe: readinessProbe(worker.health, spec.ports[0]!.port) } : {}),
       }],
       volumes,
     },
@@ -52,7 +104,8 @@ export function podManifest(spec: WorkloadSpec, namespace: string) {
 }
 
 export function serviceManifest(spec: WorkloadSpec, namespace: string) {
-  if (!spec.ports.length) return undefined;
+  // a worker has none: the serverless router sends each request to one chosen pod's address
+  if (!spec.ports.length || spec.worker) return undefined;
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -92,8 +145,10 @@ export function markerManifest(spec: WorkloadSpec, namespace: string) {
 // ---- reading state back ----
 export interface PodLike {
   metadata?: { deletionTimestamp?: Date | string | undefined } | undefined;
+  spec?: { containers?: { ports?: { containerPort?: number | undefined }[] | undefined }[] | undefined } | undefined;
   status?: {
     phase?: string | undefined;
+    podIP?: string | undefined;
     conditions?: { type?: string; status?: string; reason?: string | undefined; message?: string | undefined }[] | undefined;
     containerStatuses?: {
       state?: {
@@ -148,4 +203,18 @@ export function observedFromPod(pod: PodLike | undefined, markerExists: boolean)
     default:
       return { phase: 'creating' };
   }
+}
+
+/**
+ * `podIP:port` of the first container port while the pod runs as describe() sees it
+ * (`running`: not pending, not terminating, container not crashed or exited); an IPv6 pod IP
+ * is bracketed so the result is a URL authority. Readiness is not required: the serverless
+ * reconciler probes the address itself before it sends traffic (drivers/README.md).
+ */
+export function addressFromPod(pod: PodLike | undefined): string | undefined {
+  if (observedFromPod(pod, true).phase !== 'running') return undefined;
+  const ip = pod?.status?.podIP;
+  const port = pod?.spec?.containers?.[0]?.ports?.[0]?.containerPort;
+  if (!ip || !port) return undefined;
+  return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
 }

@@ -1,0 +1,113 @@
+// Test support: a tiny stand-in for the Kubernetes API server on 127.0.0.1, so the driver's
+// calls go through the real @kubernetes/client-node (URLs, query strings, body serialization,
+// status codes → ApiException) without a cluster. It keeps namespaced core/v1 objects in
+// memory: POST creates (409 AlreadyExists when the name is taken), GET reads, DELETE removes
+// at once (404 NotFound when missing). It does not schedule, run, or grace-period anything:
+// a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself.
+import { createServer, type Server } from 'node:http';
+import * as k8s from '@kubernetes/client-node';
+
+export interface ApiRequest {
+  method: string;
+  /** path and query, e.g. `/api/v1/namespaces/gantry/pods/wk-1?gracePeriodSeconds=0` */
+  url: string;
+  body?: unknown;
+}
+
+type Obj = { metadata: { name: string; namespace?: string; deletionTimestamp?: string; labels?: Record<string, string> }; status?: unknown } & Record<string, unknown>;
+
+const PATH = /^\/api\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/?]+))?(?:\?.*)?$/;
+
+export class FakeApiServer {
+  readonly requests: ApiRequest[] = [];
+  /** `<plural>/<name>` → object, one namespace is enough for the driver */
+  readonly objects = new Map<string, Obj>();
+  /** answer the next request whose method and path match with this status code */
+  failNext: { method: string; pathIncludes: string; code: number } | undefined;
+  private server: Server | undefined;
+  private port = 0;
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const body = raw ? JSON.parse(raw) : undefined;
+        const url = req.url ?? '';
+        this.requests.push({ method: req.method ?? '', url, ...(body === undefined ? {} : { body }) });
+        const [code, out] = this.answer(req.method ?? '', url, body);
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(out));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  /** A CoreV1Api of the real client, pointed at this server (plain HTTP, a dummy token). */
+  coreApi(): k8s.CoreV1Api {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: `http://127.0.0.1:${this.port}`, skipTLSVerify: true }],
+      users: [{ name: 'gantry', token: 'test-token' }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'gantry' }],
+      currentContext: 'fake',
+    });
+    return kc.makeApiClient(k8s.CoreV1Api);
+  }
+
+  pod(name: string): Obj | undefined {
+    return this.objects.get(`pods/${name}`);
+  }
+
+  /** Play the kubelet: replace a pod's status (a fixture), optionally mark it terminating. */
+  setPodStatus(name: string, status: unknown, deletionTimestamp?: string): void {
+    const pod = this.pod(name);
+    if (!pod) throw new Error(`no pod ${name}`);
+    pod.status = status;
+    if (deletionTimestamp) pod.metadata.deletionTimestamp = deletionTimestamp;
+  }
+
+  /** The requests since the last call, as `METHOD path` lines (query kept). */
+  takeCalls(): string[] {
+    return this.requests.splice(0).map((r) => `${r.method} ${r.url}`);
+  }
+
+  private answer(method: string, url: string, body: unknown): [number, unknown] {
+    const f = this.failNext;
+    if (f && f.method === method && url.includes(f.pathIncludes)) {
+      this.failNext = undefined;
+      return [f.code, status(f.code, 'InternalError', 'injected failure')];
+    }
+    const m = PATH.exec(url);
+    if (!m) return [404, status(404, 'NotFound', `no route ${url}`)];
+    const [, namespace, plural, name] = m as unknown as [string, string, string, string | undefined];
+    if (method === 'POST' && !name) {
+      const obj = structuredClone(body) as Obj;
+      const key = `${plural}/${obj.metadata.name}`;
+      if (this.objects.has(key)) return [409, status(409, 'AlreadyExists', `${plural} "${obj.metadata.name}" already exists`)];
+      obj.metadata.namespace = namespace;
+      // what the API server answers for a new pod before the scheduler has looked at it
+      if (plural === 'pods') obj.status = { phase: 'Pending', qosClass: 'Guaranteed' };
+      this.objects.set(key, obj);
+      return [201, obj];
+    }
+    const key = `${plural}/${name}`;
+    const obj = this.objects.get(key);
+    if (!obj) return [404, status(404, 'NotFound', `${plural} "${name}" not found`)];
+    if (method === 'GET') return [200, obj];
+    if (method === 'DELETE') {
+      this.objects.delete(key);
+      return [200, obj];
+    }
+    return [405, status(405, 'MethodNotAllowed', method)];
+  }
+}
+
+function status(code: number, reason: string, message: string) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
