@@ -22,7 +22,11 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
     child.removeAllContentTypeParsers();
     child.addContentTypeParser('*', (_req, _payload, done) => done(null));
     const options = {
-      config: { family: 'serverless' as const, auth: { kind: 'key' as const, capability: 'callModels' as const } },
+      config: {
+        family: 'serverless' as const, auth: { kind: 'key' as const, capability: 'callModels' as const },
+        // documented, never serialized: the worker's answer passes through as it comes
+        docResponses: { 200: Type.Unknown({ description: "the worker's answer (any status, headers and body), plus x-gantry-worker-id and x-gantry-queue-ms" }) },
+      },
       bodyLimit: Number.MAX_SAFE_INTEGER,
       schema: {
         tags: ['serverless'], summary: 'Call a serverless endpoint: any method and path under its URL reaches a worker', security: KeyBearer,
