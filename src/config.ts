@@ -54,7 +54,10 @@ export interface ServerlessConfig {
    * `http://{HOST}:{PORT}`, which is right for a local Gantry and wrong behind a proxy.
    */
   publicBaseUrl: string;
-  /** GANTRY_SERVERLESS_DOMAIN: when set, URLs are host-based, `{scheme}://{appName}.{domain}` (the path form keeps working). */
+  /**
+   * GANTRY_SERVERLESS_DOMAIN: reserved for host-based endpoint URLs (`{appName}.{domain}`).
+   * Not routed yet: endpoint URLs are path-based until the router reads the Host header.
+   */
   domain: string | undefined;
   /** the most requests one endpoint keeps waiting on one replica (GANTRY_SERVERLESS_QUEUE_LIMIT); more → 429 */
   queueLimit: number;

@@ -65,11 +65,6 @@ export class SimWorkerServer {
     return this.address_;
   }
 
-  /** requests answered (health checks excluded) */
-  get requestsServed(): number {
-    return this.served;
-  }
-
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

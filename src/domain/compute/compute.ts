@@ -86,18 +86,23 @@ export async function moveTx(tx: Tx, c: Compute, row: q.InstanceRow, to: Instanc
 /** What the driver needs to run the instance; the registry password is decrypted here only. */
 export async function workloadSpec(c: Compute, row: q.InstanceRow): Promise<WorkloadSpec> {
   const product = await q.findProduct(c.ctx.db, row.productId);
-  let imagePullAuth: WorkloadSpec['imagePullAuth'];
-  if (row.imageAuthId) {
-    const auth = await q.findRegistryAuth(c.ctx.db, row.imageAuthId);
-    if (auth && auth.teamId === row.teamId) {
-      imagePullAuth = { server: registryOf(row.imageUrl), username: auth.username, password: c.secrets.open(auth.passwordEnc) };
-    }
-  }
+  const imagePullAuth = await pullAuthOf(c, row.teamId, row.imageUrl, row.imageAuthId);
   return {
     id: row.id, clusterId: row.clusterId, image: row.imageUrl, imagePullAuth, command: row.command, entrypoint: row.entrypoint,
     envs: row.envs, ports: row.ports, gpuNum: row.kind === 'cpu' ? 0 : row.gpuNum, cpuNum: row.cpuNum, memoryGb: row.memoryGb,
     rootfsGb: row.rootfsSize, nodeSelector: product?.nodeSelector ?? {}, volumes: row.volumeMounts,
   };
+}
+
+/**
+ * The credentials a driver pulls `image` with: the team's registry credential `authId`,
+ * opened only here (instances and serverless workers); undefined for a public image.
+ */
+export async function pullAuthOf(c: Compute, teamId: string, image: string, authId: string): Promise<WorkloadSpec['imagePullAuth']> {
+  if (!authId) return undefined;
+  const auth = await q.findRegistryAuth(c.ctx.db, authId);
+  if (!auth || auth.teamId !== teamId) return undefined;
+  return { server: registryOf(image), username: auth.username, password: c.secrets.open(auth.passwordEnc) };
 }
 
 /** The registry host of an image reference (Docker Hub when none is named). */

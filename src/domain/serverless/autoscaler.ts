@@ -93,13 +93,9 @@ export function decide(i: ScaleInput): ScaleDecision {
   const clamped = Math.min(i.maxNum, Math.max(i.minNum, target));
   if (clamped > have) {
     reasons.push(trigger ? `scale out ${have}→${clamped}: ${trigger}` : `scale out ${have}→${clamped}: minNum is ${i.minNum}`);
-  } else if (clamped < have && !old.length) {
-    // maxNum or minNum lowered by an update of the same version cannot happen (an update
-    // bumps the version); kept for safety: drain the newest serving ones.
-    const extra = current.filter(serves).slice(-(have - clamped)).map((w) => w.id);
-    reasons.push(`scale in ${have}→${clamped}: above maxNum ${i.maxNum}`);
-    return { create: 0, drain: extra, stop: [], desired: clamped, reasons };
   }
+  // (Fewer than `have` never happens here: maxNum and minNum change only by an update, which
+  // bumps the version, and old-version workers are replaced by the rolling rule below.)
 
   // Rolling update: new-version workers up to the target first; an old one drains for each
   // new one serving beyond the target, so serving capacity never drops below it.

@@ -4,7 +4,7 @@
 // endpoint's state and log. Runs as the recurring singleton job `serverless.reconcile` (one
 // replica at a time). Rules in ./README.md.
 import type { Compute } from '../compute/compute.ts';
-import { registryOf } from '../compute/compute.ts';
+import { pullAuthOf } from '../compute/compute.ts';
 import { inTransaction } from '../changes.ts';
 import { setHoldTx, holdOf } from '../spend/holds.ts';
 import { scopeBaseMicro } from '../spend/base.ts';
@@ -101,8 +101,8 @@ export class ServerlessRuntime {
       const changed = await this.advance(ep, w, log);
       routableChanged ||= changed;
     }
-    ep = await this.checkRoom(ep, log);
     let workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
+    ep = await this.checkRoom(ep, workers, log);
     const now = this.now();
     const activity = await this.load.activity(workers.map((w) => w.id), now);
     const queue = await this.load.queue(ep.id, now);
@@ -312,9 +312,8 @@ export class ServerlessRuntime {
    * key budget has nothing left (counting back what this endpoint's own workers hold), the
    * endpoint is stopped with the reason and its workers stop in the same pass.
    */
-  private async checkRoom(ep: EndpointRow, log: string[]): Promise<EndpointRow> {
+  private async checkRoom(ep: EndpointRow, workers: WorkerRow[], log: string[]): Promise<EndpointRow> {
     if (ep.state === 'stopped' || ep.state === 'terminating' || ep.state === 'failed') return ep;
-    const workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
     if (!workers.some((w) => w.meterFromMs !== null)) return ep;
     const payer = payerOfEndpoint(ep);
     const scopes = await this.c.spend.scopesOf(payer);
@@ -337,10 +336,7 @@ export class ServerlessRuntime {
     if (await this.stopDrained(ep, workers, log)) workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
     const now = this.now();
     if (ep.state === 'terminating') {
-      if (!workers.length) {
-        await q.deleteEndpointRows(this.c.ctx.db, ep.id);
-        for (const w of workers) this.probedAt.delete(w.id);
-      }
+      if (!workers.length) await q.deleteEndpointRows(this.c.ctx.db, ep.id);
       return;
     }
     if (ep.state === 'stopped' || ep.state === 'failed') return;
@@ -373,13 +369,7 @@ export class ServerlessRuntime {
   private async spec(ep: EndpointRow, w: WorkerRow): Promise<WorkloadSpec> {
     const s = ep.spec;
     const product = await cq.findProduct(this.c.ctx.db, s.productId);
-    let imagePullAuth: WorkloadSpec['imagePullAuth'];
-    if (s.image.authId) {
-      const auth = await cq.findRegistryAuth(this.c.ctx.db, s.image.authId);
-      if (auth && auth.teamId === ep.teamId) {
-        imagePullAuth = { server: registryOf(s.image.image), username: auth.username, password: this.c.secrets.open(auth.passwordEnc) };
-      }
-    }
+    const imagePullAuth = await pullAuthOf(this.c, ep.teamId, s.image.image, s.image.authId);
     const gpuNum = s.workerConfig.gpuNum;
     return {
       id: w.id, clusterId: s.clusterId, image: s.image.image, imagePullAuth, command: s.image.command, entrypoint: '',
