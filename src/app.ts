@@ -1,5 +1,6 @@
 // The HTTP application over the services (services.ts builds the object graph): plugins,
 // the one error handler, the route list and the OpenAPI document. Never listens.
+import { serverlessHostRewrite } from './http/serverless-host.ts';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
@@ -75,6 +76,8 @@ export interface BuiltApp {
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const logger = deps.logger === false ? false
     : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
+  const hostRewrite = serverlessHostRewrite(deps.config.serverless.domain, deps.config.serverless.publicBaseUrl);
+  const rewrite = hostRewrite ? { rewriteUrl: hostRewrite } : {};
   const app = Fastify({
     logger,
     genReqId: (req) => {
@@ -85,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     frameworkErrors,
     clientErrorHandler,
+    ...rewrite,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const built = await buildServices({

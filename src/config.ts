@@ -25,6 +25,13 @@ export interface Config {
   /** how often an idle job runner looks for due jobs (one indexed query each time) */
   jobsPollMs: number;
   /**
+   * Whether this process runs background jobs (GANTRY_RUN_JOBS, default on). Off: it serves
+   * requests only (an API replica); another replica runs the reconcilers. The sim driver's
+   * machines live in the process that runs the jobs, so a several-replica sim setup runs
+   * them on one replica.
+   */
+  runJobs: boolean;
+  /**
    * How model usage is made durable before a response completes on the embedded store
    * (GANTRY_USAGE_JOURNAL): `on` a local journal (survives the process being killed),
    * `fsync` the journal and fdatasync (survives power loss), `off` a database commit per
@@ -55,8 +62,9 @@ export interface ServerlessConfig {
    */
   publicBaseUrl: string;
   /**
-   * GANTRY_SERVERLESS_DOMAIN: reserved for host-based endpoint URLs (`{appName}.{domain}`).
-   * Not routed yet: endpoint URLs are path-based until the router reads the Host header.
+   * GANTRY_SERVERLESS_DOMAIN: host-based endpoint URLs (`{scheme}://{appName}.{domain}`);
+   * a request whose Host is under it is routed to that endpoint (http/serverless-host.ts).
+   * Its wildcard DNS and TLS are the operator's; the API's own host is never taken for one.
    */
   domain: string | undefined;
   /** the most requests one endpoint keeps waiting on one replica (GANTRY_SERVERLESS_QUEUE_LIMIT); more → 429 */
@@ -167,6 +175,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     secretKey: env.GANTRY_SECRET_KEY || undefined,
     reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
     jobsPollMs: int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
+    runJobs: bool('GANTRY_RUN_JOBS', true),
     usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
     redisFailOpen: bool('GANTRY_REDIS_FAIL_OPEN', false),
     seedVoucherUnits,

@@ -93,6 +93,8 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ host: config.host, port: config.port });
+  // on a port the system chose, endpoint URLs name the one it chose
+  if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
   const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];
   if (creds && saveError) {
     lines.push(`First start: the credentials are printed above only; they could not be saved to ${credentialsPath}.`);

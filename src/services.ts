@@ -36,6 +36,9 @@ import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
 import { MemoryLoad, type WorkerLoad } from './domain/serverless/load.ts';
 import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
+import { RedisLoad } from './store/serverless-load-redis.ts';
+// serverless management API
+import type { Serverless } from './domain/serverless/service.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -74,6 +77,8 @@ export interface Services {
   jobs: JobRunner;
   /** Serverless workers (the runtime, a job), the router of endpoint URLs, and their shared load; reconcile() runs a pass now (tests). */
   serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; reconcile(): Promise<number> };
+  /** Serverless endpoints, the management API's part: store, clock, admission, URLs (domain/serverless). */
+  serverless: Serverless;
 }
 
 export interface BuiltServices {
@@ -140,7 +145,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('compute.reconcile', computeReconcileHandler(compute, log), { everyMs: config.reconcileIntervalMs });
   jobs.handle('jobs.prune', pruneJobsHandler(ctx));
   // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
-  const workerLoad: WorkerLoad = new MemoryLoad();
+  // replicas share worker slots and queues through Redis; one process keeps them in memory
+  const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl }) : new MemoryLoad();
   const serverlessRuntime = new ServerlessRuntime(compute, workerLoad, {
     holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs,
     onError: (endpointId, err) => log.error({ err, endpointId }, 'serverless reconcile failed; will retry'),
@@ -148,7 +154,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('serverless.reconcile', serverlessReconcileHandler(serverlessRuntime), { everyMs: config.reconcileIntervalMs });
   const serverlessRouter = new ServerlessRouter(ctx, workerLoad, {
     queueLimit: config.serverless.queueLimit,
-    wake: () => void jobs.runNow('serverless.reconcile').catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
+    // an API-only replica leaves the pass to the replicas that run jobs (their next pass is a second away)
+    wake: () => void (config.runJobs ? jobs.runNow('serverless.reconcile') : Promise.resolve(0)).catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
   });
   deps.registerJobs?.(jobs);
 
@@ -161,12 +168,14 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
     serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, reconcile: () => jobs.runNow('serverless.reconcile') },
+    // serverless management API
+    serverless: { ctx, spend, settings: config.serverless },
   };
   return {
     services,
     startBackground: () => {
       health.start();
-      jobs.start();
+      if (config.runJobs) jobs.start();
     },
     close: async () => {
       health.stop();

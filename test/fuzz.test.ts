@@ -61,7 +61,10 @@ const known: Known = (name, op) => {
     case 'storageId': return ids.storage;
     case 'clusterId': return 'cls_local';
     case 'productId': return op.url.includes('/gpu/products/') || op.url.includes('gpu-instance') ? 'prd_rtx4090_24g' : undefined;
-    case 'id': return op.url.includes('repository/auth') ? ids.registryAuth : op.url === '/admin/v1/models' ? 'fuzz/model' : undefined;
+    case 'id':
+      if (op.url.endsWith('/endpoint/create')) return 'prd_rtx4090_24g'; // products[].id
+      if (op.url.endsWith('/endpoint') || op.url.endsWith('/endpoint/update')) return ids.endpoint; // not the logs: following one never ends
+      return op.url.includes('repository/auth') ? ids.registryAuth : op.url === '/admin/v1/models' ? 'fuzz/model' : undefined;
     case 'model': return op.url === '/admin/v1/quotas' ? 'fuzz/model' : op.url.includes('/admin/v1/models') ? undefined : chat;
     case '*': return chat;
     case 'role': return op.url.includes('members') ? 'Basic' : 'user';
@@ -69,10 +72,12 @@ const known: Known = (name, op) => {
     case 'documents': return ['rivers', 'stones'];
     case 'email': case 'ownerEmail': return `fuzz-${UNIQUE}@example.com`;
     case 'imageUrl': case 'image': return 'nvidia/cuda:12.4.0-base-ubuntu22.04';
+    case 'appName': return op.url.startsWith('/serverless/') ? 'fuzz-ep' : undefined;
     case 'kind': return 'gpu';
     case 'channel': return 'private';
     case 'type': return op.url.includes('template') ? 'instance' : undefined;
-    case 'name': case 'storageName': case 'title': return 'fuzz';
+    case 'name': return op.url.endsWith('/endpoint/delete') ? ids.endpoint : 'fuzz';
+    case 'storageName': case 'title': return 'fuzz';
     case 'rootfsSize': return 50;
     case 'gpuNum': return op.url.includes('/gpu/instance/create') ? 1 : undefined;
     case 'storageSize': return op.url.includes('update') ? 100_000 : 20; // a volume only grows
@@ -123,7 +128,11 @@ async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Prom
 
 /** Routes that take something away from the fixture run last, so the others still find it. */
 function destructiveLast(a: Operation, b: Operation): number {
-  const rank = (o: Operation) => (/delete|revoke|disable|suspend|remove|reclaim|migrate|stop/i.test(o.url) || o.method === 'DELETE' ? 1 : 0);
+  // The endpoint URL first: while only the fixture endpoint (serving) exists, a mutated
+  // appName names nothing (404) rather than an endpoint the walk created without a worker,
+  // where a request would wait out its requestTimeout for a 504.
+  const rank = (o: Operation) => (o.url.startsWith('/serverless/') ? -1
+    : /delete|revoke|disable|suspend|remove|reclaim|migrate|stop/i.test(o.url) || o.method === 'DELETE' ? 1 : 0);
   return rank(a) - rank(b);
 }
 
@@ -160,6 +169,17 @@ before(async () => {
   const auth = await owner.post(`${BASE}/repository/auth/save`, { name: 'fuzz', username: 'u', password: 'p' });
   assert.equal(auth.status, 200, JSON.stringify(auth.body));
   ids.registryAuth = auth.body.id;
+  const ep = await owner.post(`${BASE}/endpoint/create`, {
+    endpoint: { appName: 'fuzz-ep', image: { image: 'gantry/sim-worker:1' }, ports: [{ port: 8080 }], products: [{ id: 'prd_rtx4090_24g' }], healthy: { path: '/health', period: 1 }, workerConfig: { maxConcurrent: 64 } },
+  });
+  assert.equal(ep.status, 200, JSON.stringify(ep.body));
+  ids.endpoint = ep.body.id;
+  for (let i = 0; i < 600; i++) { // a worker serves, so that the endpoint URL reaches it
+    const e = (await owner.get(`${BASE}/endpoint`, { id: ids.endpoint! })).body.endpoint;
+    if (e.state.state === 'serving' && e.workers.some((w: { healthy: boolean }) => w.healthy)) break;
+    h.clock.advance(1000);
+    await h.services.serverlessRuntime.reconcile();
+  }
   ops = operations(h.app.swagger(), h.routes).sort(destructiveLast);
 });
 after(async () => {

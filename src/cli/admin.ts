@@ -35,6 +35,9 @@ const GROUP_HELP: Record<string, string> = {
   gpu inventory <productId> <clusterId> <totalGpus>
   gpu reclaim <instanceId> [--notice-seconds N]   spot reclaim: notified now, stopped after N s
   gpu migrate <instanceId> <clusterId>`,
+  serverless: `  serverless limits [get]                      the ranges endpoint create/update accept
+  serverless limits set --<field> <value> …   change some: --maxGPUNum 4 --minWorkerNum 0 --cudaVersionList 12.1,12.2
+                                               (fields as GET shows them; the others are kept; min ≤ max)`,
   call: '  call <METHOD> <path> [json]                  any operator API call',
   token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
 };
@@ -169,6 +172,18 @@ export function toRequest(args: string[]): { method: string; path: string; body?
         return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/reclaim`, body: flags['notice-seconds'] ? { noticeSeconds: Number(flags['notice-seconds']) } : {} };
       }
       if (verb === 'migrate') return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/migrate`, body: { clusterId: need(a2, 'clusterId') } };
+      break;
+    case 'serverless':
+      if (verb === 'limits' && (a1 === undefined || a1 === 'get')) return { method: 'GET', path: '/admin/v1/serverless/limits' };
+      if (verb === 'limits' && a1 === 'set') {
+        const body: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(flags)) {
+          // a list is comma-separated (empty: none); a number is sent as one, anything else as given (the server names what is wrong)
+          body[k] = k === 'cudaVersionList' ? v.split(',').map((x) => x.trim()).filter(Boolean) : /^-?\d+$/.test(v) ? Number(v) : v;
+        }
+        if (!Object.keys(body).length) throw new Error(`serverless limits set: give at least one --<field> <value>\n\n${groupUsage('serverless')}`);
+        return { method: 'PUT', path: '/admin/v1/serverless/limits', body };
+      }
       break;
     case 'call':
       return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: JSON.parse(a2) } : {}) };

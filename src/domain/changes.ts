@@ -26,7 +26,12 @@ export type Change =
    * Money moved outside a reservation (operator charges, top-ups, GPU metering, holds): the
    * shared counters take the deltas once, on the replica that moved it (LOCAL).
    */
-  | { type: 'money.moved'; deltas: ScopeDelta[] };
+  | { type: 'money.moved'; deltas: ScopeDelta[] }
+  /**
+   * A serverless endpoint was created, updated (`previousAppName` when its appName changed)
+   * or asked to terminate: its URL's routing and its reconciliation may have changed.
+   */
+  | { type: 'endpoint.changed'; teamId: string; endpointId: string; appName: string; previousAppName?: string };
 
 export type ChangeType = Change['type'];
 export type ChangeOf<T extends ChangeType> = Extract<Change, { type: T }>;

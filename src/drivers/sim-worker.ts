@@ -3,7 +3,10 @@
 //  - the endpoint's health path: 200 once booted (503 after SIM_HEALTH_FAIL_AFTER_S seconds
 //    of the injected clock, when that env is set);
 //  - POST /v1/chat/completions and /v1/completions: the simulated LLM (stream and not);
-//  - anything else: a JSON echo {workerId, method, path, query, headers, body}.
+//  - anything else: a JSON echo {workerId, method, path, query, headers, body, bytes,
+//    inflight, peakInflight}: the requests it was answering at once when this one arrived
+//    (itself included) and the most it ever answered at once, so a test can see that the
+//    router kept to `maxConcurrent`, whichever replica sent them.
 // Request headers `x-sim-delay-ms: N` delay the answer N ms (real time) and
 // `x-sim-status: N` answers with that status.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -34,6 +37,8 @@ export class SimWorkerServer {
   private readonly llm: SimUpstream;
   private address_: string | undefined;
   private served = 0;
+  private inflight = 0;
+  private peakInflight = 0;
 
   constructor(opts: SimWorkerOptions) {
     this.opts = opts;
@@ -82,6 +87,10 @@ export class SimWorkerServer {
       res.end(ok ? 'ok' : 'unhealthy');
       return;
     }
+    this.inflight++;
+    this.peakInflight = Math.max(this.peakInflight, this.inflight);
+    const inflight = this.inflight;
+    res.once('close', () => this.inflight--);
     const body = await readBody(req);
     this.served++;
     const delay = Number(req.headers['x-sim-delay-ms'] ?? 0);
@@ -105,6 +114,7 @@ export class SimWorkerServer {
     res.end(JSON.stringify({
       workerId: this.opts.workerId, method: req.method, path: url.pathname,
       query: Object.fromEntries(url.searchParams), headers, body: parsed, bytes: body.length,
+      inflight, peakInflight: this.peakInflight,
     }));
   }
 

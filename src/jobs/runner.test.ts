@@ -28,7 +28,7 @@ function jobType(over: Partial<JobType<typeof Item>> = {}): JobType<typeof Item>
 }
 
 let shared: Promise<Store> | undefined;
-after(async () => { if (shared) await (await shared).close(); });
+after(async () => { if (shared !== undefined) await (await shared).close(); });
 
 async function setup(clock: Clock = new ManualClock()) {
   shared ??= openTestStore();

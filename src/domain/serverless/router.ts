@@ -52,6 +52,13 @@ export class ServerlessRouter {
     this.queueLimit = opts.queueLimit;
     this.wake = opts.wake;
     ctx.changes.subscribe('endpoint.workers.changed', (c) => this.forget(c.endpointId));
+    // created, updated (maybe renamed) or terminating: the cached row and name are stale (the
+    // runtime picks the change up at its next pass, at most a second away)
+    ctx.changes.subscribe('endpoint.changed', (c) => {
+      this.forgetName(c.teamId, c.appName);
+      if (c.previousAppName) this.forgetName(c.teamId, c.previousAppName);
+      this.forget(c.endpointId);
+    });
     ctx.changes.onResync(() => {
       this.endpoints.clear();
       this.workers.clear();

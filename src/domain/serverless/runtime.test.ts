@@ -4,35 +4,32 @@
 // (no sleeping); requests travel through the app over real sockets to the workers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixture, PRODUCT, PRICE, type Fixture } from '../../../test/helpers/compute-fixture.ts';
+import { fixture, BASE, PRODUCT, type Fixture } from '../../../test/helpers/compute-fixture.ts';
 import { createTeam } from '../../../test/helpers/factories.ts';
-import { newDnsId } from '../../lib/ids.ts';
 import { endpoints } from '../../store/schema-serverless.ts';
-import type { EndpointSpec } from '../../store/schema-serverless.ts';
 import * as q from '../../store/serverless-workers.ts';
 
-function spec(over: Partial<Omit<EndpointSpec, 'workerConfig'>> & { workerConfig?: Partial<EndpointSpec['workerConfig']> } = {}): EndpointSpec {
-  const { workerConfig, ...rest } = over;
-  return {
-    name: 'echo', appName: 'echo', image: { image: 'gantry/sim-worker:1', authId: '', command: '' }, rootfsSize: 20,
-    volumeMounts: [], envs: [], port: 8000, productId: PRODUCT, clusterId: 'cls_local',
-    policy: { type: 'concurrency', value: 1 },
-    healthy: { path: '/health', initialDelay: 0, period: 1, timeout: 2, successThreshold: 1, failureThreshold: 3 },
-    ...rest,
-    workerConfig: { minNum: 1, maxNum: 3, freeTimeout: 60, maxConcurrent: 1, gpuNum: 1, requestTimeout: 120, cudaVersion: '', ...workerConfig },
-  };
+interface EndpointOver {
+  appName: string;
+  image?: string;
+  envs?: { key: string; value: string }[];
+  workerConfig?: Partial<{ minNum: number; maxNum: number; freeTimeout: number; maxConcurrent: number; requestTimeout: number }>;
 }
 
-/** An endpoint row as the management API writes it (create), owned by the fixture's team. */
-async function insertEndpoint(f: Fixture, s: EndpointSpec): Promise<string> {
-  const now = f.t.clock.nowMs();
-  const id = newDnsId('endpoint', now);
-  await f.t.store.db.insert(endpoints).values({
-    id, teamId: f.team.userId, memberId: null, keyId: null, appName: s.appName, state: 'initializing', stateSinceMs: now, spec: s,
-    specVersion: 1, productName: 'RTX 4090 24GB', priceUnits: PRICE, desiredWorkers: s.workerConfig.minNum, nextReconcileAtMs: now,
-    createdAt: new Date(now), updatedAt: new Date(now),
-  });
-  return id;
+/** Create an endpoint the way a tenant does (POST /endpoint/create); its id. */
+async function createEndpoint(f: Fixture, over: EndpointOver): Promise<string> {
+  const body = {
+    endpoint: {
+      name: over.appName, appName: over.appName, image: { image: over.image ?? 'gantry/sim-worker:1' },
+      ports: [{ port: 8000 }], products: [{ id: PRODUCT }], envs: over.envs ?? [],
+      policy: { type: 'concurrency', value: 1 },
+      healthy: { path: '/health', initialDelay: 0, period: 1, timeout: 2, successThreshold: 1, failureThreshold: 3 },
+      workerConfig: { minNum: 1, maxNum: 3, freeTimeout: 60, maxConcurrent: 1, gpuNum: 1, requestTimeout: 120, ...over.workerConfig },
+    },
+  };
+  const r = await call(f, f.team.owner.apiKey, 'POST', `${BASE}/endpoint/create`, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  assert.equal(r.status, 200, r.text);
+  return r.json().id as string;
 }
 
 async function pass(f: Fixture, ms = 1000): Promise<void> {
@@ -64,7 +61,7 @@ test('an endpoint boots, serves its URL, scales out under a burst and in when id
   const f = await fixture();
   try {
     const key = f.team.owner.apiKey;
-    const id = await insertEndpoint(f, spec());
+    const id = await createEndpoint(f, { appName: 'echo' });
     await until(f, 'serving', async () => (await stateOf(f, id)) === 'serving');
     const [first] = await live(f, id);
     assert.equal(first!.state, 'running');
@@ -105,16 +102,22 @@ test('an endpoint boots, serves its URL, scales out under a burst and in when id
     await until(f, 'scale in', async () => (await live(f, id)).filter((w) => w.state === 'running').length === 1 && (await live(f, id)).length === 1, 200);
     assert.ok((await f.t.store.db.execute(`select line from endpoint_logs where endpoint_id = '${id}' and line like 'scale in %'` as never) as unknown as { rows: unknown[] }).rows.length >= 1);
 
-    // Billing: worker-seconds in the ledger, category serverless, owner the endpoint.
-    const charged = await f.t.store.db.execute(
-      `select count(*)::int as n, coalesce(sum(amount_micro), 0)::text as s from ledger_entries where owner_id = '${id}' and kind = 'charge' and category = 'serverless'` as never,
-    ) as unknown as { rows: { n: number; s: string }[] };
-    assert.ok(charged.rows[0]!.n > 0 && BigInt(charged.rows[0]!.s) > 0n, JSON.stringify(charged.rows));
+    // Billing: worker-seconds in the usage bills, category serverless, owner the endpoint; the
+    // creating key's bills carry them too (its budget counts them).
+    const nowS = Math.floor(f.t.clock.nowMs() / 1000);
+    const window = { cycleType: 'Day', startTime: nowS - 86_400, endTime: nowS + 60 };
+    const bills = await f.owner.get('/openapi/v1/billing/bill/list', { ...window, productCategory: 'serverless', ownerId: id });
+    assert.equal(bills.status, 200, JSON.stringify(bills.body));
+    const billed = bills.body.bills.reduce((a: bigint, b: { amount: string }) => a + BigInt(b.amount), 0n);
+    assert.ok(billed > 0n, JSON.stringify(bills.body));
+    assert.ok(bills.body.bills.every((b: { ownerID: string }) => b.ownerID === id));
+    const keyBills = await f.owner.get('/openapi/v1/billing/apikey/bill/list', { ...window, category: 'serverless' });
+    assert.equal(keyBills.status, 200, JSON.stringify(keyBills.body));
+    assert.equal(keyBills.body.bills.reduce((a: bigint, b: { amount: string }) => a + BigInt(b.amount), 0n), billed);
 
     // Delete: the URL answers 404 at once; the workers stop and the endpoint goes.
-    await q.updateEndpointRow(f.t.store.db, id, { state: 'terminating', desiredWorkers: 0 });
-    f.t.services.serverlessRuntime.router.forget(id);
-    f.t.services.serverlessRuntime.router.forgetName(f.team.userId, 'echo');
+    const del = await call(f, key, 'POST', `${BASE}/endpoint/delete`, { body: JSON.stringify({ name: id }), headers: { 'content-type': 'application/json' } });
+    assert.equal(del.status, 200, del.text);
     assert.equal((await call(f, key, 'GET', '/serverless/echo/')).status, 404);
     await until(f, 'deleted', async () => (await stateOf(f, id)) === undefined);
   } finally {
@@ -127,7 +130,7 @@ test('queue timeout: a request no worker takes within requestTimeout is answered
   try {
     const key = f.team.owner.apiKey;
     // Scaled to zero and the clock stands still: the worker the request asks for never boots.
-    const cold = await insertEndpoint(f, spec({ appName: 'cold', workerConfig: { minNum: 0, maxNum: 1, requestTimeout: 1 } }));
+    const cold = await createEndpoint(f, { appName: 'cold', workerConfig: { minNum: 0, maxNum: 1, requestTimeout: 1 } });
     await until(f, 'serving at zero', async () => (await stateOf(f, cold)) === 'serving');
     const waiting = await call(f, key, 'GET', '/serverless/cold/next');
     assert.equal(waiting.status, 504, waiting.text);
@@ -136,7 +139,7 @@ test('queue timeout: a request no worker takes within requestTimeout is answered
     assert.equal((await live(f, cold)).length, 1, 'the waiting request asked for a worker (scale from zero)');
 
     // A request that reached a worker and runs past requestTimeout (1.5 s > 1 s) is cut.
-    const id = await insertEndpoint(f, spec({ appName: 'tiny', workerConfig: { maxNum: 1, requestTimeout: 1 } }));
+    const id = await createEndpoint(f, { appName: 'tiny', workerConfig: { maxNum: 1, requestTimeout: 1 } });
     await until(f, 'serving', async () => (await stateOf(f, id)) === 'serving');
     const cut = await call(f, key, 'GET', '/serverless/tiny/busy', { headers: { 'x-sim-delay-ms': '1500' } });
     assert.equal(cut.status, 504, cut.text);
@@ -149,7 +152,7 @@ test('queue timeout: a request no worker takes within requestTimeout is answered
 test('a worker that fails its health checks is replaced; an image that never boots fails the endpoint', async () => {
   const f = await fixture();
   try {
-    const id = await insertEndpoint(f, spec({ appName: 'flaky', envs: [{ key: 'SIM_HEALTH_FAIL_AFTER_S', value: '30' }] }));
+    const id = await createEndpoint(f, { appName: 'flaky', envs: [{ key: 'SIM_HEALTH_FAIL_AFTER_S', value: '30' }] });
     await until(f, 'serving', async () => (await stateOf(f, id)) === 'serving');
     const [first] = await live(f, id);
     await until(f, 'replaced', async () => !(await live(f, id)).some((w) => w.id === first!.id));
@@ -160,7 +163,7 @@ test('a worker that fails its health checks is replaced; an image that never boo
     assert.match(failed.stateMessage, /health checks of \/health failed in a row/);
     await until(f, 'a new worker serves', async () => (await live(f, id)).some((w) => w.state === 'running' && w.healthy));
 
-    const bad = await insertEndpoint(f, spec({ appName: 'never', image: { image: 'example.com/team/fail', authId: '', command: '' } }));
+    const bad = await createEndpoint(f, { appName: 'never', image: 'example.com/team/fail' });
     await until(f, 'failed', async () => (await stateOf(f, bad)) === 'failed', 200);
     const row = await q.findEndpointRow(f.t.store.db, bad);
     assert.equal(row!.stateError, 'boot_failed');
@@ -168,6 +171,57 @@ test('a worker that fails its health checks is replaced; an image that never boo
     const refused = await call(f, f.team.owner.apiKey, 'GET', '/serverless/never/');
     assert.equal(refused.status, 503);
     assert.match(JSON.parse(refused.text).message, /failed/);
+  } finally {
+    await f.close();
+  }
+});
+
+test('update under steady traffic is rolling: new workers serve before old ones drain, and no request fails', async () => {
+  const f = await fixture();
+  try {
+    const key = f.team.owner.apiKey;
+    const id = await createEndpoint(f, { appName: 'roll', workerConfig: { minNum: 2, maxNum: 2, maxConcurrent: 4 } });
+    await until(f, 'serving on two workers', async () => (await live(f, id)).filter((w) => w.state === 'running' && w.healthy).length === 2);
+    const before = new Set((await live(f, id)).map((w) => w.id));
+
+    // Four clients, each sending one request after another until told to stop.
+    let stop = false;
+    const statuses: number[] = [];
+    const servedBy = new Set<string>();
+    const client = async () => {
+      while (!stop) {
+        const r = await call(f, key, 'GET', '/serverless/roll/work', { headers: { 'x-sim-delay-ms': '15' } });
+        statuses.push(r.status);
+        servedBy.add(String(r.headers['x-gantry-worker-id']));
+        if (r.status !== 200) return;
+      }
+    };
+    const clients = Array.from({ length: 4 }, client);
+
+    const upd = await call(f, key, 'POST', `${BASE}/endpoint/update`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id, image: { image: 'gantry/sim-worker:2' }, ports: [{ port: 8000 }], policy: { type: 'concurrency', value: 1 },
+        envs: [{ key: 'RELEASE', value: '2' }],
+        healthy: { path: '/health', initialDelay: 0, period: 1, timeout: 2, successThreshold: 1, failureThreshold: 3 },
+        workerConfig: { minNum: 2, maxNum: 2, freeTimeout: 60, maxConcurrent: 4, gpuNum: 1, requestTimeout: 120 },
+      }),
+    });
+    assert.equal(upd.status, 200, upd.text);
+    await until(f, 'only new workers', async () => {
+      const ws = await live(f, id);
+      return ws.length === 2 && ws.every((w) => !before.has(w.id) && w.state === 'running' && w.healthy);
+    }, 200);
+    // a few more requests on the new workers only, then the clients stop
+    const seen = statuses.length;
+    await until(f, 'traffic on the new workers', async () => statuses.length >= seen + 8);
+    stop = true;
+    await Promise.all(clients);
+
+    assert.ok(statuses.length > 20, `steady traffic: ${statuses.length} requests`);
+    assert.deepEqual(statuses.filter((s) => s !== 200), [], 'no request failed during the update');
+    assert.ok([...servedBy].some((w) => !before.has(w)), 'new workers served');
+    assert.ok([...servedBy].some((w) => before.has(w)), 'old workers served before they drained');
   } finally {
     await f.close();
   }

@@ -90,6 +90,17 @@ import computeListNetworkStorages from './compute/list-network-storages.ts';
 import computeCreateNetworkStorage from './compute/create-network-storage.ts';
 import computeUpdateNetworkStorage from './compute/update-network-storage.ts';
 import computeDeleteNetworkStorage from './compute/delete-network-storage.ts';
+// Serverless endpoints: the management API (issue 12)
+import serverlessListEndpoints from './serverless/list-endpoints.ts';
+import serverlessGetEndpoint from './serverless/get-endpoint.ts';
+import serverlessCreateEndpoint from './serverless/create-endpoint.ts';
+import serverlessUpdateEndpoint from './serverless/update-endpoint.ts';
+import serverlessDeleteEndpoint from './serverless/delete-endpoint.ts';
+import serverlessGetEndpointLimit from './serverless/get-endpoint-limit.ts';
+import serverlessGetEndpointLog from './serverless/get-endpoint-log.ts';
+import serverlessGetWorkerLog from './serverless/get-worker-log.ts';
+import adminServerlessGetLimits from './admin/serverless-get-limits.ts';
+import adminServerlessSetLimits from './admin/serverless-set-limits.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -183,4 +194,15 @@ export const ROUTES: RouteRegistrar[] = [
   computeUpdateNetworkStorage,
   computeDeleteNetworkStorage,
   serverlessProxy,
+  // serverless management API
+  serverlessListEndpoints,
+  serverlessGetEndpoint,
+  serverlessCreateEndpoint,
+  serverlessUpdateEndpoint,
+  serverlessDeleteEndpoint,
+  serverlessGetEndpointLimit,
+  serverlessGetEndpointLog,
+  serverlessGetWorkerLog,
+  adminServerlessGetLimits,
+  adminServerlessSetLimits,
 ];

@@ -1,0 +1,21 @@
+import { endpointLogSource } from '../../../domain/serverless/logs.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { GPU_BASE } from '../compute/schemas.ts';
+import { LogQuery } from './schemas.ts';
+import { answerLogs, LogAnswers, LogFollowers } from './log-answer.ts';
+
+export default function getEndpointLogRoute(app: App, s: Services): void {
+  const followers = new LogFollowers(app);
+  app.get(`${GPU_BASE}/endpoint/log`, {
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },
+    schema: {
+      tags: ['serverless'], summary: 'The endpoint\'s own log (scaling, states): text, or SSE with sse=1; follow=1 streams', security: KeyBearer,
+      querystring: LogQuery,
+      response: errors(400, 401, 403),
+    },
+  }, async (req, reply) => {
+    const src = await endpointLogSource(s.serverless, principalOf(req).teamId, req.query.id);
+    return answerLogs(s.serverless, followers, src, req.query, req, reply);
+  });
+}

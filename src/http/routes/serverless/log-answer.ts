@@ -1,0 +1,109 @@
+// Answers a log request (compat.md: "Logs are URLs (plain text; ?follow=1&sse=1&timestamps=1&tail=200
+// streams SSE)"): the tail as text/plain, one line per line; with sse=1 as server-sent events
+// (`id: <seq>`, `data: <line>`); with follow=1 the answer stays open and new lines follow until
+// the client goes, the source ends, or the app closes.
+import { PassThrough } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_TAIL, followLogs, formatLine, logTail, type LogLine, type LogSource } from '../../../domain/serverless/logs.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
+import type { App } from '../../types.ts';
+import type { DocResponse } from '../../schemas.ts';
+import { Type } from 'typebox';
+
+export interface LogQueryValues {
+  tail?: number | undefined;
+  timestamps?: string | undefined;
+  follow?: string | undefined;
+  sse?: string | undefined;
+}
+
+/** SSE comment sent when nothing else was for this long, so proxies keep the connection. */
+const KEEPALIVE_MS = 15_000;
+
+const on = (v: string | undefined) => v === '1' || v === 'true';
+
+/** Open follows of one app, ended (and waited for) when it closes: a follower would otherwise hold close() open. */
+export class LogFollowers {
+  private readonly open = new Map<AbortController, Promise<void>>();
+  private closing = false;
+  constructor(app: App) {
+    app.addHook('preClose', async () => {
+      this.closing = true;
+      for (const c of this.open.keys()) c.abort();
+      await Promise.all(this.open.values());
+    });
+  }
+  /** Track a follow until `ended` settles (one that starts while the app closes stops at once). */
+  add(c: AbortController, ended: Promise<void>): void {
+    if (this.closing) c.abort();
+    this.open.set(c, ended);
+    void ended.finally(() => this.open.delete(c));
+  }
+}
+
+function sseEvent(l: LogLine, timestamps: boolean): string {
+  // a line holding line breaks is one event of several data fields
+  return `id: ${l.seq}\n${formatLine(l, timestamps).split(/\r\n|\r|\n/).map((t) => `data: ${t}`).join('\n')}\n\n`;
+}
+
+export async function answerLogs(s: Serverless, followers: LogFollowers, src: LogSource, q: LogQueryValues, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const timestamps = on(q.timestamps);
+  const sse = on(q.sse);
+  // an SSE client reconnecting says which line it saw last
+  const lastEventId = req.headers['last-event-id'];
+  const afterSeq = typeof lastEventId === 'string' && /^[0-9]{1,15}$/.test(lastEventId) ? Number(lastEventId) : 0;
+  const tail = await logTail(s, src, q.tail ?? DEFAULT_TAIL, afterSeq);
+  const render = (lines: LogLine[]) => lines.map((l) => (sse ? sseEvent(l, timestamps) : `${formatLine(l, timestamps)}\n`)).join('');
+  reply.header('cache-control', 'no-cache');
+  reply.type(sse ? 'text/event-stream; charset=utf-8' : 'text/plain; charset=utf-8');
+  if (!on(q.follow)) return reply.send(render(tail));
+
+  const from = tail.length ? tail[tail.length - 1]!.seq : Math.max(afterSeq, await lastSeqOf(s, src));
+  const out = new PassThrough();
+  const stop = new AbortController();
+  reply.raw.once('close', () => stop.abort());
+  // headers go out at once (a follow with no line yet must not leave the client waiting for
+  // them); the connection is this answer's alone, closed when it ends
+  reply.raw.once('pipe', () => reply.raw.flushHeaders());
+  reply.header('connection', 'close');
+  out.write(render(tail));
+  let sentAt = Date.now();
+  reply.send(out);
+  followers.add(stop, (async () => {
+    try {
+      for await (const lines of followLogs(s, src, from, stop.signal, {
+        idle: () => {
+          if (sse && Date.now() - sentAt >= KEEPALIVE_MS) {
+            out.write(': keep-alive\n\n');
+            sentAt = Date.now();
+          }
+        },
+      })) {
+        out.write(render(lines));
+        sentAt = Date.now();
+      }
+    } catch (err) {
+      req.log.warn({ err }, 'following a log failed');
+    } finally {
+      out.end();
+    }
+  })());
+  return reply;
+}
+
+/** Where following starts when the tail sent nothing (tail=0): after the lines written so far. */
+async function lastSeqOf(s: Serverless, src: LogSource): Promise<number> {
+  const [last] = await logTail(s, src, 1);
+  return last?.seq ?? 0;
+}
+
+/** The 200 answers of a log route, for the OpenAPI document. */
+export const LogAnswers: Record<number, DocResponse> = {
+  200: {
+    description: 'The log: plain text, or server-sent events with sse=1',
+    content: {
+      'text/plain': { schema: Type.String({ description: 'one line per log line (with follow=1 the answer stays open)' }) },
+      'text/event-stream': { schema: Type.String({ description: 'with sse=1: `id: <seq>` and `data: <line>` per line; `: keep-alive` comments while idle' }) },
+    },
+  },
+};
