@@ -36,6 +36,9 @@ import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
 import { MemoryLoad, type WorkerLoad } from './domain/serverless/load.ts';
 import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
+import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
+import { FileService } from './domain/files/files.ts';
+import { filesExpireHandler } from './jobs/files-expiry.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -74,6 +77,10 @@ export interface Services {
   jobs: JobRunner;
   /** Serverless workers (the runtime, a job), the router of endpoint URLs, and their shared load; reconcile() runs a pass now (tests). */
   serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; reconcile(): Promise<number> };
+  /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
+  blobs: { store: BlobStore; links: BlobLinks };
+  /** The Files API (domain/files). */
+  files: FileService;
 }
 
 export interface BuiltServices {
@@ -150,6 +157,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     queueLimit: config.serverless.queueLimit,
     wake: () => void jobs.runNow('serverless.reconcile').catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
   });
+  // Blobs and files: the blob links are signed with a key derived from the sealing key.
+  const blobStore = await openBlobStore(config.blobs);
+  const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
+  const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
+  jobs.handle('files.expire', filesExpireHandler(files));
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -161,6 +173,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
     serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, reconcile: () => jobs.runNow('serverless.reconcile') },
+    blobs,
+    files,
   };
   return {
     services,
@@ -176,6 +190,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
       await gateway.close();
       await counters.close();
+      await blobStore.close();
       await changes.close();
     },
   };

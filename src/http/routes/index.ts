@@ -90,6 +90,13 @@ import computeListNetworkStorages from './compute/list-network-storages.ts';
 import computeCreateNetworkStorage from './compute/create-network-storage.ts';
 import computeUpdateNetworkStorage from './compute/update-network-storage.ts';
 import computeDeleteNetworkStorage from './compute/delete-network-storage.ts';
+// Files (issue 13) and signed blob links
+import filesUploadFile from './files/upload-file.ts';
+import filesListFiles from './files/list-files.ts';
+import filesGetFile from './files/get-file.ts';
+import filesDeleteFile from './files/delete-file.ts';
+import filesGetFileContent from './files/get-file-content.ts';
+import blobsGetBlob from './blobs/get-blob.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -182,5 +189,11 @@ export const ROUTES: RouteRegistrar[] = [
   computeCreateNetworkStorage,
   computeUpdateNetworkStorage,
   computeDeleteNetworkStorage,
+  filesUploadFile,
+  filesListFiles,
+  filesGetFile,
+  filesDeleteFile,
+  filesGetFileContent,
+  blobsGetBlob,
   serverlessProxy,
 ];

@@ -1,10 +1,10 @@
 // Blobs as files under a directory (default `<data dir>/blobs`). A put writes a temporary
 // file in `.tmp/` beside the blobs (same file system), flushes it to disk and renames it
 // over the key's path, then syncs the directory: a reader sees the old bytes or the new,
-// never a part, and a put that returned survives a power cut. One process owns the data dir
-// (store/data-dir-lock.ts), so temporary files found at start are leftovers of a crash.
+// never a part, and a put that returned survives a power cut. Temporary files a day old are
+// leftovers of a process that died mid-put (no put takes a day), removed at start.
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,10 +26,15 @@ export class LocalBlobStore implements BlobStore {
     this.root = root;
   }
 
-  /** A store rooted at `root` (created 0700); temporary files of an earlier process are removed. */
+  /** A store rooted at `root` (created 0700); day-old temporary files of dead processes are removed. */
   static async open(root: string): Promise<LocalBlobStore> {
-    await rm(join(root, TMP), { recursive: true, force: true });
-    await mkdir(join(root, TMP), { recursive: true, mode: 0o700 });
+    const tmp = join(root, TMP);
+    await mkdir(tmp, { recursive: true, mode: 0o700 });
+    const dayAgo = Date.now() - 86_400_000;
+    for (const name of await readdir(tmp)) {
+      const st = await stat(join(tmp, name)).catch(() => undefined);
+      if (st && st.mtimeMs < dayAgo) await rm(join(tmp, name), { force: true });
+    }
     return new LocalBlobStore(root);
   }
 
