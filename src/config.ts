@@ -52,6 +52,43 @@ export interface Config {
   bodyLimits: { llm: number; default: number };
   gateway: GatewayConfig;
   serverless: ServerlessConfig;
+  blobs: BlobConfig;
+  files: FilesConfig;
+}
+
+/**
+ * Where blobs (uploaded files, batch outputs, media) are kept (src/store/blobs): `local`
+ * files under GANTRY_BLOB_DIR (default `<data dir>/blobs`), or an S3-compatible bucket
+ * (GANTRY_BLOB_STORE=s3, the default when GANTRY_S3_BUCKET is set).
+ */
+export interface BlobConfig {
+  kind: 'local' | 's3';
+  dir: string;
+  s3: {
+    /** GANTRY_S3_ENDPOINT: e.g. http://127.0.0.1:9000 (MinIO); unset for AWS S3 */
+    endpoint: string | undefined;
+    /** GANTRY_S3_BUCKET */
+    bucket: string;
+    /** GANTRY_S3_REGION (default us-east-1) */
+    region: string;
+    /** GANTRY_S3_ACCESS_KEY_ID and GANTRY_S3_SECRET_ACCESS_KEY; unset: the AWS SDK's default credential chain */
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+    /** GANTRY_S3_FORCE_PATH_STYLE: bucket in the path (MinIO and most self-hosted stores) */
+    forcePathStyle: boolean;
+    /** GANTRY_S3_PREFIX: prepended to every key (share a bucket) */
+    prefix: string;
+  };
+}
+
+/** The OpenAI-compatible Files API (src/domain/files). */
+export interface FilesConfig {
+  /** largest upload, bytes (GANTRY_FILE_MAX_MB, default 200 MiB as OpenAI's batch input) */
+  maxBytes: number;
+  /** most requests (non-blank lines) in a batch input file (GANTRY_FILE_MAX_LINES, default 50,000) */
+  maxLines: number;
+  /** how long a file is kept (GANTRY_FILE_TTL_DAYS, default 15); then the files.expire job removes it */
+  ttlMs: number;
 }
 
 /** Serverless endpoints (src/domain/serverless). */
@@ -195,7 +232,32 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       queueLimit: int('GANTRY_SERVERLESS_QUEUE_LIMIT', 1000, 1, 1_000_000),
       holdSeconds: int('GANTRY_SERVERLESS_HOLD_S', 3600, 1, 86_400),
     },
+    blobs: {
+      kind: (env.GANTRY_BLOB_STORE || (env.GANTRY_S3_BUCKET ? 's3' : 'local')) === 's3' ? 's3' : 'local',
+      dir: env.GANTRY_BLOB_DIR || join(env.GANTRY_DATA_DIR || join(cwd, 'data'), 'blobs'),
+      s3: {
+        endpoint: url('GANTRY_S3_ENDPOINT', ['http:', 'https:']),
+        bucket: env.GANTRY_S3_BUCKET || '',
+        region: env.GANTRY_S3_REGION || 'us-east-1',
+        accessKeyId: env.GANTRY_S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: env.GANTRY_S3_SECRET_ACCESS_KEY || undefined,
+        forcePathStyle: bool('GANTRY_S3_FORCE_PATH_STYLE', false),
+        prefix: env.GANTRY_S3_PREFIX || '',
+      },
+    },
+    files: {
+      maxBytes: mib('GANTRY_FILE_MAX_MB', 200),
+      maxLines: int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
+      ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
+    },
   };
+  if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');
+  if (env.GANTRY_BLOB_STORE && !['local', 's3'].includes(env.GANTRY_BLOB_STORE)) {
+    problems.push(`GANTRY_BLOB_STORE must be local or s3, got "${env.GANTRY_BLOB_STORE}"`);
+  }
+  if (Boolean(env.GANTRY_S3_ACCESS_KEY_ID) !== Boolean(env.GANTRY_S3_SECRET_ACCESS_KEY)) {
+    problems.push('GANTRY_S3_ACCESS_KEY_ID and GANTRY_S3_SECRET_ACCESS_KEY are set together or not at all');
+  }
   if (env.GANTRY_COMPUTE_DRIVER && !['sim', 'kubernetes'].includes(env.GANTRY_COMPUTE_DRIVER)) {
     problems.push(`GANTRY_COMPUTE_DRIVER must be sim or kubernetes, got "${env.GANTRY_COMPUTE_DRIVER}"`);
   }

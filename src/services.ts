@@ -39,6 +39,9 @@ import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
 import { RedisLoad } from './store/serverless-load-redis.ts';
 // serverless management API
 import type { Serverless } from './domain/serverless/service.ts';
+import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
+import { FileService } from './domain/files/files.ts';
+import { filesExpireHandler } from './jobs/files-expiry.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -79,6 +82,10 @@ export interface Services {
   serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; reconcile(): Promise<number> };
   /** Serverless endpoints, the management API's part: store, clock, admission, URLs (domain/serverless). */
   serverless: Serverless;
+  /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
+  blobs: { store: BlobStore; links: BlobLinks };
+  /** The Files API (domain/files). */
+  files: FileService;
 }
 
 export interface BuiltServices {
@@ -157,6 +164,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     // an API-only replica leaves the pass to the replicas that run jobs (their next pass is a second away)
     wake: () => void (config.runJobs ? jobs.runNow('serverless.reconcile') : Promise.resolve(0)).catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
   });
+  // Blobs and files: the blob links are signed with a key derived from the sealing key.
+  const blobStore = await openBlobStore(config.blobs);
+  const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
+  const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
+  jobs.handle('files.expire', filesExpireHandler(files));
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -170,6 +182,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, reconcile: () => jobs.runNow('serverless.reconcile') },
     // serverless management API
     serverless: { ctx, spend, settings: config.serverless },
+    blobs,
+    files,
   };
   return {
     services,
@@ -185,6 +199,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
       await gateway.close();
       await counters.close();
+      await blobStore.close();
       await changes.close();
     },
   };

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { as } from './helpers/http.ts';
 import { createTeam, topup, type Team } from './helpers/factories.ts';
+import { multipart } from './helpers/multipart.ts';
 import {
   Raw, baseline, fieldName, fieldsOf, injectOptions, judge, mutate, mutationsOf, operations,
   type Field, type Known, type Mutation, type Operation, type Problem, type Request,
@@ -90,6 +91,8 @@ const known: Known = (name, op) => {
     case 'enabledModels': return ['gantry/sim-chat-small'];
     case 'billingMethods': return ['onDemand'];
     case 'imageAuthId': return ids.registryAuth;
+    case 'file_id': return ids.file;
+    case 'purpose': return op.url.endsWith('/files') ? 'batch' : undefined;
     case 'totalGpus': return 1000;
     case 'budget_type': return 'One-time';
     case 'budget_limit': return 20_000;
@@ -180,6 +183,10 @@ before(async () => {
     h.clock.advance(1000);
     await h.services.serverlessRuntime.reconcile();
   }
+  const { payload, headers } = await multipart([['purpose', 'batch'], ['file', { filename: 'fuzz.jsonl', content: '{"custom_id":"a","body":{}}\n' }]]);
+  const file = await h.app.inject({ method: 'POST', url: '/openai/v1/files', headers: { ...headers, authorization: `Bearer ${A.owner.apiKey}` }, payload });
+  assert.equal(file.statusCode, 200, file.body);
+  ids.file = JSON.parse(file.body).id;
   ops = operations(h.app.swagger(), h.routes).sort(destructiveLast);
 });
 after(async () => {

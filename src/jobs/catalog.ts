@@ -47,7 +47,7 @@ export function backoffMs(retry: RetryPolicy, failures: number): number {
 
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -72,6 +72,14 @@ export const CATALOG = {
   /** Deletes jobs that ended long enough ago (completed after a day, failed after 30 days). */
   'jobs.prune': defineJob({
     name: 'jobs.prune', payload: NoPayload, everyMs: 3_600_000, concurrency: 1, leaseMs: 60_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * Removes files past their expiry (15 days), files being deleted whose bytes are still
+   * there (the blob store was away), and uploads whose process died (domain/files).
+   */
+  'files.expire': defineJob({
+    name: 'files.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
 } satisfies { [N in JobName]: JobType & { name: N } };

@@ -16,6 +16,8 @@ export const REASON_STATUS = {
   TOKEN_LIMIT_EXCEEDED: 429,
   SERVICE_NOT_AVAILABLE: 503,
   ACCESS_DENY: 403,
+  // Gantry decision (docs/compat-decisions.md): a file of no team of the key
+  FILE_NOT_FOUND: 404,
   // media family
   MISSING_API_KEY: 400,
   API_NOT_FOUND: 404,

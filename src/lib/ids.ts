@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   job: 'job',
   endpoint: 'ep',
   worker: 'wk',
+  file: 'file',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -156,3 +156,5 @@ export * from './schema-spend.ts';
 export * from './schema-jobs.ts';
 // Serverless endpoints, their workers and logs.
 export * from './schema-serverless.ts';
+// Files (OpenAI-compatible Files API); their bytes are in the blob store.
+export * from './schema-files.ts';

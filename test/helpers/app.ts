@@ -110,7 +110,9 @@ export async function openTestStore(): Promise<Store> {
 /** `logStream`: the app logs every level there (pino JSON lines), as it would in production with LOG_LEVEL=trace. */
 export async function buildTestApp(opts: { env?: Record<string, string>; logStream?: Writable } = {}): Promise<TestApp> {
   const store = await openTestStore();
-  const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), ...opts.env });
+  // Blobs (uploaded files) in a directory of this app's own, removed with it.
+  const blobDir = mkdtempSync(join(tmpdir(), 'gantry-blobs-'));
+  const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), GANTRY_BLOB_DIR: blobDir, ...opts.env });
   const clock = new ManualClock();
   // The embedded default journals usage beside the store: give this app a journal of its own.
   const journalDir = store.kind === 'pglite' ? mkdtempSync(join(tmpdir(), 'gantry-journal-')) : undefined;
@@ -123,6 +125,7 @@ export async function buildTestApp(opts: { env?: Record<string, string>; logStre
       await built.app.close();
       await store.close();
       if (journalDir) rmSync(journalDir, { recursive: true, force: true });
+      rmSync(blobDir, { recursive: true, force: true });
     },
   };
 }

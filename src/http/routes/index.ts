@@ -101,6 +101,13 @@ import serverlessGetEndpointLog from './serverless/get-endpoint-log.ts';
 import serverlessGetWorkerLog from './serverless/get-worker-log.ts';
 import adminServerlessGetLimits from './admin/serverless-get-limits.ts';
 import adminServerlessSetLimits from './admin/serverless-set-limits.ts';
+// Files (issue 13) and signed blob links
+import filesUploadFile from './files/upload-file.ts';
+import filesListFiles from './files/list-files.ts';
+import filesGetFile from './files/get-file.ts';
+import filesDeleteFile from './files/delete-file.ts';
+import filesGetFileContent from './files/get-file-content.ts';
+import blobsGetBlob from './blobs/get-blob.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -193,6 +200,12 @@ export const ROUTES: RouteRegistrar[] = [
   computeCreateNetworkStorage,
   computeUpdateNetworkStorage,
   computeDeleteNetworkStorage,
+  filesUploadFile,
+  filesListFiles,
+  filesGetFile,
+  filesDeleteFile,
+  filesGetFileContent,
+  blobsGetBlob,
   serverlessProxy,
   // serverless management API
   serverlessListEndpoints,

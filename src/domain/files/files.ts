@@ -1,0 +1,212 @@
+// The Files API (OpenAI-compatible; shapes in spec/compat.md): batch input files uploaded by
+// a team's keys, and (later) batch outputs written by Gantry. The record is a row
+// (store/files.ts); the bytes are a blob (store/blobs). Rules:
+// - a file is visible to every key of its team and to no one else (another team's id is 404);
+// - an upload is all or nothing: the row is written first (`uploading`, invisible), then the
+//   bytes, checked as they stream (jsonl.ts); any failure removes both, and a process that
+//   dies mid-upload leaves a row the files.expire sweep finishes;
+// - a file is kept `ttlMs` (15 days), then swept: bytes first, then the row.
+import type { Readable } from 'node:stream';
+import type { Ctx } from '../context.ts';
+import type { Principal } from '../roles.ts';
+import type { FilesConfig } from '../../config.ts';
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { BlobNotFoundError, type BlobStore } from '../../store/blobs/index.ts';
+import * as q from '../../store/files.ts';
+import { checkedJsonl } from './jsonl.ts';
+
+export const FILE_PURPOSES = ['batch', 'batch_output'] as const;
+export type FilePurpose = (typeof FILE_PURPOSES)[number];
+/** what a client may upload; batch_output files are written by Gantry */
+export const UPLOAD_PURPOSES = ['batch'] as const;
+
+export interface FileObject {
+  id: string;
+  object: 'file';
+  bytes: number;
+  created_at: number;
+  filename: string;
+  purpose: string;
+  expires_at: number;
+  metadata: { total_requests: number };
+}
+
+/** One part of a multipart upload, in the order the client sent them. */
+export type UploadPart =
+  | { kind: 'field'; name: string; value: string }
+  | { kind: 'file'; name: string; filename: string; stream: AsyncIterable<Uint8Array> };
+
+export interface FileList {
+  object: 'list';
+  data: FileObject[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+/** How long an upload may take before the sweep takes its row for a dead process's. */
+const UPLOAD_DEADLINE_MS = 86_400_000;
+const SWEEP_BATCH = 100;
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+function view(r: q.FileRow): FileObject {
+  return {
+    id: r.id, object: 'file', bytes: r.bytes, created_at: seconds(r.createdAtMs), filename: r.filename, purpose: r.purpose,
+    expires_at: seconds(r.expiresAtMs), metadata: { total_requests: r.totalRequests },
+  };
+}
+
+/** A file name as stored and shown: no control characters (PostgreSQL keeps no NUL), at most 255 characters. */
+function cleanFilename(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  const clean = name.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[\ud800-\udfff]/g, '').trim().slice(0, 255);
+  return clean || 'file';
+}
+
+export interface FilesLimits extends FilesConfig {
+  /** the longest line of a batch input: a model call's body limit */
+  maxLineBytes: number;
+}
+
+export class FileService {
+  private readonly ctx: Ctx;
+  private readonly blobs: BlobStore;
+  private readonly limits: FilesLimits;
+
+  constructor(ctx: Ctx, blobs: BlobStore, limits: FilesLimits) {
+    this.ctx = ctx;
+    this.blobs = blobs;
+    this.limits = limits;
+  }
+
+  /** Store an uploaded batch input file from its multipart parts (`file`, `purpose=batch`). */
+  async upload(p: Principal, parts: AsyncIterable<UploadPart>): Promise<FileObject> {
+    let purpose: string | undefined;
+    let stored: { row: q.NewFileRow; bytes: number; sha256: string; requests: number } | undefined;
+    try {
+      for await (const part of parts) {
+        if (part.kind === 'field') {
+          if (part.name !== 'purpose') continue; // OpenAI's optional fields (expires_after…) are not used
+          purpose = part.value;
+          if (!(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) throw invalid('purpose', `must be one of ${UPLOAD_PURPOSES.join(', ')}`, 'INVALID_REQUEST_BODY');
+          continue;
+        }
+        if (part.name !== 'file') throw invalid(part.name, 'unexpected file field: the file goes in the field named file', 'INVALID_REQUEST_BODY');
+        if (stored) throw invalid('file', 'one file per upload', 'INVALID_REQUEST_BODY');
+        stored = await this.store(p, part.filename, part.stream);
+      }
+      if (purpose === undefined) throw invalid('purpose', `required (one of ${UPLOAD_PURPOSES.join(', ')})`, 'INVALID_REQUEST_BODY');
+      if (!stored) throw invalid('file', 'required: a multipart field named file', 'INVALID_REQUEST_BODY');
+      const now = this.ctx.clock.nowMs();
+      const expiresAtMs = now + this.limits.ttlMs;
+      const done = { bytes: stored.bytes, sha256: stored.sha256, totalRequests: stored.requests, expiresAtMs };
+      if (!(await q.markFileReady(this.ctx.db, stored.row.id, done))) {
+        throw new AppError('SERVICE_NOT_AVAILABLE', 'the upload took longer than its deadline and was discarded; upload again');
+      }
+      return view({ ...stored.row, ...done, createdAtMs: stored.row.createdAtMs, state: 'ready', sweepAtMs: expiresAtMs } as q.FileRow);
+    } catch (err) {
+      if (stored) await this.discard(stored.row);
+      throw err;
+    }
+  }
+
+  /** The row first (so the sweep can always find the bytes), then the checked bytes. */
+  private async store(p: Principal, filename: string, stream: AsyncIterable<Uint8Array>) {
+    const now = this.ctx.clock.nowMs();
+    const id = newId('file', now);
+    const row: q.NewFileRow = {
+      id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, state: 'uploading', filename: cleanFilename(filename),
+      purpose: 'batch', blobKey: `files/${p.teamId}/${id}`, createdAtMs: now, expiresAtMs: now + this.limits.ttlMs,
+      sweepAtMs: now + UPLOAD_DEADLINE_MS,
+    };
+    await q.insertFile(this.ctx.db, row);
+    try {
+      const checked = checkedJsonl(stream, this.limits);
+      const put = await this.blobs.put(row.blobKey, checked.chunks, { contentType: 'application/jsonl' });
+      return { row, bytes: put.bytes, sha256: put.sha256, requests: checked.requests() };
+    } catch (err) {
+      await this.discard(row);
+      throw err;
+    }
+  }
+
+  /** Remove what a failed upload wrote; if that fails too, the sweep finishes it. */
+  private async discard(row: q.NewFileRow): Promise<void> {
+    try {
+      await q.setFileDeleting(this.ctx.db, row.id, this.ctx.clock.nowMs());
+      await this.blobs.delete(row.blobKey);
+      await q.deleteFileRow(this.ctx.db, row.id);
+    } catch {
+      // The row is `deleting` (due now) or still `uploading` (due at its deadline): files.expire removes it.
+    }
+  }
+
+  async get(p: Principal, id: string): Promise<FileObject> {
+    return view(await this.row(p, id));
+  }
+
+  private async row(p: Principal, id: string): Promise<q.FileRow> {
+    const row = await q.findFile(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
+    if (!row) throw notFound('file', id, 'FILE_NOT_FOUND');
+    return row;
+  }
+
+  /** The team's files, newest first by default; `after` is the last id of the previous page (OpenAI's cursor). */
+  async list(p: Principal, f: { purpose?: string | undefined; after?: string | undefined; limit: number; order: 'asc' | 'desc' }): Promise<FileList> {
+    const rows = await q.listFiles(this.ctx.db, {
+      teamId: p.teamId, nowMs: this.ctx.clock.nowMs(), purpose: f.purpose, afterId: f.after, order: f.order, limit: f.limit + 1,
+    });
+    const data = rows.slice(0, f.limit).map(view);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > f.limit };
+  }
+
+  /** Hidden at once; its bytes and row go now, or in the next sweep if the blob store is away. */
+  async delete(p: Principal, id: string): Promise<{ id: string; object: 'file'; deleted: true }> {
+    const now = this.ctx.clock.nowMs();
+    const row = await q.markFileDeleting(this.ctx.db, p.teamId, id, now);
+    if (!row) throw notFound('file', id, 'FILE_NOT_FOUND');
+    try {
+      await this.blobs.delete(row.blobKey);
+      await q.deleteFileRow(this.ctx.db, row.id);
+    } catch {
+      // due now: files.expire retries
+    }
+    return { id, object: 'file', deleted: true };
+  }
+
+  /** The file's bytes, streamed. */
+  async content(p: Principal, id: string): Promise<{ file: FileObject; stream: Readable }> {
+    const row = await this.row(p, id);
+    try {
+      return { file: view(row), stream: await this.blobs.get(row.blobKey) };
+    } catch (err) {
+      if (err instanceof BlobNotFoundError) throw notFound('file', id, 'FILE_NOT_FOUND'); // removed between the read and now
+      throw err;
+    }
+  }
+
+  /**
+   * The files.expire job: remove expired files, deleted ones whose bytes are still there, and
+   * uploads whose process died. Bytes first, then the row; safe to run twice or on two
+   * replicas at once (each row is claimed). Resolves to how many rows were removed.
+   */
+  async sweep(signal?: AbortSignal): Promise<number> {
+    let removed = 0;
+    for (let round = 0; round < 100 && !signal?.aborted; round++) {
+      const now = this.ctx.clock.nowMs();
+      const due = await q.dueFiles(this.ctx.db, now, SWEEP_BATCH);
+      for (const r of due) {
+        if (signal?.aborted) break;
+        const row = await q.claimDueFile(this.ctx.db, r.id, now);
+        if (!row) continue;
+        await this.blobs.delete(row.blobKey);
+        await q.deleteFileRow(this.ctx.db, row.id);
+        removed++;
+      }
+      if (due.length < SWEEP_BATCH) break;
+    }
+    return removed;
+  }
+}

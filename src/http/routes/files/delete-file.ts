@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { OPENAI_BASES } from '../openai/schemas.ts';
+import { FileIdParams, summary } from './schemas.ts';
+
+export default function deleteFile(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.delete(`${base}/files/:file_id`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
+      schema: {
+        tags: ['llm'], summary: summary(base, 'Delete a file'), security: KeyBearer,
+        params: FileIdParams,
+        response: { 200: Type.Object({ deleted: Type.Boolean(), id: Type.String(), object: Type.Literal('file') }), ...errors(400, 401, 403, 404) },
+      },
+    }, async (req) => s.files.delete(principalOf(req), (req.params as { file_id: string }).file_id));
+  }
+}

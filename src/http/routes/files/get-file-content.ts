@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { OPENAI_BASES } from '../openai/schemas.ts';
+import { FileIdParams, summary } from './schemas.ts';
+
+export default function getFileContent(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.get(`${base}/files/:file_id/content`, {
+      config: {
+        family: 'llm', auth: { kind: 'key', capability: 'callModels' },
+        docResponses: { 200: { description: "the file's bytes (JSONL)", content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } } },
+      },
+      schema: {
+        tags: ['llm'], summary: summary(base, "Retrieve a file's content"), security: KeyBearer,
+        params: FileIdParams,
+        response: errors(400, 401, 403, 404),
+      },
+    }, async (req, reply) => {
+      const { file, stream } = await s.files.content(principalOf(req), (req.params as { file_id: string }).file_id);
+      // streamed from the blob store as it is read: the file is never held in memory
+      reply.header('content-type', 'application/octet-stream');
+      reply.header('content-length', String(file.bytes));
+      reply.header('content-disposition', `attachment; filename="${file.filename.replace(/["\\]/g, '_').replace(/[^\x20-\x7e]/g, '_')}"`);
+      return reply.send(stream);
+    });
+  }
+}

@@ -1,0 +1,17 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { OPENAI_BASES } from '../openai/schemas.ts';
+import { FileIdParams, FileObject, summary } from './schemas.ts';
+
+export default function getFile(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.get(`${base}/files/:file_id`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
+      schema: {
+        tags: ['llm'], summary: summary(base, 'Retrieve a file'), security: KeyBearer,
+        params: FileIdParams,
+        response: { 200: FileObject, ...errors(400, 401, 403, 404) },
+      },
+    }, async (req) => s.files.get(principalOf(req), (req.params as { file_id: string }).file_id));
+  }
+}
