@@ -78,7 +78,7 @@ export class RedisLoad implements WorkerLoad {
   private readonly reported = new Map<string, QueueState>();
   private readonly timer: NodeJS.Timeout;
   /** the first connection, awaited (bounded) by the first commands; later outages fail at once */
-  private firstConnect: Promise<void> | undefined;
+  private firstConnect: Promise<void> | null;
 
   constructor(opts: RedisLoadOptions) {
     this.prefix = opts.prefix ?? 'sl:';
@@ -100,7 +100,7 @@ export class RedisLoad implements WorkerLoad {
         resolve();
       });
     }).then(() => {
-      this.firstConnect = undefined;
+      this.firstConnect = null;
     });
     const scripts = { acquire: ACQUIRE, release: RELEASE, activity: ACTIVITY, queue: QUEUE };
     for (const [name, lua] of Object.entries(scripts)) this.redis.defineCommand(`sl_${name}`, { lua });
@@ -120,7 +120,7 @@ export class RedisLoad implements WorkerLoad {
   }
 
   private async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.firstConnect) await this.firstConnect;
+    if (this.firstConnect !== null) await this.firstConnect;
     try {
       return await fn();
     } catch (err) {
@@ -147,7 +147,7 @@ export class RedisLoad implements WorkerLoad {
     if (!workerIds.length) return out;
     const keys = workerIds.flatMap((id) => [this.slotsKey(id), this.busyKey(id)]);
     const raw = await this.run(() => this.cmd.activity(keys.length, ...keys, nowMs)) as (number | string)[];
-    workerIds.forEach((id, i) => out.set(id, { inflight: Number(raw[2 * i]), lastBusyAtMs: Number(raw[2 * i + 1]) }));
+    for (const [i, id] of workerIds.entries()) out.set(id, { inflight: Number(raw[2 * i]), lastBusyAtMs: Number(raw[2 * i + 1]) });
     return out;
   }
 
