@@ -15,8 +15,6 @@ import { systemClock } from '../src/lib/clock.ts';
 import { standaloneCtx } from '../src/domain/context.ts';
 import { bootstrap } from '../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../src/domain/usage/procedures.ts';
-import { newDnsId } from '../src/lib/ids.ts';
-import { endpoints, type EndpointSpec } from '../src/store/schema-serverless.ts';
 import * as q from '../src/store/serverless-workers.ts';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 4;
@@ -25,21 +23,22 @@ const config = loadConfig({ LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir, GANTRY_
 const store = await openStore({ dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
 await migrateStore(store);
 const creds = (await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 100_000_000n }))!;
-const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });
+const { app } = await buildApp({ config, store, clock: systemClock, logger: false });
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
-const spec: EndpointSpec = {
-  name: 'bench', appName: 'bench', image: { image: 'gantry/sim-worker:1', authId: '', command: '' }, rootfsSize: 20, volumeMounts: [], envs: [],
-  port: 8000, productId: 'prd_rtx4090_24g', clusterId: 'cls_local', policy: { type: 'concurrency', value: 1 },
-  healthy: { path: '/health', initialDelay: 0, period: 1, timeout: 2, successThreshold: 1, failureThreshold: 3 },
-  workerConfig: { minNum: 1, maxNum: 2, freeTimeout: 1000, maxConcurrent: 1000, gpuNum: 1, requestTimeout: 120, cudaVersion: '' },
+const BASE = '/gpu-instance/openapi/v1';
+async function api(path: string, body: unknown): Promise<any> {
+  const r = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${creds.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const out = await r.json();
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(out)}`);
+  return out;
+}
+const endpoint = {
+  appName: 'bench', image: { image: 'gantry/sim-worker:1' }, ports: [{ port: 8000 }], products: [{ id: 'prd_rtx4090_24g' }],
+  policy: { type: 'concurrency', value: 1 }, healthy: { path: '/health', initialDelay: 0, period: 1, timeout: 2, successThreshold: 1, failureThreshold: 3 },
+  workerConfig: { minNum: 1, maxNum: 2, freeTimeout: 1000, maxConcurrent: 1000, gpuNum: 1, requestTimeout: 120 },
 };
-const now = Date.now();
-const id = newDnsId('endpoint', now);
-await store.db.insert(endpoints).values({
-  id, teamId: creds.userId, memberId: null, keyId: null, appName: 'bench', state: 'initializing', stateSinceMs: now, spec,
-  specVersion: 1, productName: 'RTX 4090', priceUnits: 3500n, desiredWorkers: 1, nextReconcileAtMs: now, createdAt: new Date(now), updatedAt: new Date(now),
-});
+const id = (await api(`${BASE}/endpoint/create`, { endpoint })).id as string;
 async function waitFor(what: string, check: () => Promise<boolean>, limitMs = 30_000): Promise<number> {
   const t0 = performance.now();
   while (!(await check())) {
@@ -82,9 +81,12 @@ const direct = await measure(`http://${worker.address}`, '/hello', {});
 const routed = await measure(base, '/serverless/bench/hello', { authorization: `Bearer ${creds.apiKey}` });
 
 // A burst on one worker with maxConcurrent 1: the time until a second worker serves.
-await q.updateEndpointRow(store.db, id, { spec: { ...spec, workerConfig: { ...spec.workerConfig, maxConcurrent: 1 } } });
-services.serverlessRuntime.router.forget(id);
-services.serverlessRuntime.router.forgetName(creds.userId, 'bench');
+// (an update rolls the workers: wait until the new one alone serves)
+await api(`${BASE}/endpoint/update`, { id, ...endpoint, workerConfig: { ...endpoint.workerConfig, maxConcurrent: 1 } });
+await waitFor('the updated worker', async () => {
+  const rows = await q.listLiveWorkers(store.db, id);
+  return rows.length === 1 && rows[0]!.healthy && rows[0]!.specVersion === 2;
+});
 const burstPool = new Pool(base, { connections: 8 });
 const t0 = performance.now();
 const burst = Array.from({ length: 8 }, () => burstPool.request({ path: '/serverless/bench/slow', method: 'GET', headers: { authorization: `Bearer ${creds.apiKey}`, 'x-sim-delay-ms': '300' } }).then((r) => r.body.text()));

@@ -110,7 +110,18 @@ export class ServerlessRouter {
   }
 
   /** A worker slot for one request, waiting in the endpoint's queue up to its requestTimeout. */
-  dispatch(ep: EndpointRow, signal: AbortSignal): Promise<Dispatched> {
+  async dispatch(ep: EndpointRow, signal: AbortSignal): Promise<Dispatched> {
+    // Nobody waits here: take a free slot at once, without a place in the queue (no timer,
+    // no queue report): the common case costs one slot acquisition.
+    if (!this.queues.get(ep.id)?.waiters.length) {
+      const sinceMs = this.ctx.clock.nowMs();
+      const got = await this.take(ep, await this.routable(ep.id));
+      if (got) return this.grant(ep, got, sinceMs);
+    }
+    return this.enqueue(ep, signal);
+  }
+
+  private enqueue(ep: EndpointRow, signal: AbortSignal): Promise<Dispatched> {
     let eq = this.queues.get(ep.id);
     if (!eq) {
       eq = { ep, waiters: [], poll: undefined };
@@ -164,19 +175,8 @@ export class ServerlessRouter {
     this.pumping.add(eq.ep.id);
     try {
       const workers = await this.routable(eq.ep.id);
-      const max = eq.ep.spec.workerConfig.maxConcurrent;
-      const leaseMs = eq.ep.spec.workerConfig.requestTimeout * 2000 + 60_000;
       while (eq.waiters.length) {
-        // least loaded (on this replica) first
-        const order = [...workers].sort((a, b) => (this.localInflight.get(a.id) ?? 0) - (this.localInflight.get(b.id) ?? 0));
-        let got: { worker: WorkerRow; token: string } | undefined;
-        for (const worker of order) {
-          const token = await this.load.tryAcquire(worker.id, max, leaseMs, this.ctx.clock.nowMs());
-          if (token) {
-            got = { worker, token };
-            break;
-          }
-        }
+        const got = await this.take(eq.ep, workers);
         const head = eq.waiters[0];
         if (!got || !head) {
           if (got) await this.load.release(got.worker.id, got.token, this.ctx.clock.nowMs());
@@ -186,27 +186,44 @@ export class ServerlessRouter {
         head.done = true;
         clearTimeout(head.timer);
         this.report(eq);
-        const id = got.worker.id;
-        const token = got.token;
-        this.localInflight.set(id, (this.localInflight.get(id) ?? 0) + 1);
-        let released = false;
-        head.resolve({
-          worker: got.worker, queueMs: Math.max(0, this.ctx.clock.nowMs() - head.sinceMs),
-          release: () => {
-            if (released) return;
-            released = true;
-            this.localInflight.set(id, (this.localInflight.get(id) ?? 1) - 1);
-            void this.load.release(id, token, this.ctx.clock.nowMs()).catch(() => {}).then(() => {
-              const next = this.queues.get(eq.ep.id);
-              if (next) void this.pump(next);
-            });
-          },
-        });
+        head.resolve(this.grant(eq.ep, got, head.sinceMs));
       }
       if (eq.waiters.length) this.nudge(eq.ep.id);
     } finally {
       this.pumping.delete(eq.ep.id);
     }
+  }
+
+  /** A free slot on one of the workers, least loaded on this replica first. */
+  private async take(ep: EndpointRow, workers: WorkerRow[]): Promise<{ worker: WorkerRow; token: string } | undefined> {
+    const max = ep.spec.workerConfig.maxConcurrent;
+    const leaseMs = ep.spec.workerConfig.requestTimeout * 2000 + 60_000;
+    const order = workers.length > 1 ? [...workers].sort((a, b) => (this.localInflight.get(a.id) ?? 0) - (this.localInflight.get(b.id) ?? 0)) : workers;
+    for (const worker of order) {
+      const token = await this.load.tryAcquire(worker.id, max, leaseMs, this.ctx.clock.nowMs());
+      if (token) return { worker, token };
+    }
+    return undefined;
+  }
+
+  /** The slot, as the request holds it: released once, and a release lets the next waiter in. */
+  private grant(ep: EndpointRow, got: { worker: WorkerRow; token: string }, sinceMs: number): Dispatched {
+    const id = got.worker.id;
+    const token = got.token;
+    this.localInflight.set(id, (this.localInflight.get(id) ?? 0) + 1);
+    let released = false;
+    return {
+      worker: got.worker, queueMs: Math.max(0, this.ctx.clock.nowMs() - sinceMs),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.localInflight.set(id, (this.localInflight.get(id) ?? 1) - 1);
+        void this.load.release(id, token, this.ctx.clock.nowMs()).catch(() => {}).then(() => {
+          const next = this.queues.get(ep.id);
+          if (next?.waiters.length) void this.pump(next);
+        });
+      },
+    };
   }
 
   /** Requests wait: let the runtime look at the endpoint soon (at most every 200 ms). */

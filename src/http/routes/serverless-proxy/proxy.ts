@@ -42,12 +42,16 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
       const rawUrl = req.raw.url ?? '/';
       let rest = rawUrl.startsWith(prefix) ? rawUrl.slice(prefix.length) : '/';
       if (!rest.startsWith('/')) rest = `/${rest}`;
-      const client = new AbortController();
-      reply.raw.on('close', () => { if (!reply.raw.writableFinished) client.abort(); });
-      const d = await router.dispatch(ep, client.signal);
+      // one signal for both ends of a request: the client leaving, and requestTimeout (`cut`)
+      const ac = new AbortController();
+      reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
+      const d = await router.dispatch(ep, ac.signal);
       const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
-      const cut = new AbortController();
-      const timer = setTimeout(() => cut.abort(), timeoutMs);
+      let cut = false;
+      const timer = setTimeout(() => {
+        cut = true;
+        ac.abort();
+      }, timeoutMs);
       const done = () => { clearTimeout(timer); d.release(); };
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !NOT_FORWARDED.has(k)) headers[k] = v as string | string[];
@@ -60,18 +64,18 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
       try {
         res = await request(`http://${d.worker.address}${rest}`, {
           method: req.method as Dispatcher.HttpMethod, headers, body: hasBody ? (req.raw as Readable) : undefined,
-          signal: AbortSignal.any([client.signal, cut.signal]), headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+          signal: ac.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
         });
       } catch (e) {
         done();
-        if (cut.signal.aborted) {
+        if (cut) {
           throw new AppError('GATEWAY_TIMEOUT', `worker ${d.worker.id} did not answer within the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`, { workerId: d.worker.id });
         }
         throw new AppError('SERVICE_NOT_AVAILABLE', `worker ${d.worker.id} could not be reached: ${e instanceof Error ? e.message : String(e)}`, { workerId: d.worker.id });
       }
       const body = res.body as unknown as Readable;
       body.once('close', done);
-      cut.signal.addEventListener('abort', () => body.destroy(new Error(`cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`)), { once: true });
+      ac.signal.addEventListener('abort', () => body.destroy(new Error(cut ? `cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s` : 'the client went away')), { once: true });
       reply.code(res.statusCode);
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !NOT_RETURNED.has(k)) reply.header(k, v);
       reply.header('x-gantry-worker-id', d.worker.id);
