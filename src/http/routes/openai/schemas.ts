@@ -124,14 +124,19 @@ void modelRecordMatches;
 const Open = { additionalProperties: true } as const;
 const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
 const PromptUsage = Type.Object({ prompt_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
-const FinishReason = Type.Union([Type.String({ description: 'stop, length, …' }), Type.Null()]);
+const FinishReason = Type.Union([Type.String({ description: 'stop, length, tool_calls, …' }), Type.Null()]);
 const Answer = { id: Type.String(), created: Type.Integer({ description: 'Unix seconds' }), model: Type.String({ description: 'the catalogue id the request named' }) };
 
 const ChatCompletion = Type.Object({
   ...Answer, object: Type.Literal('chat.completion'),
   choices: Type.Array(Type.Object({
     index: Type.Integer(),
-    message: Type.Object({ role: Type.String(), content: Type.Union([Type.String(), Type.Null()]) }, Open),
+    message: Type.Object({
+      role: Type.String(), content: Type.Union([Type.String(), Type.Null()]), refusal: Type.Union([Type.String(), Type.Null()]),
+      tool_calls: Type.Optional(Type.Array(ToolCall, { description: 'with finish_reason tool_calls; content is null' })),
+    }, Open),
+    logprobs: Type.Union([Type.Object({ content: Type.Union([Type.Array(Type.Object({}, Open)), Type.Null()]), refusal: Type.Null() }, Open), Type.Null()],
+      { description: 'with logprobs: true' }),
     finish_reason: FinishReason,
   }, Open)),
   usage: Usage,
