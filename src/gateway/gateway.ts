@@ -17,6 +17,7 @@ import { Admission, type Admitted, type Worst } from './admission.ts';
 import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
 import { checkContext, measurePrompts, simulatorOnly, type PromptTokens } from './context.ts';
+import { checkRequestRules } from './request-rules.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
 import { UpstreamError, type Endpoint, type ModelBody, type StreamOutcome, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
 
@@ -97,6 +98,7 @@ export class Gateway {
   async run(call: ModelCall): Promise<ModelAnswer> {
     this.health.require(...this.needs); // refused at once while a dependency is down: never queued, never admitted later
     const { endpoint, body } = call;
+    checkRequestRules(endpoint, body); // 400 before anything is counted, whatever the upstream
     const modelId = String(body.model);
     if (endpoint === 'completions' && body.max_tokens === undefined) body.max_tokens = 16; // OpenAI's default for legacy completions
     let measured: PromptTokens | undefined;
@@ -150,11 +152,14 @@ export class Gateway {
       wake?.();
     });
     let consumerGone = true; // until the loop below finishes by itself
+    // OpenAI: with include_usage every chunk before the usage chunk carries `usage: null`
+    const usageNull = req.body.stream_options?.include_usage === true;
     try {
       for (;;) {
         if (head < queue.length) {
           const c = queue[head]!;
           queue[head++] = undefined as unknown as Chunk; // let it go
+          if (usageNull) c.usage = null;
           yield c;
           continue;
         }

@@ -112,6 +112,8 @@ export function modelAdminView(m: q.ModelRow) {
     status: m.status,
     upstream: m.upstream,
     created: Math.floor(m.createdAt.getTime() / 1000),
+    // OpenAI's model object requires owned_by: the organization part of the id (`org/name`)
+    owned_by: m.id.includes('/') ? m.id.slice(0, m.id.indexOf('/')) : 'gantry',
   };
 }
 
@@ -121,6 +123,8 @@ export function modelRecord(m: q.ModelRow) {
     id: m.id,
     object: 'model' as const,
     created: Math.floor(m.createdAt.getTime() / 1000),
+    // OpenAI's model object requires owned_by: the organization part of the id (`org/name`)
+    owned_by: m.id.includes('/') ? m.id.slice(0, m.id.indexOf('/')) : 'gantry',
     input_token_price_per_m: Number(m.inputPricePerMUnits),
     output_token_price_per_m: Number(m.outputPricePerMUnits),
     title: m.title,

@@ -1,34 +1,32 @@
-// The built-in simulator: deterministic output derived from the input, real streaming at a
-// configured time to first token and speed, exact usage by the tokenizer in ../tokens.ts.
+// The built-in simulator: a model that follows the request. Its output is a deterministic
+// function of the request (the prompt, `seed`, `temperature`, the choice index), streamed
+// at a configured time to first token and speed, with exact usage by the tokenizer in
+// ../tokens.ts. What it honours: tools and tool_choice (sim-tools.ts), response_format
+// (sim-json.ts), stop, temperature, seed, logprobs/top_logprobs, n, max_(completion_)tokens,
+// ignore_eos; the text model itself is in sim-text.ts.
 import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { contentText, simChatPromptTokensAsync, simTokenCounts, simTokens, Turns } from '../tokens.ts';
+import { AppError } from '../../lib/errors.ts';
+import { simChatPromptTokensAsync, simTokenCount, simTokenCounts, simTokens, Turns, contentText } from '../tokens.ts';
 import { promptUnits } from '../context.ts';
+import { jsonFor, Unsatisfiable } from './sim-json.ts';
+import { chatLogprobs, completionLogprobs, cutAtStop, forced, prose, rng, textOf, type Piece } from './sim-text.ts';
+import { toolCalls, toolsToCall, type ToolCall } from './sim-tools.ts';
 import { UpstreamError, type StreamOutcome, type ModelBody, type Upstream, type UpstreamRequest, type Usage } from './upstream.ts';
-
-const WORDS = ('the a of to and in is that for it as with on was by this be are from at or an which have not ' +
-  'model token budget stream answer question simple small large cloud compute gateway ledger quota request reply ' +
-  'light river stone garden window market signal system number letter music paper orange silver quiet rapid').split(' ');
 
 function seedOf(...parts: string[]): number {
   return createHash('sha256').update(parts.join('\u0000')).digest().readUInt32LE(0);
 }
 
-/** mulberry32: a tiny deterministic PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** What one choice answers: text (prose or JSON) or tool calls, and why it ended. */
+interface Plan {
+  pieces: Piece[];
+  calls: Array<ToolCall & { pieces: Piece[]; nameTokens: number }>;
+  finish: 'stop' | 'length' | 'tool_calls';
 }
 
-interface Plan {
-  tokens: string[]; // each one token by simTokens
-  finish: 'stop' | 'length';
+function planTokens(p: Plan): number {
+  return p.pieces.length + p.calls.reduce((s, c) => s + c.nameTokens + c.pieces.length, 0);
 }
 
 /**
@@ -59,30 +57,84 @@ class PromptSeed {
     return this;
   }
 
+  /** The random stream of one choice: the prompt, the choice index and the request's seed. */
   of(index: number, seed: unknown): number {
     return this.hash.copy().update(`${index}\u0000${String(seed ?? '')}`).digest().readUInt32LE(0);
   }
-}
 
-/** How many tokens to produce: a natural length from the input, cut at max_tokens (or exactly max_tokens with ignore_eos). */
-function plan(seed: PromptSeed, index: number, promptTokens: number, body: ModelBody, contextSize: number): Plan {
-  const r = rng(seed.of(index, body.seed));
-  const max = Math.max(0, Math.min(Number(body.max_completion_tokens ?? body.max_tokens ?? contextSize), contextSize - promptTokens));
-  const natural = 8 + Math.floor(r() * 57);
-  const n = body.ignore_eos === true ? max : Math.min(natural, max);
-  const tokens: string[] = [];
-  for (let i = 0; i < n; i++) {
-    if (i > 0 && i % 9 === 8 && i < n - 1) tokens.push(i % 18 === 17 ? '.' : ',');
-    else tokens.push(WORDS[Math.floor(r() * WORDS.length)]!);
+  /** The model's own state for this prompt: what greedy decoding follows, whatever the seed. */
+  model(): number {
+    return this.hash.copy().update('model\u0000').digest().readUInt32LE(0);
   }
-  const cut = n === max && (n < natural || body.ignore_eos === true);
-  return { tokens, finish: cut ? 'length' : 'stop' };
 }
 
-function render(tokens: string[]): string {
-  let out = '';
-  for (const t of tokens) out += /^[.,]$/.test(t) || out === '' ? t : ' ' + t;
-  return out;
+/** The content json_object asks for when no schema says more. */
+const JSON_OBJECT = {
+  type: 'object', additionalProperties: false, required: ['answer', 'topics'],
+  properties: { answer: { type: 'string', minLength: 12 }, topics: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', maxLength: 24 } } },
+};
+
+/** The JSON a response_format asks for, or undefined for text. */
+function structured(body: ModelBody, rand: () => number): string | undefined {
+  const f = body.response_format;
+  if (f?.type === 'json_object') return JSON.stringify(jsonFor(JSON_OBJECT, rand));
+  if (f?.type !== 'json_schema') return undefined;
+  try {
+    return JSON.stringify(jsonFor(f.json_schema?.schema, rand));
+  } catch (e) {
+    if (!(e instanceof Unsatisfiable)) throw e;
+    throw new AppError('INVALID_REQUEST_BODY', `Invalid schema for response_format '${String(f.json_schema?.name)}': ${e.message}`, { field: 'response_format', rule: 'satisfiable schema' });
+  }
+}
+
+/**
+ * One choice's answer. Without a seed the request itself seeds it, so the same request gives
+ * the same answer; greedy decoding (temperature 0) ignores the seed and the choice index.
+ * Output is cut at max tokens (finish "length"; exactly max tokens with ignore_eos), then at
+ * the first stop sequence (finish "stop").
+ */
+function plan(seed: PromptSeed, index: number, promptTokens: number, req: UpstreamRequest): Plan {
+  const body = req.body;
+  const temperature = body.temperature === undefined || body.temperature === null ? 1 : Number(body.temperature);
+  const model = seed.model();
+  const sample = rng(seed.of(index, body.seed));
+  const rand = temperature === 0 ? rng(model) : sample; // choices that are not tokens of prose: lengths, JSON, arguments
+  const max = Math.max(0, Math.min(Number(body.max_completion_tokens ?? body.max_tokens ?? req.contextSize), req.contextSize - promptTokens));
+  const chat = req.endpoint === 'chat.completions';
+  const functions = chat ? toolsToCall(body) : [];
+  if (functions.length > 0) {
+    let budget = max;
+    const calls: Plan['calls'] = [];
+    for (const c of toolCalls(functions, rand)) {
+      if (budget <= 0) break;
+      const nameTokens = simTokenCount(c.name);
+      const all = forced(c.arguments, rand);
+      const pieces = all.slice(0, Math.max(0, budget - nameTokens));
+      budget -= nameTokens + pieces.length;
+      calls.push({ ...c, arguments: textOf(pieces), pieces, nameTokens });
+      if (pieces.length < all.length) return { pieces: [], calls, finish: 'length' };
+    }
+    return { pieces: [], calls, finish: calls.length < functions.length ? 'length' : 'tool_calls' };
+  }
+  const json = chat ? structured(body, rand) : undefined;
+  let pieces: Piece[];
+  let natural: number;
+  if (json !== undefined) {
+    pieces = forced(json, rand);
+    natural = pieces.length;
+  } else {
+    natural = 8 + Math.floor(rand() * 57);
+    pieces = prose(model, body.ignore_eos === true ? max : Math.min(natural, max), temperature, sample);
+  }
+  let finish: Plan['finish'] = body.ignore_eos === true || natural > max ? 'length' : 'stop';
+  if (pieces.length > max) pieces = pieces.slice(0, max);
+  const stops = body.stop === undefined || body.stop === null ? [] : [body.stop].flat().map(String);
+  const cut = cutAtStop(pieces, stops);
+  if (cut) {
+    pieces = cut;
+    finish = 'stop';
+  }
+  return { pieces, calls: [], finish };
 }
 
 /** Deterministic embedding: each token's own random direction, summed, normalized, so similar texts are close. */
@@ -101,15 +153,6 @@ function cosine(a: number[], b: number[]): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
-}
-
-function usageBody(u: Usage) {
-  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
-}
-
-interface Choice {
-  index: number;
-  plan: Plan;
 }
 
 /** The prompts of a request: the seed of each, and the token count of each (the gateway's when it counted them). */
@@ -146,6 +189,69 @@ async function unitCounts(req: UpstreamRequest, units: Array<string | number[]>)
   return simTokenCounts(units.map((u) => (typeof u === 'string' ? u : JSON.stringify(u))));
 }
 
+function usageBody(u: Usage) {
+  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
+}
+
+interface Choice {
+  index: number;
+  plan: Plan;
+}
+
+/** How many alternatives logprobs list per token, or undefined when the request wants none. */
+function logprobsWanted(req: UpstreamRequest): number | undefined {
+  const b = req.body;
+  if (req.endpoint === 'chat.completions') return b.logprobs === true ? Number(b.top_logprobs ?? 0) : undefined;
+  return typeof b.logprobs === 'number' ? b.logprobs : undefined;
+}
+
+function toolCallBody(c: ToolCall) {
+  return { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } };
+}
+
+/**
+ * The stream of one choice, cut into what each tick sends: a tick carries up to `perTick`
+ * tokens. Text goes as content deltas; tool calls as OpenAI sends them: a first delta with
+ * the call's index, id, type, name and empty arguments, then the arguments in fragments.
+ */
+function ticksOf(c: Choice, perTick: number, chat: boolean, k: number | undefined): Array<Array<{ delta: Record<string, unknown>; logprobs: unknown; tokens: number }>> {
+  const ticks: Array<Array<{ delta: Record<string, unknown>; logprobs: unknown; tokens: number }>> = [];
+  const { plan } = c;
+  if (plan.calls.length === 0) {
+    let offset = 0;
+    for (let at = 0; at < plan.pieces.length || at === 0; at += perTick) {
+      const pieces = plan.pieces.slice(at, at + perTick);
+      const text = textOf(pieces);
+      const logprobs = k === undefined ? null : chat ? chatLogprobs(pieces, k) : completionLogprobs(pieces, k, offset);
+      offset += text.length;
+      const tick = [];
+      if (at === 0 && chat) tick.push({ delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, tokens: 0 });
+      if (pieces.length) tick.push({ delta: chat ? { content: text } : { text }, logprobs, tokens: pieces.length });
+      ticks.push(tick);
+    }
+    return ticks;
+  }
+  let tick: Array<{ delta: Record<string, unknown>; logprobs: unknown; tokens: number }> = [];
+  let room = perTick;
+  for (const [i, call] of plan.calls.entries()) {
+    const head = { index: i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
+    tick.push({ delta: i === 0 ? { role: 'assistant', content: null, refusal: null, tool_calls: [head] } : { tool_calls: [head] }, logprobs: null, tokens: call.nameTokens });
+    for (let at = 0; at < call.pieces.length;) {
+      if (room === 0) {
+        ticks.push(tick);
+        tick = [];
+        room = perTick;
+      }
+      const pieces = call.pieces.slice(at, at + room);
+      tick.push({ delta: { tool_calls: [{ index: i, function: { arguments: textOf(pieces) } }] }, logprobs: null, tokens: pieces.length });
+      room -= pieces.length;
+      at += pieces.length;
+    }
+  }
+  ticks.push(tick);
+  return ticks;
+}
+
 export class SimUpstream implements Upstream {
   private readonly ttftMs: number;
   private readonly tokensPerS: number;
@@ -165,7 +271,7 @@ export class SimUpstream implements Upstream {
     const n = Number(req.body.n ?? 1);
     const choices: Choice[] = [];
     seeds.forEach((seed, p) => {
-      for (let i = 0; i < n; i++) choices.push({ index: p * n + i, plan: plan(seed, i, counts[p]!, req.body, req.contextSize) });
+      for (let i = 0; i < n; i++) choices.push({ index: p * n + i, plan: plan(seed, i, counts[p]!, req) });
     });
     return { choices, promptTokens: counts.reduce((s, c) => s + c, 0) };
   }
@@ -174,11 +280,12 @@ export class SimUpstream implements Upstream {
     if (req.endpoint === 'embeddings') return this.embeddings(req);
     if (req.endpoint === 'rerank') return this.rerank(req);
     const { choices, promptTokens } = await this.choices(req);
-    const completionTokens = choices.reduce((s, c) => s + c.plan.tokens.length, 0);
-    const longest = Math.max(0, ...choices.map((c) => c.plan.tokens.length));
+    const completionTokens = choices.reduce((s, c) => s + planTokens(c.plan), 0);
+    const longest = Math.max(0, ...choices.map((c) => planTokens(c.plan)));
     await this.wait(this.ttftMs + (longest * 1000) / this.tokensPerS, req.signal);
     const usage = { promptTokens, completionTokens };
     const chat = req.endpoint === 'chat.completions';
+    const k = logprobsWanted(req);
     return {
       usage,
       body: {
@@ -186,9 +293,14 @@ export class SimUpstream implements Upstream {
         object: chat ? 'chat.completion' : 'text_completion',
         created: req.createdS,
         model: req.modelId,
-        choices: choices.map((c) => (chat
-          ? { index: c.index, message: { role: 'assistant', content: render(c.plan.tokens) }, logprobs: null, finish_reason: c.plan.finish }
-          : { index: c.index, text: render(c.plan.tokens), logprobs: null, finish_reason: c.plan.finish })),
+        choices: choices.map(({ index, plan: p }) => {
+          if (!chat) return { index, text: textOf(p.pieces), logprobs: k === undefined ? null : completionLogprobs(p.pieces, k, 0), finish_reason: p.finish };
+          const message = p.calls.length
+            ? { role: 'assistant', content: null, refusal: null, tool_calls: p.calls.map(toolCallBody) }
+            : { role: 'assistant', content: textOf(p.pieces), refusal: null };
+          const logprobs = k === undefined ? null : p.calls.length ? { content: null, refusal: null } : chatLogprobs(p.pieces, k);
+          return { index, message, logprobs, finish_reason: p.finish };
+        }),
         usage: usageBody(usage),
         system_fingerprint: 'gantry-sim',
       },
@@ -198,33 +310,33 @@ export class SimUpstream implements Upstream {
   async stream(req: UpstreamRequest, emit: (chunk: Record<string, unknown>) => void): Promise<StreamOutcome> {
     const { choices, promptTokens } = await this.choices(req);
     const chat = req.endpoint === 'chat.completions';
-    const base = { id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion', created: req.createdS, model: req.modelId };
-    let produced = 0;
-    const chunk = (index: number, text: string, finish: string | null, first = false) => emit({
-      ...base,
+    const base = {
+      id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion', created: req.createdS, model: req.modelId,
       ...(chat ? { system_fingerprint: 'gantry-sim' } : {}),
-      choices: [chat
-        ? { index, delta: first ? { role: 'assistant', content: text } : finish ? {} : { content: text }, logprobs: null, finish_reason: finish }
-        : { index, text, logprobs: null, finish_reason: finish }],
+    };
+    const chunk = (index: number, delta: Record<string, unknown>, logprobs: unknown, finish: string | null) => emit({
+      ...base,
+      choices: [chat ? { index, delta, logprobs, finish_reason: finish } : { index, text: String(delta.text ?? ''), logprobs, finish_reason: finish }],
     });
+    // Emit on a ~10 ms cadence whatever the speed, so fast settings do not mean a timer per token.
+    const perTick = Math.max(1, Math.round(this.tokensPerS / 100));
+    const tickMs = (perTick * 1000) / this.tokensPerS;
+    const k = logprobsWanted(req);
+    const plans = choices.map((c) => ticksOf(c, perTick, chat, k));
+    let produced = 0;
     try {
       await this.wait(this.ttftMs, req.signal);
-      if (chat) for (const c of choices) chunk(c.index, '', null, true);
-      // Emit on a ~10 ms cadence whatever the speed, so fast settings do not mean a timer per token.
-      const perTick = Math.max(1, Math.round(this.tokensPerS / 100));
-      const tickMs = (perTick * 1000) / this.tokensPerS;
-      const longest = Math.max(0, ...choices.map((c) => c.plan.tokens.length));
-      for (let at = 0; at < longest; at += perTick) {
-        if (at > 0) await this.wait(tickMs, req.signal);
-        for (const c of choices) {
-          const slice = c.plan.tokens.slice(at, at + perTick);
-          if (!slice.length) continue;
-          const prefix = at === 0 ? '' : /^[.,]$/.test(slice[0]!) ? '' : ' ';
-          chunk(c.index, prefix + render(slice), null);
-          produced += slice.length;
+      const longest = Math.max(0, ...plans.map((t) => t.length));
+      for (let t = 0; t < longest; t++) {
+        if (t > 0) await this.wait(tickMs, req.signal);
+        for (const [i, c] of choices.entries()) {
+          for (const part of plans[i]![t] ?? []) {
+            chunk(c.index, part.delta, part.logprobs, null);
+            produced += part.tokens;
+          }
         }
       }
-      for (const c of choices) chunk(c.index, '', c.plan.finish);
+      for (const c of choices) chunk(c.index, {}, null, c.plan.finish);
       return { usage: { promptTokens, completionTokens: produced }, finished: true };
     } catch (e) {
       if (req.signal.aborted) return { usage: { promptTokens, completionTokens: produced }, finished: false };

@@ -54,7 +54,7 @@ test('GET /models lists only what the key policy and the team allow, under every
     }
     const one = await owner.get(`/openai/v1/models/${SMALL}`);
     assert.equal(one.status, 200);
-    assert.deepEqual(Object.keys(one.body).sort(), ['context_size', 'created', 'description', 'id', 'input_token_price_per_m', 'object', 'output_token_price_per_m', 'title']);
+    assert.deepEqual(Object.keys(one.body).sort(), ['context_size', 'created', 'description', 'id', 'input_token_price_per_m', 'object', 'output_token_price_per_m', 'owned_by', 'title']);
     assert.equal(one.body.input_token_price_per_m, 1000);
     // The Developer's key may use only the small model; the team disables the embed model.
     const dev = team.members.Developer;

@@ -13,18 +13,68 @@ const Model = Type.String({ minLength: 1, maxLength: 200, description: 'Model id
 const MaxTokens = Type.Integer({ minimum: 1 });
 const StreamOptions = Type.Object({ include_usage: Type.Optional(Type.Boolean()) });
 
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** OpenAI's message roles; which may follow which is judged in gateway/request-rules.ts. */
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+const ToolCall = Type.Object({
+  id: Type.String(), type: Type.String(),
+  function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+});
 const Message = Type.Object({
-  role: Type.String({ minLength: 1 }),
+  role: Type.String({ enum: [...ROLES] }),
   content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() })), Type.Null()])),
   name: Type.Optional(Type.String()),
+  tool_calls: Type.Optional(Type.Array(ToolCall)),
+  tool_call_id: Type.Optional(Type.String()),
 });
+
+/** OpenAI's rule for function and schema names. */
+const FunctionName = Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 'letters, digits, _ and -, at most 64' });
+// Tools of other types than "function" pass to upstreams that know them; the simulator calls function tools only.
+const Tool = Type.Object({
+  type: Type.String(),
+  function: Type.Optional(Type.Object({
+    name: FunctionName, description: Type.Optional(Type.String()),
+    parameters: Type.Optional(Type.Unknown({ description: 'a JSON Schema of type "object"' })),
+    strict: Type.Optional(Nullable(Type.Boolean())),
+  })),
+});
+const ToolChoice = Type.Union([
+  Type.String({ enum: ['none', 'auto', 'required'] }),
+  Type.Object({ type: Type.String(), function: Type.Optional(Type.Object({ name: Type.String() })) }),
+]);
+const ResponseFormat = Type.Object({
+  type: Type.String({ enum: ['text', 'json_object', 'json_schema'] }),
+  json_schema: Type.Optional(Type.Object({
+    name: FunctionName, description: Type.Optional(Type.String()),
+    schema: Type.Optional(Type.Unknown({ description: 'the JSON Schema the content follows' })),
+    strict: Type.Optional(Nullable(Type.Boolean())),
+  })),
+});
+/** n: OpenAI's range. */
+const Choices = Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 })));
+const Stop = Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])));
+const Sampling = {
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  seed: Type.Optional(Nullable(Type.Integer())),
+  stop: Stop,
+  n: Choices,
+};
 
 export const ChatBody = Type.Object({
   model: Model,
   messages: Type.Array(Message, { minItems: 1 }),
   max_tokens: Type.Optional(MaxTokens),
   max_completion_tokens: Type.Optional(MaxTokens),
-  n: Type.Optional(Type.Integer({ minimum: 1, maximum: 8 })),
+  ...Sampling,
+  logprobs: Type.Optional(Nullable(Type.Boolean())),
+  top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+  tools: Type.Optional(Type.Array(Tool)),
+  tool_choice: Type.Optional(ToolChoice),
+  parallel_tool_calls: Type.Optional(Type.Boolean()),
+  response_format: Type.Optional(ResponseFormat),
   stream: Type.Optional(Type.Boolean()),
   stream_options: Type.Optional(StreamOptions),
 });
@@ -36,7 +86,8 @@ export const CompletionBody = Type.Object({
     Type.Array(Type.Array(Type.Integer(), { minItems: 1 }), { minItems: 1 }),
   ]),
   max_tokens: Type.Optional(MaxTokens),
-  n: Type.Optional(Type.Integer({ minimum: 1, maximum: 8 })),
+  ...Sampling,
+  logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 5 }))),
   stream: Type.Optional(Type.Boolean()),
   stream_options: Type.Optional(StreamOptions),
 });
@@ -59,7 +110,8 @@ export const RerankBody = Type.Object({
 });
 
 export const ModelRecord = Type.Object({
-  id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), title: Type.String(), description: Type.String(),
+  id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String({ description: 'the organization part of the id' }),
+  title: Type.String(), description: Type.String(),
   context_size: Type.Integer(), input_token_price_per_m: Type.Integer(), output_token_price_per_m: Type.Integer(),
 });
 // The schema and the domain's modelRecord() describe one shape: either drifting fails typecheck.
@@ -72,14 +124,19 @@ void modelRecordMatches;
 const Open = { additionalProperties: true } as const;
 const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
 const PromptUsage = Type.Object({ prompt_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open);
-const FinishReason = Type.Union([Type.String({ description: 'stop, length, …' }), Type.Null()]);
+const FinishReason = Type.Union([Type.String({ description: 'stop, length, tool_calls, …' }), Type.Null()]);
 const Answer = { id: Type.String(), created: Type.Integer({ description: 'Unix seconds' }), model: Type.String({ description: 'the catalogue id the request named' }) };
 
 const ChatCompletion = Type.Object({
   ...Answer, object: Type.Literal('chat.completion'),
   choices: Type.Array(Type.Object({
     index: Type.Integer(),
-    message: Type.Object({ role: Type.String(), content: Type.Union([Type.String(), Type.Null()]) }, Open),
+    message: Type.Object({
+      role: Type.String(), content: Type.Union([Type.String(), Type.Null()]), refusal: Type.Union([Type.String(), Type.Null()]),
+      tool_calls: Type.Optional(Type.Array(ToolCall, { description: 'with finish_reason tool_calls; content is null' })),
+    }, Open),
+    logprobs: Type.Union([Type.Object({ content: Type.Union([Type.Array(Type.Object({}, Open)), Type.Null()]), refusal: Type.Null() }, Open), Type.Null()],
+      { description: 'with logprobs: true' }),
     finish_reason: FinishReason,
   }, Open)),
   usage: Usage,
