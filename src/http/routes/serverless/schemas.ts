@@ -8,7 +8,7 @@ import { POLICY_TYPES, VOLUME_TYPES } from '../../../domain/serverless/codes.ts'
 
 /** An integer, or a string of digits (what get and list answer for some numbers, sent back). */
 export const IntLike = (description: string) => Type.Unsafe<number | string>({
-  type: ['integer', 'string'], minimum: -INT32_MAX - 1, maximum: INT32_MAX, description: `${description}; an integer (a string of digits is accepted)`,
+  type: ['integer', 'string'], format: 'int64', minimum: -INT32_MAX - 1, maximum: INT32_MAX, description: `${description}; an integer (a string of digits is accepted)`,
 });
 
 const workerConfigFields = {
