@@ -2,6 +2,8 @@
 import { and, asc, desc, eq, ilike, inArray, isNull, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { gpuClusters, gpuInventory, gpuProducts, instances, networkStorages, registryAuths, templates } from './schema-compute.ts';
+import { endpoints, endpointWorkers } from './schema-serverless.ts';
+import { FINAL_WORKER_STATES } from './serverless-workers.ts';
 
 export type ClusterRow = typeof gpuClusters.$inferSelect;
 export type ProductRow = typeof gpuProducts.$inferSelect;
@@ -50,14 +52,35 @@ export async function lockInventory(db: DbOrTx, productId: string, clusterId: st
     .where(and(eq(gpuInventory.productId, productId), eq(gpuInventory.clusterId, clusterId))).for('update');
   return row;
 }
-/** GPUs taken per (product, cluster) by instances in the given statuses' complement. */
+/**
+ * GPUs taken per (product, cluster): by instances not in the released statuses, and by
+ * serverless workers not yet ended. A worker holds its endpoint's product, cluster and
+ * gpuNum as they are now: during a rolling update that changes them, the old workers count
+ * under the new ones until they stop (at most a few passes; they are draining).
+ */
 export async function gpusInUse(db: DbOrTx, releasedStatuses: readonly string[], productId?: string, clusterId?: string): Promise<{ productId: string; clusterId: string; used: number }[]> {
   const conds: SQL[] = [notInArray(instances.status, [...releasedStatuses])];
   if (productId) conds.push(eq(instances.productId, productId));
   if (clusterId) conds.push(eq(instances.clusterId, clusterId));
-  return db.select({
+  const byInstances = await db.select({
     productId: instances.productId, clusterId: instances.clusterId, used: sql<number>`coalesce(sum(${instances.gpuNum}), 0)::int`,
   }).from(instances).where(and(...conds)).groupBy(instances.productId, instances.clusterId);
+  const wProduct = sql<string>`${endpoints.spec}->>'productId'`;
+  const wCluster = sql<string>`${endpoints.spec}->>'clusterId'`;
+  const wConds: SQL[] = [notInArray(endpointWorkers.state, [...FINAL_WORKER_STATES])];
+  if (productId) wConds.push(sql`${wProduct} = ${productId}`);
+  if (clusterId) wConds.push(sql`${wCluster} = ${clusterId}`);
+  const byWorkers = await db.select({
+    productId: wProduct, clusterId: wCluster, used: sql<number>`coalesce(sum((${endpoints.spec}->'workerConfig'->>'gpuNum')::int), 0)::int`,
+  }).from(endpointWorkers).innerJoin(endpoints, eq(endpoints.id, endpointWorkers.endpointId)).where(and(...wConds)).groupBy(wProduct, wCluster);
+  const total = new Map<string, { productId: string; clusterId: string; used: number }>();
+  for (const r of [...byInstances, ...byWorkers]) {
+    const k = `${r.productId}/${r.clusterId}`;
+    const cur = total.get(k);
+    if (cur) cur.used += Number(r.used);
+    else total.set(k, { productId: r.productId, clusterId: r.clusterId, used: Number(r.used) });
+  }
+  return [...total.values()];
 }
 
 // ---- templates ----

@@ -3,6 +3,7 @@
 import { invalid, notFound } from '../../lib/errors.ts';
 import { MAX_PRICE_UNITS } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
+import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/compute.ts';
 import { BILLING_METHOD_OF, BILLING_MODES, RELEASED_STATUSES } from './states.ts';
 import { isBillingMethod, MAX_BILLING_METHOD, MIN_BILLING_METHOD } from '../billing/codes.ts';
@@ -87,7 +88,18 @@ export interface Availability {
   free: number;
 }
 
-/** Free GPUs per (product, cluster): inventory minus what unreleased instances hold. */
+/**
+ * Free GPUs of a product in a cluster, under the inventory row lock taken here: whoever
+ * takes GPUs (an instance, a serverless worker) checks and inserts under this one lock.
+ */
+export async function freeGpusTx(tx: Tx, productId: string, clusterId: string): Promise<number> {
+  const inv = await q.lockInventory(tx, productId, clusterId);
+  if (!inv) return 0;
+  const [used] = await q.gpusInUse(tx, RELEASED_STATUSES, productId, clusterId);
+  return inv.totalGpus - (used?.used ?? 0);
+}
+
+/** Free GPUs per (product, cluster): inventory minus what unreleased instances and live serverless workers hold. */
 export async function availability(ctx: Ctx): Promise<Availability[]> {
   const [inv, used] = await Promise.all([q.listInventory(ctx.db), q.gpusInUse(ctx.db, RELEASED_STATUSES)]);
   const usedOf = new Map(used.map((u) => [`${u.productId}/${u.clusterId}`, u.used]));

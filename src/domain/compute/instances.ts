@@ -1,5 +1,6 @@
 // Instance operations of the tenant API. What each operation may do from each state is
 // decided by TRANSITIONS (./states.ts) only; the reconciler does the work afterwards.
+import { freeGpusTx } from './catalogue.ts';
 import type { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { unitsToMicro } from '../../lib/money.ts';
@@ -14,7 +15,7 @@ import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './r
 import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
 import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
 import { moveTx, nextCheckAt, payerOf, type Compute } from './compute.ts';
-import { BILLING_METHOD_OF, BILLING_MODES, RELEASED_STATUSES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
+import { BILLING_METHOD_OF, BILLING_MODES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
 import { inTransaction } from '../changes.ts';
 import { bad, computeNotFound, insufficient, wrongState } from './errors.ts';
 
@@ -63,14 +64,6 @@ function checkMonth(month: number | undefined): number {
 /** One hour of the instance's GPUs at its price: what a metered start must be able to pay. */
 export function firstHourMicro(priceUnitsPerGpuHour: bigint, gpuNum: number): bigint {
   return unitsToMicro(priceUnitsPerGpuHour * BigInt(gpuNum));
-}
-
-/** Free GPUs of a product in a cluster, under the inventory row lock taken here. */
-async function freeGpusTx(tx: Tx, productId: string, clusterId: string): Promise<number> {
-  const inv = await q.lockInventory(tx, productId, clusterId);
-  if (!inv) return 0;
-  const [used] = await q.gpusInUse(tx, RELEASED_STATUSES, productId, clusterId);
-  return inv.totalGpus - (used?.used ?? 0);
 }
 
 export async function createInstance(c: Compute, p: Principal, input: CreateInstanceInput): Promise<string> {

@@ -10,6 +10,8 @@ import { setHoldTx, holdOf } from '../spend/holds.ts';
 import { scopeBaseMicro } from '../spend/base.ts';
 import type { BudgetScope } from '../spend/scopes.ts';
 import { costMicro } from '../compute/metering.ts';
+import { freeGpusTx } from '../compute/catalogue.ts';
+import { insufficient } from '../compute/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newDnsId } from '../../lib/ids.ts';
 import type { WorkloadSpec } from '../../drivers/types.ts';
@@ -62,6 +64,8 @@ export class ServerlessRuntime {
   private readonly onError: ((endpointId: string, err: unknown) => void) | undefined;
   /** when each worker was last probed (this replica; a new one probes at once) */
   private readonly probedAt = new Map<string, number>();
+  /** the last refusal to add a worker, per endpoint (this replica), so the log says it once */
+  private readonly lastRefusal = new Map<string, string>();
   private lastPruneMs = 0;
 
   constructor(c: Compute, load: WorkerLoad, opts: RuntimeOptions) {
@@ -129,8 +133,11 @@ export class ServerlessRuntime {
     let refused: AppError | undefined;
     for (let i = 0; i < d.create && !refused; i++) {
       refused = await this.addWorker(ep);
-      if (refused) log.push(`scale out refused: ${refused.message}`);
+      // said once while it lasts: a refusal repeats every pass until money or GPUs come back
+      if (refused && this.lastRefusal.get(ep.id) !== refused.message) log.push(`scale out refused: ${refused.message}`);
     }
+    if (refused) this.lastRefusal.set(ep.id, refused.message);
+    else if (d.create > 0) this.lastRefusal.delete(ep.id);
     if (ep.desiredWorkers !== d.desired) await q.updateEndpointRow(this.c.ctx.db, ep.id, { desiredWorkers: d.desired });
     workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
     await this.settleEndpoint(ep, workers, refused, log);
@@ -295,6 +302,12 @@ export class ServerlessRuntime {
     const what = `a worker of endpoint ${ep.appName} (${gpuNum} × ${ep.productName}, ${this.holdSeconds} s)`;
     try {
       await this.c.spend.withReservation(payer, hold, what, () => inTransaction(this.c.ctx, async (tx) => {
+        // a worker takes its GPUs from the cluster's inventory, as an instance does
+        const free = await freeGpusTx(tx, ep.spec.productId, ep.spec.clusterId);
+        if (free < gpuNum) {
+          throw insufficient(`not enough free ${ep.productName} GPUs in cluster ${ep.spec.clusterId} for a worker of endpoint ${ep.appName} (${gpuNum} needed, ${Math.max(0, free)} free)`,
+            { productId: ep.spec.productId, clusterId: ep.spec.clusterId, gpuNum });
+        }
         await q.insertWorker(tx, {
           id, endpointId: ep.id, teamId: ep.teamId, specVersion: ep.specVersion, state: 'pending', stateSinceMs: now, createdAt: new Date(now),
         });
@@ -302,7 +315,7 @@ export class ServerlessRuntime {
       }));
       return undefined;
     } catch (e) {
-      if (e instanceof AppError && (e.reason === 'NOT_ENOUGH_BALANCE' || e.reason === 'BUDGET_EXCEEDED')) return e;
+      if (e instanceof AppError && (e.reason === 'NOT_ENOUGH_BALANCE' || e.reason === 'BUDGET_EXCEEDED' || e.reason === 'INSUFFICIENT_RESOURCE')) return e;
       throw e;
     }
   }
@@ -343,7 +356,10 @@ export class ServerlessRuntime {
     let next: { state: string; error: string; message: string };
     const serving = workers.some((w) => w.state === 'running' && w.healthy && !w.draining);
     if (serving) next = { state: 'serving', error: '', message: '' };
-    else if (refused && !workers.length) {
+    else if (refused?.reason === 'INSUFFICIENT_RESOURCE' && !workers.length) {
+      // capacity comes back by itself (an instance or another endpoint lets GPUs go): wait, do not stop
+      next = { state: 'initializing', error: 'insufficient_resource', message: `waiting for free GPUs: ${refused.message}` };
+    } else if (refused && !workers.length) {
       next = { state: 'stopped', error: refused.reason === 'NOT_ENOUGH_BALANCE' ? 'balance_not_enough' : 'budget_exceeded', message: `no worker could be started: ${refused.message}` };
     } else {
       const ended = await q.listEndedWorkers(this.c.ctx.db, ep.id, BOOT_FAILURES_TO_FAIL);

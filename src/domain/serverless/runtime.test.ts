@@ -226,3 +226,32 @@ test('update under steady traffic is rolling: new workers serve before old ones 
     await f.close();
   }
 });
+
+test('workers take GPUs from the inventory: no more workers than free GPUs, and instances see them taken', async () => {
+  const f = await fixture();
+  try {
+    const setInventory = async (totalGpus: number) => {
+      const r = await f.admin.put(`/admin/v1/gpu/products/${PRODUCT}/inventory/cls_local`, { totalGpus });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    };
+    await setInventory(2);
+    const id = await createEndpoint(f, { appName: 'gpus', workerConfig: { minNum: 3, maxNum: 3 } });
+    await until(f, 'two workers running', async () => (await live(f, id)).filter((w) => w.state === 'running').length === 2);
+    for (let i = 0; i < 3; i++) await pass(f); // more passes: still no third worker
+    assert.equal((await live(f, id)).length, 2);
+    const lines = (await f.t.store.db.execute(`select line from endpoint_logs where endpoint_id = '${id}' and line like 'scale out refused:%'` as never) as unknown as { rows: { line: string }[] }).rows;
+    assert.equal(lines.length, 1, `the refusal is logged once while it lasts: ${JSON.stringify(lines)}`);
+    assert.match(lines[0]!.line, /not enough free .* GPUs in cluster cls_local .* \(1 needed, 0 free\)/);
+
+    // an instance finds no free GPU either
+    const inst = await f.owner.post(`${BASE}/gpu/instance/create`, { name: 'x', productId: PRODUCT, gpuNum: 1, rootfsSize: 50, imageUrl: 'nvidia/cuda:12.4.0-base-ubuntu22.04', kind: 'gpu' });
+    assert.equal(inst.status, 400, JSON.stringify(inst.body));
+    assert.equal(inst.body.reason, 'INSUFFICIENT_RESOURCE');
+
+    // capacity comes back: the third worker starts
+    await setInventory(3);
+    await until(f, 'three workers', async () => (await live(f, id)).length === 3);
+  } finally {
+    await f.close();
+  }
+});
