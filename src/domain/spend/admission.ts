@@ -46,6 +46,8 @@ export type SpendOutcome =
 
 /** A refusing scope is read again from the store at most this often (bounds double counting, and the store's load). */
 const RECHECK_EVERY_MS = 1000;
+/** Rounds of "load the state, try again" before a request is refused as 503. */
+const MAX_LOAD_ROUNDS = 10;
 
 /** Waits until every charge the counters have seen is in the store (the usage journal). */
 export type StoreBarrier = () => Promise<void> | undefined;
@@ -59,6 +61,8 @@ export class SpendAdmission {
   private failures = 0;
   /** When each scope's state was last read again because it refused (wall ms). */
   private readonly recheckedAt = new Map<string, number>();
+  /** Loads of a scope's state in flight: requests that find it missing at once share one read. */
+  private readonly loading = new Map<string, Promise<void>>();
 
   constructor(ctx: Ctx, counters: Counters, opts: SpendOptions, barrier: StoreBarrier) {
     this.ctx = ctx;
@@ -117,7 +121,9 @@ export class SpendAdmission {
         leaseUntilMs: wallMs + req.leaseMs, stateTtlMs: this.opts.stateTtlMs,
       });
       if (r.kind === 'load') {
-        if (attempt >= 5) throw new AppError('SERVICE_NOT_AVAILABLE', 'budget state is changing too fast to admit the request; retry');
+        // Each round loads what is missing (shared with every request waiting on the same
+        // scope); another round is needed only when a change invalidated it meanwhile.
+        if (attempt >= MAX_LOAD_ROUNDS) throw new AppError('SERVICE_NOT_AVAILABLE', 'budget state is changing too fast to admit the request; retry');
         await Promise.all(r.scopes.map((s) => this.loadScope(req.payer.teamId, s)));
         continue;
       }
@@ -182,7 +188,17 @@ export class SpendAdmission {
     return this.counters.reservedMicro(scope, Date.now());
   }
 
-  private async loadScope(teamId: string, scope: BudgetScope): Promise<void> {
+  private loadScope(teamId: string, scope: BudgetScope): Promise<void> {
+    const k = settingKey(scope);
+    let p = this.loading.get(k);
+    if (!p) {
+      p = this.readScope(teamId, scope).finally(() => this.loading.delete(k));
+      this.loading.set(k, p);
+    }
+    return p;
+  }
+
+  private async readScope(teamId: string, scope: BudgetScope): Promise<void> {
     const gen = await this.counters.generation(scope);
     // Every settlement the counters have seen must be in the store read below, or base
     // would miss it (see the loading protocol in counters.ts).

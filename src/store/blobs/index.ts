@@ -1,11 +1,13 @@
 // The blob store the configuration names (src/config.ts BlobConfig).
 import type { BlobConfig } from '../../config.ts';
 import { LocalBlobStore } from './local.ts';
-import { S3BlobStore } from './s3.ts';
 import type { BlobStore } from './types.ts';
 
 export async function openBlobStore(c: BlobConfig): Promise<BlobStore> {
-  return c.kind === 's3' ? new S3BlobStore(c.s3) : LocalBlobStore.open(c.dir);
+  if (c.kind !== 's3') return LocalBlobStore.open(c.dir);
+  // the AWS SDK is large: loaded only by a Gantry configured for S3 (start time, memory)
+  const { S3BlobStore } = await import('./s3.ts');
+  return new S3BlobStore(c.s3);
 }
 
 export { BlobLinks, type LinkCheck } from './links.ts';
