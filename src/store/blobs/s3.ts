@@ -10,22 +10,12 @@ import {
   AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { BlobConfig } from '../../config.ts';
 import { measured } from './measure.ts';
 import { BlobNotFoundError, BlobRangeError, checkKey, type BlobStat, type BlobStore, type ByteRange, type PutResult } from './types.ts';
 
-export interface S3Settings {
-  /** e.g. http://127.0.0.1:9000 for MinIO; undefined: AWS's endpoint for the region */
-  endpoint: string | undefined;
-  bucket: string;
-  region: string;
-  /** undefined: the SDK's default credential chain (env, profile, instance role) */
-  accessKeyId: string | undefined;
-  secretAccessKey: string | undefined;
-  /** bucket in the path (MinIO and most self-hosted stores) instead of the host name */
-  forcePathStyle: boolean;
-  /** prepended to every key, e.g. `gantry/` to share a bucket */
-  prefix: string;
-}
+/** The S3 settings of the configuration (config.ts documents each; GANTRY_S3_*). */
+export type S3Settings = BlobConfig['s3'];
 
 /** Part size of multipart uploads: S3's minimum is 5 MiB; two parts in flight bound memory to ~16 MiB per upload. */
 const PART_BYTES = 8 * 1024 * 1024;
