@@ -37,11 +37,11 @@ async function pass(f: Fixture, ms = 1000): Promise<void> {
   await f.t.services.serverlessRuntime.reconcile();
 }
 
-/** Run passes until `check` holds (each pass advances the clock one second). */
-async function until(f: Fixture, what: string, check: () => Promise<boolean>, maxPasses = 120): Promise<void> {
+/** Run passes until `check` holds (each pass advances the clock `stepMs`, a second by default). */
+async function until(f: Fixture, what: string, check: () => Promise<boolean>, maxPasses = 120, stepMs = 1000): Promise<void> {
   for (let i = 0; i < maxPasses; i++) {
     if (await check()) return;
-    await pass(f);
+    await pass(f, stepMs);
   }
   const ep = await f.t.store.db.select().from(endpoints);
   assert.fail(`${what}: not reached after ${maxPasses} passes (${JSON.stringify(ep.map((e) => [e.state, e.stateMessage]))})`);
@@ -251,6 +251,25 @@ test('workers take GPUs from the inventory: no more workers than free GPUs, and 
     // capacity comes back: the third worker starts
     await setInventory(3);
     await until(f, 'three workers', async () => (await live(f, id)).length === 3);
+  } finally {
+    await f.close();
+  }
+});
+
+test('an account that runs out of money has its endpoint scaled to 0 and stopped, saying why', async () => {
+  // 4000 units: the first worker's hour (3500) fits, a little more than an hour of GPU time in all
+  const f = await fixture({ topupUnits: 4000 });
+  try {
+    const id = await createEndpoint(f, { appName: 'broke', workerConfig: { minNum: 1, maxNum: 1 } });
+    await until(f, 'serving', async () => (await stateOf(f, id)) === 'serving');
+    await until(f, 'stopped', async () => (await stateOf(f, id)) === 'stopped', 200, 60_000); // a minute a pass
+    const row = await q.findEndpointRow(f.t.store.db, id);
+    assert.equal(row!.stateError, 'balance_not_enough');
+    assert.match(row!.stateMessage, /balance ran out/);
+    await until(f, 'no worker left', async () => (await live(f, id)).length === 0);
+    const refused = await call(f, f.team.owner.apiKey, 'GET', '/serverless/broke/');
+    assert.equal(refused.status, 503);
+    assert.match(JSON.parse(refused.text).message, /stopped: scaled to 0 because the account balance ran out/);
   } finally {
     await f.close();
   }
