@@ -27,8 +27,8 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function fixture(opts: { topupUnits?: number } = {}): Promise<Fixture> {
-  const t = await buildTestApp();
+export async function fixture(opts: { topupUnits?: number; env?: Record<string, string> } = {}): Promise<Fixture> {
+  const t = await buildTestApp(opts.env ? { env: opts.env } : {});
   const team = await createTeam(t.app, t.creds.adminToken);
   if (opts.topupUnits !== 0) await topup(t.app, t.creds.adminToken, team.userId, opts.topupUnits ?? 10_000_000);
   const owner = as(t.app, team.owner.apiKey);

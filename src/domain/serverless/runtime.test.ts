@@ -274,3 +274,19 @@ test('an account that runs out of money has its endpoint scaled to 0 and stopped
     await f.close();
   }
 });
+
+test('the queue is bounded (GANTRY_SERVERLESS_QUEUE_LIMIT): a request beyond it is answered 429 at once', async () => {
+  const f = await fixture({ env: { GANTRY_SERVERLESS_QUEUE_LIMIT: '2' } });
+  try {
+    const key = f.team.owner.apiKey;
+    // scaled to zero on a clock that stands still: requests wait (and time out after 1 s)
+    await createEndpoint(f, { appName: 'full', workerConfig: { minNum: 0, maxNum: 1, requestTimeout: 1 } });
+    const answers = await Promise.all(['a', 'b', 'c'].map((p) => call(f, key, 'GET', `/serverless/full/${p}`)));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [429, 504, 504], 'two wait (and time out), the third is refused');
+    const extra = JSON.parse(answers.find((r) => r.status === 429)!.text);
+    assert.equal(extra.reason, 'RATE_LIMIT_EXCEEDED');
+    assert.match(extra.message, /2 requests waiting, the most it keeps/);
+  } finally {
+    await f.close();
+  }
+});
