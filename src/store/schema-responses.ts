@@ -7,7 +7,7 @@ import { pgTable, text, bigint, index } from 'drizzle-orm/pg-core';
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
 export const responses = pgTable('responses', {
-  /** resp_<request id of the model call> */
+  /** resp_… (lib/ids.ts) */
   id: text('id').primaryKey(),
   teamId: text('team_id').notNull(),
   memberId: text('member_id').notNull(),

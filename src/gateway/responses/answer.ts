@@ -4,11 +4,16 @@
 import type { Chunk } from '../gateway.ts';
 import type { Item, ResponsesBody } from './request.ts';
 
-/** The ids of one answer, from the pipeline's request id (the chat id's suffix). */
-export function responseIds(chatId: unknown) {
-  const rid = String(chatId ?? '').replace(/^chatcmpl-/, '');
-  return { response: `resp_${rid}`, message: `msg_${rid}`, call: (i: number) => `fc_${rid}_${i}` };
+/**
+ * The ids of one answer, from its response id (`resp_…`, made by the caller: an HTTP
+ * upstream's chat id need not be unique, and a stored response's id must be).
+ */
+export function responseIds(responseId: string) {
+  const rid = responseId.replace(/^resp_/, '');
+  return { response: responseId, message: `msg_${rid}`, call: (i: number) => `fc_${rid}_${i}` };
 }
+
+export type ResponseIds = ReturnType<typeof responseIds>;
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed' | 'incomplete') {
   return { id, type: 'message', status, role: 'assistant', content: status === 'in_progress' ? [] : [outputText(text)] };
@@ -74,8 +79,7 @@ type ChatChoice = {
 };
 
 /** A whole chat completion as a response object, and its output items (for the stored conversation). */
-export function responseObject(completion: Chunk, body: ResponsesBody, createdAt: number): { response: ReturnType<typeof envelope>; output: Item[] } {
-  const ids = responseIds(completion.id);
+export function responseObject(completion: Chunk, body: ResponsesBody, ids: ResponseIds, createdAt: number): { response: ReturnType<typeof envelope>; output: Item[] } {
   const choice = ((completion.choices as ChatChoice[] | undefined) ?? [])[0] ?? {};
   const status: Status = choice.finish_reason === 'length' ? 'incomplete' : 'completed';
   const output: Item[] = [];

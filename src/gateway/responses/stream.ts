@@ -6,7 +6,7 @@
 // event has a sequence_number. Items are sequential: a new one closes the open one. Pure: the
 // caller's `finish` (storing the response) runs before the last event.
 import type { Chunk } from '../gateway.ts';
-import { envelope, functionCallItem, messageItem, outputText, responseIds, responsesUsage, type Status } from './answer.ts';
+import { envelope, functionCallItem, messageItem, outputText, responsesUsage, type ResponseIds, type Status } from './answer.ts';
 import type { Item, ResponsesBody } from './request.ts';
 
 export type ResponsesEvent = { type: string } & Record<string, unknown>;
@@ -24,12 +24,12 @@ interface Open {
 }
 
 export async function* responseEvents(
-  chunks: AsyncIterable<Chunk>, body: ResponsesBody, createdAt: number,
+  chunks: AsyncIterable<Chunk>, body: ResponsesBody, ids: ResponseIds, createdAt: number,
   finish: (response: ReturnType<typeof envelope>, output: Item[]) => Promise<void>,
 ): AsyncGenerator<ResponsesEvent> {
   let seq = 0;
   const ev = (type: string, fields: Record<string, unknown>): ResponsesEvent => ({ type, ...fields, sequence_number: seq++ });
-  let ids: ReturnType<typeof responseIds> | undefined;
+  let started = false;
   let model: unknown = body.model;
   const output: Item[] = [];
   const calls = new Map<number, Open>(); // the chat tool call's index → its item
@@ -53,8 +53,8 @@ export async function* responseEvents(
   }
 
   for await (const c of chunks) {
-    if (!ids) {
-      ids = responseIds(c.id);
+    if (!started) {
+      started = true;
       model = c.model ?? model;
       const shell = envelope(body, ids, createdAt, model, 'in_progress', [], null);
       yield ev('response.created', { response: shell });
@@ -94,8 +94,7 @@ export async function* responseEvents(
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  if (!ids) { // an upstream that sent nothing: the lifecycle still starts before it ends
-    ids = responseIds('');
+  if (!started) { // an upstream that sent nothing: the lifecycle still starts before it ends
     const shell = envelope(body, ids, createdAt, model, 'in_progress', [], null);
     yield ev('response.created', { response: shell });
     yield ev('response.in_progress', { response: shell });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../lib/errors.ts';
-import { responseObject } from './answer.ts';
+import { responseIds, responseObject } from './answer.ts';
 import { chatRequest, type ResponsesBody } from './request.ts';
 import { responseEvents } from './stream.ts';
 
@@ -56,12 +56,12 @@ test('an answer: message and function call items, incomplete at max tokens, usag
     id: 'chatcmpl-r1', model: 'm', object: 'chat.completion',
     choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] } }],
     usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-  }, { ...base, input: 'x' }, 100);
+  }, { ...base, input: 'x' }, responseIds('resp_r1'), 100);
   assert.deepEqual(output, [{ id: 'fc_r1_0', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{}' }]);
   assert.equal(response.id, 'resp_r1');
   assert.equal(response.status, 'completed');
   assert.deepEqual(response.usage, { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 });
-  const cut = responseObject({ id: 'chatcmpl-r2', model: 'm', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'abc' } }] }, { ...base, input: 'x' }, 100);
+  const cut = responseObject({ id: 'chatcmpl-r2', model: 'm', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'abc' } }] }, { ...base, input: 'x' }, responseIds('resp_r2'), 100);
   assert.equal(cut.response.status, 'incomplete');
   assert.deepEqual(cut.response.incomplete_details, { reason: 'max_output_tokens' });
   assert.deepEqual(cut.output, [{ id: 'msg_r2', type: 'message', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: 'abc', annotations: [], logprobs: [] }] }]);
@@ -81,7 +81,7 @@ test('a stream: the Responses event sequence, numbered, stored before the last e
     { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{}' } }] }, finish_reason: null }] },
     { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
     { choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
-  ]), { ...base, input: 'x' }, 100, async (_r, output) => { stored.push(...output); })) events.push(e);
+  ]), { ...base, input: 'x' }, responseIds('resp_s'), 100, async (_r, output) => { stored.push(...output); })) events.push(e);
   assert.deepEqual(events.map((e) => e.type), [
     'response.created', 'response.in_progress',
     'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
