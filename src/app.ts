@@ -61,7 +61,7 @@ export interface RouteEntry {
 function checkFamily(url: string, family: Family | undefined): void {
   if (!family) throw new Error(`route ${url} declares no error family (config.family)`);
   const byPath = familyOfPath(url);
-  const prefixed = byPath === 'llm' || byPath === 'gpu' || byPath === 'media' || byPath === 'billing' || byPath === 'operator';
+  const prefixed = byPath === 'llm' || byPath === 'anthropic' || byPath === 'gpu' || byPath === 'media' || byPath === 'billing' || byPath === 'operator';
   if ((prefixed || family !== 'account') && family !== byPath) {
     throw new Error(`route ${url} declares family ${family}, but its path belongs to ${byPath}`);
   }
@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.addHook('onRoute', (r) => {
     if (!r.url.startsWith('/docs')) checkFamily(r.url, r.config?.family); // the API reference page is a plugin's
     // The body limit of the route's family, unless the route sets its own (config.bodyLimits).
-    r.bodyLimit ??= r.config?.family === 'llm' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
+    r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
     for (const method of [r.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family });
     }
@@ -143,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Tenant API key (sk_…)' },
           operatorToken: { type: 'http', scheme: 'bearer', description: 'Operator token (/admin/v1)' },
+          anthropicApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Tenant API key (sk_…), as Anthropic clients send it (/anthropic)' },
         },
       },
     },

@@ -54,6 +54,8 @@ export interface Config {
   serverless: ServerlessConfig;
   blobs: BlobConfig;
   files: FilesConfig;
+  /** how long a stored Responses API answer is kept (GANTRY_RESPONSES_TTL_DAYS, default 30 as OpenAI); then responses.prune removes it */
+  responsesTtlMs: number;
 }
 
 /**
@@ -250,6 +252,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       maxLines: int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
       ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
     },
+    responsesTtlMs: int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');
   if (env.GANTRY_BLOB_STORE && !['local', 's3'].includes(env.GANTRY_BLOB_STORE)) {

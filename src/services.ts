@@ -42,6 +42,8 @@ import type { Serverless } from './domain/serverless/service.ts';
 import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
 import { FileService } from './domain/files/files.ts';
 import { filesExpireHandler } from './jobs/files-expiry.ts';
+import { ResponseStore } from './domain/responses/responses.ts';
+import { responsesPruneHandler } from './jobs/responses-prune.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -86,6 +88,8 @@ export interface Services {
   blobs: { store: BlobStore; links: BlobLinks };
   /** The Files API (domain/files). */
   files: FileService;
+  /** Stored answers of the Responses API (domain/responses). */
+  responses: ResponseStore;
 }
 
 export interface BuiltServices {
@@ -169,6 +173,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
   const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
   jobs.handle('files.expire', filesExpireHandler(files));
+  const responses = new ResponseStore(ctx, config.responsesTtlMs);
+  jobs.handle('responses.prune', responsesPruneHandler(responses));
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -184,6 +190,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     serverless: { ctx, spend, settings: config.serverless },
     blobs,
     files,
+    responses,
   };
   return {
     services,

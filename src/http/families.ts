@@ -4,7 +4,7 @@
 // reason of the same kind (a NOT_FOUND under /gpu-instance is RESOURCE_NOT_FOUND, 400).
 import { REASON_STATUS, type Reason } from '../lib/errors.ts';
 
-export const FAMILIES = ['llm', 'gpu', 'media', 'billing', 'account', 'operator', 'serverless'] as const;
+export const FAMILIES = ['llm', 'anthropic', 'gpu', 'media', 'billing', 'account', 'operator', 'serverless'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /**
@@ -24,7 +24,7 @@ const KIND_OF = {
   FORBIDDEN: 'forbidden', ACCESS_DENY: 'forbidden',
   NOT_FOUND: 'notFound', RESOURCE_NOT_FOUND: 'notFound', MODEL_NOT_FOUND: 'notFound', API_NOT_FOUND: 'notFound',
   TASK_NOT_FOUND: 'notFound', TEMPLATE_NOT_FOUND: 'notFound', NETWORK_STORAGE_NOT_FOUND: 'notFound',
-  SERVERLESS_ENDPOINT_NOT_FOUND: 'notFound', FILE_NOT_FOUND: 'notFound',
+  SERVERLESS_ENDPOINT_NOT_FOUND: 'notFound', FILE_NOT_FOUND: 'notFound', RESPONSE_NOT_FOUND: 'notFound',
   CONFLICT: 'conflict', SERVERLESS_APP_NAME_IS_EXIST: 'conflict',
   NOT_ENOUGH_BALANCE: 'balance', BALANCE_NOT_ENOUGH: 'balance', BILLING_BALANCE_NOT_ENOUGH: 'balance',
   BUDGET_EXCEEDED: 'budget',
@@ -43,16 +43,21 @@ interface FamilyTable {
   stand: Record<Kind, Reason>;
 }
 
-export const FAMILY_TABLE: Record<Family, FamilyTable> = {
-  llm: {
-    reasons: ['INVALID_API_KEY', 'MODEL_NOT_FOUND', 'NOT_ENOUGH_BALANCE', 'INVALID_REQUEST_BODY', 'RATE_LIMIT_EXCEEDED',
-      'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND'],
-    stand: {
-      invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'ACCESS_DENY', notFound: 'MODEL_NOT_FOUND',
-      conflict: 'INVALID_REQUEST_BODY', balance: 'NOT_ENOUGH_BALANCE', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED',
-      capacity: 'SERVICE_NOT_AVAILABLE', failure: 'SERVICE_NOT_AVAILABLE',
-    },
+const LLM: FamilyTable = {
+  reasons: ['INVALID_API_KEY', 'MODEL_NOT_FOUND', 'NOT_ENOUGH_BALANCE', 'INVALID_REQUEST_BODY', 'RATE_LIMIT_EXCEEDED',
+    'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND', 'RESPONSE_NOT_FOUND'],
+  stand: {
+    invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'ACCESS_DENY', notFound: 'MODEL_NOT_FOUND',
+    conflict: 'INVALID_REQUEST_BODY', balance: 'NOT_ENOUGH_BALANCE', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED',
+    capacity: 'SERVICE_NOT_AVAILABLE', failure: 'SERVICE_NOT_AVAILABLE',
   },
+};
+
+export const FAMILY_TABLE: Record<Family, FamilyTable> = {
+  llm: LLM,
+  // The Anthropic-compatible door (/anthropic): the model family's reasons and statuses; only
+  // the body adds Anthropic's members (plugins/errors.ts errorPayload).
+  anthropic: LLM,
   gpu: {
     reasons: ['VALIDATOR_PARAM', 'RESOURCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SERVERLESS_ENDPOINT_NOT_FOUND',
       'NETWORK_STORAGE_NOT_FOUND', 'INSUFFICIENT_RESOURCE', 'BALANCE_NOT_ENOUGH', 'CREATE_INSTANCE_LIMIT',
@@ -130,6 +135,7 @@ export function reasonInFamily(family: Family, reason: Reason, field?: string): 
 /** The family a path belongs to by its prefix, for answers no route gave (unknown paths). */
 export function familyOfPath(url: string): Family {
   if (url.startsWith('/openai/') || url.startsWith('/v3/openai/') || url === '/openai') return 'llm';
+  if (url.startsWith('/anthropic/') || url === '/anthropic') return 'anthropic';
   if (url.startsWith('/gpu-instance/')) return 'gpu';
   if (url.startsWith('/v3/')) return 'media';
   if (url.startsWith('/openapi/v1/billing/')) return 'billing';

@@ -8,7 +8,8 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 export type { Services } from '../services.ts';
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */
-export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability } | { kind: 'public' };
+export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability; xApiKey?: boolean } | { kind: 'public' };
+// `xApiKey`: the key may also come in `x-api-key` (Anthropic's header), which wins over Authorization.
 
 declare module 'fastify' {
   interface FastifyContextConfig {

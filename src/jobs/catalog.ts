@@ -47,7 +47,7 @@ export function backoffMs(retry: RetryPolicy, failures: number): number {
 
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -80,6 +80,11 @@ export const CATALOG = {
    */
   'files.expire': defineJob({
     name: 'files.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /** Removes stored Responses API answers past their keep time (GANTRY_RESPONSES_TTL_DAYS; domain/responses). */
+  'responses.prune': defineJob({
+    name: 'responses.prune', payload: NoPayload, everyMs: 600_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
 } satisfies { [N in JobName]: JobType & { name: N } };

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   endpoint: 'ep',
   worker: 'wk',
   file: 'file',
+  response: 'resp',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -158,3 +158,5 @@ export * from './schema-jobs.ts';
 export * from './schema-serverless.ts';
 // Files (OpenAI-compatible Files API); their bytes are in the blob store.
 export * from './schema-files.ts';
+// Stored answers of the Responses API.
+export * from './schema-responses.ts';

@@ -102,12 +102,16 @@ export function textOf(pieces: readonly Piece[]): string {
  * or undefined when none occurs. A piece the stop sequence starts inside keeps its text
  * before it.
  */
-export function cutAtStop(pieces: readonly Piece[], stops: readonly string[]): Piece[] | undefined {
+export function cutAtStop(pieces: readonly Piece[], stops: readonly string[]): { pieces: Piece[]; stop: string } | undefined {
   const text = textOf(pieces);
   let at = -1;
+  let stop = '';
   for (const s of stops) {
     const i = s === '' ? -1 : text.indexOf(s);
-    if (i >= 0 && (at < 0 || i < at)) at = i;
+    if (i >= 0 && (at < 0 || i < at)) {
+      at = i;
+      stop = s;
+    }
   }
   if (at < 0) return undefined;
   const out: Piece[] = [];
@@ -118,7 +122,7 @@ export function cutAtStop(pieces: readonly Piece[], stops: readonly string[]): P
     out.push(keep === p.text.length ? p : { ...p, text: p.text.slice(0, keep) });
     pos += p.text.length;
   }
-  return out;
+  return { pieces: out, stop };
 }
 
 function bytesOf(token: string): number[] {

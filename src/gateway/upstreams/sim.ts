@@ -23,6 +23,8 @@ interface Plan {
   pieces: Piece[];
   calls: Array<ToolCall & { pieces: Piece[]; nameTokens: number }>;
   finish: 'stop' | 'length' | 'tool_calls';
+  /** the stop sequence the text ended before (reported as vLLM does, `stop_reason`: Anthropic's stop_sequence comes from it) */
+  stop?: string;
 }
 
 function planTokens(p: Plan): number {
@@ -126,15 +128,17 @@ function plan(seed: PromptSeed, index: number, promptTokens: number, req: Upstre
     natural = 8 + Math.floor(rand() * 57);
     pieces = prose(model, body.ignore_eos === true ? max : Math.min(natural, max), temperature, sample);
   }
-  let finish: Plan['finish'] = body.ignore_eos === true || natural > max ? 'length' : 'stop';
+  const finish: Plan['finish'] = body.ignore_eos === true || natural > max ? 'length' : 'stop';
   if (pieces.length > max) pieces = pieces.slice(0, max);
   const stops = body.stop === undefined || body.stop === null ? [] : [body.stop].flat().map(String);
   const cut = cutAtStop(pieces, stops);
-  if (cut) {
-    pieces = cut;
-    finish = 'stop';
-  }
+  if (cut) return { pieces: cut.pieces, calls: [], finish: 'stop', stop: cut.stop };
   return { pieces, calls: [], finish };
+}
+
+/** vLLM's `stop_reason` on a choice: the stop sequence met, when one was. */
+function stopReason(p: Plan): { stop_reason?: string } {
+  return p.stop === undefined ? {} : { stop_reason: p.stop };
 }
 
 /** Deterministic embedding: each token's own random direction, summed, normalized, so similar texts are close. */
@@ -294,12 +298,12 @@ export class SimUpstream implements Upstream {
         created: req.createdS,
         model: req.modelId,
         choices: choices.map(({ index, plan: p }) => {
-          if (!chat) return { index, text: textOf(p.pieces), logprobs: k === undefined ? null : completionLogprobs(p.pieces, k, 0), finish_reason: p.finish };
+          if (!chat) return { index, text: textOf(p.pieces), logprobs: k === undefined ? null : completionLogprobs(p.pieces, k, 0), finish_reason: p.finish, ...stopReason(p) };
           const message = p.calls.length
             ? { role: 'assistant', content: null, refusal: null, tool_calls: p.calls.map(toolCallBody) }
             : { role: 'assistant', content: textOf(p.pieces), refusal: null };
           const logprobs = k === undefined ? null : p.calls.length ? { content: null, refusal: null } : chatLogprobs(p.pieces, k);
-          return { index, message, logprobs, finish_reason: p.finish };
+          return { index, message, logprobs, finish_reason: p.finish, ...stopReason(p) };
         }),
         usage: usageBody(usage),
         system_fingerprint: 'gantry-sim',
@@ -314,9 +318,9 @@ export class SimUpstream implements Upstream {
       id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion', created: req.createdS, model: req.modelId,
       ...(chat ? { system_fingerprint: 'gantry-sim' } : {}),
     };
-    const chunk = (index: number, delta: Record<string, unknown>, logprobs: unknown, finish: string | null) => emit({
+    const chunk = (index: number, delta: Record<string, unknown>, logprobs: unknown, finish: string | null, end: { stop_reason?: string } = {}) => emit({
       ...base,
-      choices: [chat ? { index, delta, logprobs, finish_reason: finish } : { index, text: String(delta.text ?? ''), logprobs, finish_reason: finish }],
+      choices: [chat ? { index, delta, logprobs, finish_reason: finish, ...end } : { index, text: String(delta.text ?? ''), logprobs, finish_reason: finish, ...end }],
     });
     // Emit on a ~10 ms cadence whatever the speed, so fast settings do not mean a timer per token.
     const perTick = Math.max(1, Math.round(this.tokensPerS / 100));
@@ -336,7 +340,7 @@ export class SimUpstream implements Upstream {
           }
         }
       }
-      for (const c of choices) chunk(c.index, {}, null, c.plan.finish);
+      for (const c of choices) chunk(c.index, {}, null, c.plan.finish, stopReason(c.plan));
       return { usage: { promptTokens, completionTokens: produced }, finished: true };
     } catch (e) {
       if (req.signal.aborted) return { usage: { promptTokens, completionTokens: produced }, finished: false };

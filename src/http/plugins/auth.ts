@@ -35,8 +35,16 @@ export function registerAuth(app: App, s: Services): void {
     }
     if (auth.kind === 'public') return;
     if (auth.kind === 'operator') return s.operatorToken.verify(req.headers.authorization); // re-read ≤ 1 s: rotation
-    const principal = s.keys.authenticate(req.headers.authorization);
+    const principal = s.keys.authenticate(auth.xApiKey ? anthropicKey(req) : req.headers.authorization);
     if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
     admit(req, auth.capability, principal);
   }
+}
+
+/** The key of an Anthropic-style request: `x-api-key` (what Anthropic's SDKs send), else `Authorization: Bearer`. */
+function anthropicKey(req: FastifyRequest): string {
+  const x = req.headers['x-api-key'];
+  const key = typeof x === 'string' && x.trim() !== '' ? x : req.headers.authorization;
+  if (!key) throw new AppError('UNAUTHORIZED', 'missing API key: send "x-api-key: <API key>" or "Authorization: Bearer <API key>"');
+  return key;
 }

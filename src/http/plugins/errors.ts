@@ -134,7 +134,32 @@ export function errorPayload(e: AppError, family: Family): Record<string, unknow
       code: typeof e.metadata.openaiCode === 'string' ? e.metadata.openaiCode : e.reason.toLowerCase(),
     };
   }
+  if (family === 'anthropic') {
+    // Anthropic's SDKs read `type: "error"` and `error.type`; the flat fields stay, as on /openai.
+    body.type = 'error';
+    body.error = { type: anthropicErrorType(e), message: e.message };
+  }
   return body;
+}
+
+/**
+ * Anthropic's error type for an answer. Statuses stay those of the one table (a refused
+ * balance or budget is 403, as on /openai); the type names the cause: `billing_error` for
+ * money, `overloaded_error` for an upstream or dependency that is not available (503:
+ * retry later, like Anthropic's 529).
+ */
+export function anthropicErrorType(e: AppError): string {
+  if (e.reason === 'NOT_ENOUGH_BALANCE' || e.reason === 'BUDGET_EXCEEDED') return 'billing_error';
+  switch (e.status) {
+    case 401: return 'authentication_error';
+    case 403: return 'permission_error';
+    case 404: return 'not_found_error';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_error';
+    case 503: return 'overloaded_error';
+    case 504: return 'timeout_error';
+    default: return e.status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
 }
 
 export function sendError(reply: FastifyReply, req: FastifyRequest, err: unknown, family: Family = familyOf(req)): FastifyReply {

@@ -56,6 +56,11 @@ import openaiChatCompletions from './openai/chat-completions.ts';
 import openaiCompletions from './openai/completions.ts';
 import openaiEmbeddings from './openai/embeddings.ts';
 import openaiRerank from './openai/rerank.ts';
+import openaiCreateResponse from './openai/create-response.ts';
+import openaiGetResponse from './openai/get-response.ts';
+import openaiDeleteResponse from './openai/delete-response.ts';
+import anthropicCreateMessage from './anthropic/create-message.ts';
+import anthropicCountTokens from './anthropic/count-tokens.ts';
 import adminUsageSummary from './admin/usage-summary.ts';
 import adminListJobs from './admin/list-jobs.ts';
 // GPU compute (issue 4)
@@ -167,6 +172,11 @@ export const ROUTES: RouteRegistrar[] = [
   openaiCompletions,
   openaiEmbeddings,
   openaiRerank,
+  openaiCreateResponse,
+  openaiGetResponse,
+  openaiDeleteResponse,
+  anthropicCreateMessage,
+  anthropicCountTokens,
   adminUsageSummary,
   adminListJobs,
   adminGpuUpsertCluster,

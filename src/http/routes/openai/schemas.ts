@@ -79,6 +79,42 @@ export const ChatBody = Type.Object({
   stream_options: Type.Optional(StreamOptions),
 });
 
+const ResponseId = Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'resp_…' });
+
+/** The Responses API's request (gateway/responses/request.ts translates it to chat). */
+export const ResponsesBody = Type.Object({
+  model: Model,
+  input: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.Optional(Type.String()) }, { description: 'message, function_call or function_call_output' }), { minItems: 1 })]),
+  instructions: Type.Optional(Nullable(Type.String())),
+  tools: Type.Optional(Type.Array(Type.Object({
+    type: Type.String({ description: 'function (other tool types are refused)' }),
+    name: Type.Optional(FunctionName), description: Type.Optional(Nullable(Type.String())),
+    parameters: Type.Optional(Type.Unknown({ description: 'a JSON Schema of type "object"' })), strict: Type.Optional(Nullable(Type.Boolean())),
+  }))),
+  tool_choice: Type.Optional(Type.Union([
+    Type.String({ enum: ['none', 'auto', 'required'] }),
+    Type.Object({ type: Type.String(), name: Type.Optional(Type.String()) }),
+  ])),
+  text: Type.Optional(Type.Object({
+    format: Type.Optional(Type.Object({
+      type: Type.String({ enum: ['text', 'json_object', 'json_schema'] }),
+      name: Type.Optional(FunctionName), description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Unknown({ description: 'the JSON Schema the output text follows' })), strict: Type.Optional(Nullable(Type.Boolean())),
+    })),
+  })),
+  max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16, description: "OpenAI's minimum is 16" }))),
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+  previous_response_id: Type.Optional(Nullable(ResponseId)),
+  store: Type.Optional(Nullable(Type.Boolean({ description: 'default true: the response can be retrieved and continued' }))),
+  stream: Type.Optional(Nullable(Type.Boolean())),
+  metadata: Type.Optional(Nullable(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { maxProperties: 16 }))),
+  user: Type.Optional(Type.String()),
+});
+
+export const ResponseIdParams = Type.Object({ id: ResponseId });
+
 export const CompletionBody = Type.Object({
   model: Model,
   prompt: Type.Union([
@@ -193,10 +229,28 @@ function jsonOrStream(description: string, body: TSchema, chunk: TSchema): DocRe
   };
 }
 
+const ResponseObject = Type.Object({
+  id: Type.String({ description: 'resp_…' }), object: Type.Literal('response'), created_at: Type.Integer(),
+  status: Type.String({ enum: ['completed', 'incomplete', 'in_progress'] }), model: Type.String(),
+  output: Type.Array(Type.Object({ type: Type.String({ description: 'message (content: output_text) or function_call' }), id: Type.String() }, Open)),
+  usage: Type.Union([Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), total_tokens: Type.Integer() }, Open), Type.Null()]),
+}, { ...Open, description: 'A response (OpenAI Responses API)' });
+
 /** 200 answers of the model routes, for the OpenAPI document only (see config.docResponses). */
 export const ModelAnswers = {
   chat: { 200: jsonOrStream('A chat completion, or with `stream: true` a stream of chunks', ChatCompletion, ChatCompletionChunk) },
   completions: { 200: jsonOrStream('A completion, or with `stream: true` a stream of chunks', Completion, Completion) },
   embeddings: { 200: Embeddings },
   rerank: { 200: Rerank },
+  response: {
+    200: {
+      description: 'A response, or with `stream: true` the Responses API\'s server-sent events (`event: <type>`, `data: <event>`, each with a sequence_number): '
+        + 'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, '
+        + 'response.output_text.done, response.content_part.done, response.function_call_arguments.delta/.done, response.output_item.done, '
+        + 'and response.completed (response.incomplete when max_output_tokens cut it), sent once the usage is recorded and the response stored.',
+      content: { 'application/json': { schema: ResponseObject }, 'text/event-stream': { schema: Type.String() } },
+    } satisfies DocResponse,
+  },
+  storedResponse: { 200: ResponseObject },
+  deletedResponse: { 200: Type.Object({ id: Type.String(), object: Type.Literal('response'), deleted: Type.Literal(true) }) },
 };

@@ -1,0 +1,18 @@
+import { errors } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { answerModelCall } from '../../model-answer.ts';
+import type { MessagesBody as Body } from '../../../gateway/anthropic/request.ts';
+import { anthropicDoor } from './door.ts';
+import { ANTHROPIC_BASE, AnthropicAnswers, AnthropicVersion, MessagesBody } from './schemas.ts';
+
+export default function anthropicCreateMessageRoute(app: App, s: Services): void {
+  app.post(`${ANTHROPIC_BASE}/messages`, {
+    config: { family: 'anthropic', auth: { kind: 'key', capability: 'callModels', xApiKey: true }, docResponses: AnthropicAnswers.message },
+    schema: {
+      tags: ['anthropic'], summary: 'Create a message (Anthropic Messages API; stream or not)', security: [{ apiKey: [] }, { anthropicApiKey: [] }],
+      headers: AnthropicVersion,
+      body: MessagesBody,
+      response: errors(400, 401, 403, 404, 429, 503),
+    },
+  }, (req, reply) => answerModelCall(s.gateway, 'chat.completions', req, reply, anthropicDoor(req.body as Body)));
+}

@@ -1,0 +1,20 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { principalOf } from '../../types.ts';
+import { answerModelCall } from '../../model-answer.ts';
+import type { ResponsesBody as Body } from '../../../gateway/responses/request.ts';
+import { responsesDoor } from './responses-door.ts';
+import { ModelAnswers, OPENAI_BASES, ResponsesBody } from './schemas.ts';
+
+export default function createResponseRoute(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.post(`${base}/responses`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.response },
+      schema: {
+        tags: ['llm'], summary: base === '/openai/v1' ? 'Create a response (Responses API; stream or not)' : 'Create a response (alias of /openai/v1)', security: KeyBearer,
+        body: ResponsesBody,
+        response: errors(400, 401, 403, 404, 429, 503),
+      },
+    }, async (req, reply) => answerModelCall(s.gateway, 'chat.completions', req, reply, await responsesDoor(s, principalOf(req), req.body as Body)));
+  }
+}

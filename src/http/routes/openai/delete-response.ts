@@ -1,0 +1,17 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { principalOf } from '../../types.ts';
+import { ModelAnswers, OPENAI_BASES, ResponseIdParams } from './schemas.ts';
+
+export default function deleteResponseRoute(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.delete(`${base}/responses/:id`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.deletedResponse },
+      schema: {
+        tags: ['llm'], summary: base === '/openai/v1' ? 'Delete a stored response (of the key\'s team)' : 'Delete a stored response (alias of /openai/v1)', security: KeyBearer,
+        params: ResponseIdParams,
+        response: errors(400, 401, 404),
+      },
+    }, async (req) => s.responses.delete(principalOf(req), req.params.id));
+  }
+}

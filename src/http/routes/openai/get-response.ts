@@ -1,0 +1,17 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { principalOf } from '../../types.ts';
+import { ModelAnswers, OPENAI_BASES, ResponseIdParams } from './schemas.ts';
+
+export default function getResponseRoute(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.get(`${base}/responses/:id`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.storedResponse },
+      schema: {
+        tags: ['llm'], summary: base === '/openai/v1' ? 'Retrieve a stored response (of the key\'s team)' : 'Retrieve a stored response (alias of /openai/v1)', security: KeyBearer,
+        params: ResponseIdParams,
+        response: errors(400, 401, 404),
+      },
+    }, async (req) => s.responses.get(principalOf(req), req.params.id));
+  }
+}
