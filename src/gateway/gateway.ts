@@ -52,7 +52,10 @@ export function worstCase(endpoint: Endpoint, body: Body, contextSize: number): 
   if (endpoint === 'chat.completions' || endpoint === 'completions') {
     const prompt = endpoint === 'chat.completions' ? body.messages : body.prompt;
     const prompts = endpoint === 'completions' && Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== 'number' ? prompt.length : 1;
-    const size = promptSize(prompt);
+    // Tool definitions and an output schema reach the model as prompt text: they count in
+    // the worst case (TPM and budget admission) as the messages do.
+    const extras = endpoint === 'chat.completions' ? [body.tools, body.functions, body.response_format].filter((v) => v !== undefined) : [];
+    const size = promptSize(extras.length ? [prompt, ...extras] : prompt);
     const choices = prompts * Number(body.n ?? 1);
     const maxOut = Math.min(Number(body.max_completion_tokens ?? body.max_tokens ?? contextSize), contextSize);
     return { promptTokens: Math.min(size.bound, contextSize * prompts), promptEstimate: size.estimate, outputTokens: maxOut * choices };
