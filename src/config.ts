@@ -54,6 +54,7 @@ export interface Config {
   serverless: ServerlessConfig;
   blobs: BlobConfig;
   files: FilesConfig;
+  batches: BatchesConfig;
 }
 
 /**
@@ -124,6 +125,18 @@ export interface GatewayConfig {
   hotCacheTtlMs: number;
   /** Credentials of upstreams, looked up by the env var name a catalogue entry gives (apiKeyEnv). */
   upstreamCredential: (envName: string) => string | undefined;
+  /**
+   * The token budget of batch lines per account and model per minute (GANTRY_BATCH_TPM,
+   * default 2,000,000), counted apart from the interactive RPM/TPM so a batch never uses up
+   * the account's interactive quota. A line over it waits and runs later.
+   */
+  batchTpm: number;
+}
+
+/** The Batches API (src/domain/batches). */
+export interface BatchesConfig {
+  /** lines one process runs at once, all batches together (GANTRY_BATCH_CONCURRENCY, default 16) */
+  concurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -225,6 +238,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       budgetStateTtlMs: int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
       hotCacheTtlMs: int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
       upstreamCredential: (name) => env[name],
+      batchTpm: int('GANTRY_BATCH_TPM', 2_000_000, 1, 1_000_000_000_000),
     },
     serverless: {
       publicBaseUrl: (url('GANTRY_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
@@ -249,6 +263,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       maxBytes: mib('GANTRY_FILE_MAX_MB', 200),
       maxLines: int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
       ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
+    },
+    batches: {
+      concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

@@ -42,6 +42,8 @@ import type { Serverless } from './domain/serverless/service.ts';
 import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
 import { FileService } from './domain/files/files.ts';
 import { filesExpireHandler } from './jobs/files-expiry.ts';
+import { BatchService } from './domain/batches/service.ts';
+import { registerBatchJobs } from './jobs/batches.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -86,6 +88,8 @@ export interface Services {
   blobs: { store: BlobStore; links: BlobLinks };
   /** The Files API (domain/files). */
   files: FileService;
+  /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
+  batches: BatchService;
 }
 
 export interface BuiltServices {
@@ -169,6 +173,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
   const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
   jobs.handle('files.expire', filesExpireHandler(files));
+  registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, { concurrency: config.batches.concurrency });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -184,6 +189,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     serverless: { ctx, spend, settings: config.serverless },
     blobs,
     files,
+    batches: new BatchService(ctx, jobs),
   };
   return {
     services,

@@ -24,7 +24,7 @@ const KIND_OF = {
   FORBIDDEN: 'forbidden', ACCESS_DENY: 'forbidden',
   NOT_FOUND: 'notFound', RESOURCE_NOT_FOUND: 'notFound', MODEL_NOT_FOUND: 'notFound', API_NOT_FOUND: 'notFound',
   TASK_NOT_FOUND: 'notFound', TEMPLATE_NOT_FOUND: 'notFound', NETWORK_STORAGE_NOT_FOUND: 'notFound',
-  SERVERLESS_ENDPOINT_NOT_FOUND: 'notFound', FILE_NOT_FOUND: 'notFound',
+  SERVERLESS_ENDPOINT_NOT_FOUND: 'notFound', FILE_NOT_FOUND: 'notFound', BATCH_NOT_FOUND: 'notFound',
   CONFLICT: 'conflict', SERVERLESS_APP_NAME_IS_EXIST: 'conflict',
   NOT_ENOUGH_BALANCE: 'balance', BALANCE_NOT_ENOUGH: 'balance', BILLING_BALANCE_NOT_ENOUGH: 'balance',
   BUDGET_EXCEEDED: 'budget',
@@ -46,7 +46,7 @@ interface FamilyTable {
 export const FAMILY_TABLE: Record<Family, FamilyTable> = {
   llm: {
     reasons: ['INVALID_API_KEY', 'MODEL_NOT_FOUND', 'NOT_ENOUGH_BALANCE', 'INVALID_REQUEST_BODY', 'RATE_LIMIT_EXCEEDED',
-      'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND'],
+      'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND', 'BATCH_NOT_FOUND'],
     stand: {
       invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'ACCESS_DENY', notFound: 'MODEL_NOT_FOUND',
       conflict: 'INVALID_REQUEST_BODY', balance: 'NOT_ENOUGH_BALANCE', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED',

@@ -47,7 +47,9 @@ export function backoffMs(retry: RetryPolicy, failures: number): number {
 
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire'] as const;
+const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'batch.validate', 'batch.line', 'batch.finalize', 'batches.expire'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -80,6 +82,34 @@ export const CATALOG = {
    */
   'files.expire': defineJob({
     name: 'files.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * Reads a batch's input file line by line and checks it (domain/batches/validate.ts); a
+   * good file becomes the batch's lines and one batch.line job each, a bad one fails the batch.
+   */
+  'batch.validate': defineJob({
+    name: 'batch.validate', payload: BatchPayload, singleton: true, singletonKey: (p) => p.batchId, concurrency: 2, leaseMs: 120_000,
+    retry: { maxAttempts: 5, backoff: { firstMs: 1000, factor: 4, maxMs: 300_000 } },
+  }),
+  /**
+   * One line of a batch through the model pipeline (domain/batches/lines.ts). Concurrency per
+   * process is GANTRY_BATCH_CONCURRENCY. An upstream or quota refusal that may pass is
+   * retried; the last attempt records the line as failed.
+   */
+  'batch.line': defineJob({
+    name: 'batch.line', payload: Type.Object({ batchId: Type.String({ minLength: 1 }), line: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    concurrency: 16, leaseMs: 60_000,
+    retry: { maxAttempts: 6, backoff: { firstMs: 2000, factor: 3, maxMs: 300_000 } },
+  }),
+  /** Writes a batch's output and error files and ends it (domain/batches/finalize.ts). */
+  'batch.finalize': defineJob({
+    name: 'batch.finalize', payload: BatchPayload, singleton: true, singletonKey: (p) => p.batchId, concurrency: 2, leaseMs: 120_000,
+    retry: { maxAttempts: 10, backoff: { firstMs: 1000, factor: 4, maxMs: 600_000 } },
+  }),
+  /** Expires batches past their completion window: lines not started go to the error file (batch_expired). */
+  'batches.expire': defineJob({
+    name: 'batches.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
 } satisfies { [N in JobName]: JobType & { name: N } };

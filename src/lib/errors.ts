@@ -18,6 +18,8 @@ export const REASON_STATUS = {
   ACCESS_DENY: 403,
   // Gantry decision (docs/compat-decisions.md): a file of no team of the key
   FILE_NOT_FOUND: 404,
+  // Gantry decision (docs/compat-decisions.md): a batch of no team of the key
+  BATCH_NOT_FOUND: 404,
   // media family
   MISSING_API_KEY: 400,
   API_NOT_FOUND: 404,

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   endpoint: 'ep',
   worker: 'wk',
   file: 'file',
+  batch: 'batch',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
