@@ -24,3 +24,10 @@ export async function uploadInput(t: TestApp, key: string, content: string, file
 export async function runBatchJobs(t: TestApp): Promise<void> {
   while (await t.services.jobs.runDue() > 0) { /* a pass may queue more (the finalizer) */ }
 }
+
+/** The JSONL lines of a file's content, parsed. */
+export async function fileLines(t: TestApp, key: string, fileId: string): Promise<any[]> {
+  const res = await t.app.inject({ method: 'GET', url: `/openai/v1/files/${fileId}/content`, headers: { authorization: `Bearer ${key}` } });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.body.trim().split('\n').map((l) => JSON.parse(l));
+}

@@ -4,11 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
+import { sql } from 'drizzle-orm';
+import { countLines } from '../../../store/batches.ts';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
 import type { BatchObject } from '../../../domain/batches/view.ts';
-import { chatLine, jsonl, runBatchJobs, SMALL, uploadInput } from '../../../../test/helpers/batches.ts';
+import { chatLine, fileLines, jsonl, runBatchJobs, SMALL, uploadInput } from '../../../../test/helpers/batches.ts';
 
 const FAST = { GANTRY_SIM_TTFT_MS: '0', GANTRY_SIM_TOKENS_PER_S: '1000000' };
 
@@ -182,4 +184,103 @@ test('validation: a bad file fails the batch with errors naming each line, and n
     assert.equal(usage.status, 200, JSON.stringify(usage.body));
     assert.equal(usage.body.events, 0, 'nothing of a failed batch ran');
   });
+});
+
+test('billing: Batch API (method 5, category batch) on the creating key, at half price by default or the operator\'s batch price; counted by the key budget', async () => {
+  await withApp(async (t, team) => {
+    const admin = as(t.app, t.creds.adminToken);
+    const dev = team.members.Developer;
+    const key = as(t.app, dev.apiKey);
+    const budget = await as(t.app, team.owner.apiKey).put('/openapi/v1/user/team/key-budget', { member_id: dev.memberId, key_id: dev.keyId, budget_type: 'One-time', budget_limit: 100_000_000 });
+    assert.equal(budget.status, 200, JSON.stringify(budget.body));
+    const runOne = async (lines: unknown[]) => {
+      const file = await uploadInput(t, dev.apiKey, jsonl(lines));
+      const b = await key.post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' });
+      assert.equal(b.status, 200, JSON.stringify(b.body));
+      await runBatchJobs(t);
+      assert.equal((await key.get(`/openai/v1/batches/${b.body.id}`)).body.status, 'COMPLETED');
+    };
+    const day = { cycleType: 'Day', startTime: Math.floor(t.clock.nowMs() / 1000) - 86_400, endTime: Math.floor(t.clock.nowMs() / 1000) + 3 * 86_400 };
+    const keyBills = async () => (await as(t.app, team.owner.apiKey).get('/openapi/v1/billing/apikey/bill/list', { ...day, category: 'batch' })).body.bills;
+
+    await runOne([chatLine(1), chatLine(2)]);
+    let bills = await keyBills();
+    assert.equal(bills.length, 1, JSON.stringify(bills));
+    assert.equal(bills[0].billingMethod, 5);
+    assert.equal(bills[0].category, 'batch');
+    assert.equal(bills[0].ownerID, dev.keyId);
+    assert.deepEqual([bills[0].basePrice0, bills[0].basePrice1], ['500', '1000'], 'half of 1000 and 2000 per million tokens');
+    const llm = (await as(t.app, team.owner.apiKey).get('/openapi/v1/billing/apikey/bill/list', { ...day, category: 'llm' })).body.bills;
+    assert.equal(llm.length, 0, 'batch lines are not interactive usage');
+
+    // the operator sets a batch price; a line then costs enough to show in the key budget
+    const small = (await admin.get('/admin/v1/models')).body.models.find((m: any) => m.id === SMALL);
+    const { created: _c, owned_by: _o, ...model } = small;
+    const put = await admin.post('/admin/v1/models', { ...model, batchInputTokenPricePerM: 3_000_000, batchOutputTokenPricePerM: 5_000_000 });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.body.batchInputTokenPricePerM, '3000000');
+    t.clock.advance(86_400_000); // the next day: a bill row of its own (and past the catalogue cache)
+    await runOne([chatLine(3)]);
+    bills = await keyBills();
+    const priced = bills.find((b: any) => b.basePrice0 === '3000000');
+    assert.ok(priced, JSON.stringify(bills));
+    assert.equal(priced.basePrice1, '5000000');
+    const budgets = await as(t.app, team.owner.apiKey).get('/openapi/v1/user/team/key-budget-list', { member_id: dev.memberId });
+    const used = budgets.body.key_budgets.find((b: any) => b.key_id === dev.keyId).used;
+    const total = bills.reduce((sum: number, b: any) => sum + Number(b.amount), 0);
+    assert.ok(used > 0 && used === total, `key budget used ${used}, bills ${total}`);
+  });
+});
+
+test('expiry: past 48 h the lines not started go to the error file (batch_expired); finished ones are billed and in the output', async () => {
+  await withApp(async (t, team) => {
+    const owner = as(t.app, team.owner.apiKey);
+    const file = await uploadInput(t, team.owner.apiKey, jsonl([chatLine(1), chatLine(2), chatLine(3)]));
+    const b = (await owner.post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' })).body;
+    await t.services.jobs.runDue({ names: ['batch.validate'] });
+    // only line 1 gets its turn before the window closes
+    await t.store.db.execute(sql`update jobs set due_at_ms = due_at_ms + 1000000000000 where name = 'batch.line' and (payload->>'line')::int > 1`);
+    await t.services.jobs.runDue();
+    assert.deepEqual((await owner.get(`/openai/v1/batches/${b.id}`)).body.request_counts, { total: 3, completed: 1, failed: 0 });
+    t.clock.advance(48 * 3_600_000 - 1000);
+    await t.services.jobs.runNow('batches.expire');
+    assert.equal((await owner.get(`/openai/v1/batches/${b.id}`)).body.status, 'PROGRESS', 'not before the window closes');
+    t.clock.advance(1000);
+    await t.services.jobs.runNow('batches.expire');
+    await runBatchJobs(t);
+    const done = (await owner.get(`/openai/v1/batches/${b.id}`)).body;
+    assert.equal(done.status, 'EXPIRED');
+    assert.equal(done.expired_at, String(Math.floor(t.clock.nowMs() / 1000)));
+    assert.deepEqual(done.request_counts, { total: 3, completed: 1, failed: 2 });
+    const out = await fileLines(t, team.owner.apiKey, done.output_file_id);
+    assert.deepEqual(out.map((o) => o.custom_id), ['r1']);
+    const errs = await fileLines(t, team.owner.apiKey, done.error_file_id);
+    assert.deepEqual(errs.map((e) => [e.custom_id, e.response, e.error.code]), [['r2', null, 'batch_expired'], ['r3', null, 'batch_expired']]);
+    const usage = (await as(t.app, t.creds.adminToken).get(`/admin/v1/teams/${team.userId}/usage`)).body;
+    assert.equal(usage.events, 1, 'the finished line is billed, once');
+  });
+});
+
+test('cancel while lines run: no new line starts, the running ones finish and are in the partial output', async () => {
+  await withApp(async (t, team) => {
+    const owner = as(t.app, team.owner.apiKey);
+    const file = await uploadInput(t, team.owner.apiKey, jsonl([1, 2, 3, 4, 5].map((i) => chatLine(i))));
+    const b = (await owner.post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' })).body;
+    await t.services.jobs.runDue({ names: ['batch.validate'] });
+    const running = t.services.jobs.runDue({ names: ['batch.line'] }); // two at a time, each taking the simulator's 300 ms
+    while (((await countLines(t.store.db, b.id)).running ?? 0) < 2) await new Promise((r) => setImmediate(r));
+    const cancelling = await owner.post(`/openai/v1/batches/${b.id}/cancel`);
+    assert.equal(cancelling.body.status, 'CANCELLING');
+    assert.equal((await owner.post(`/openai/v1/batches/${b.id}/cancel`)).body.status, 'CANCELLING', 'cancelling again answers the batch as it is');
+    await running;
+    await runBatchJobs(t);
+    const done = (await owner.get(`/openai/v1/batches/${b.id}`)).body;
+    assert.equal(done.status, 'CANCELLED');
+    assert.ok(done.cancelled_at);
+    assert.deepEqual(done.request_counts, { total: 5, completed: 2, failed: 0 });
+    const out = await fileLines(t, team.owner.apiKey, done.output_file_id);
+    assert.deepEqual(out.map((o) => o.custom_id), ['r1', 'r2']);
+    const errs = await fileLines(t, team.owner.apiKey, done.error_file_id);
+    assert.deepEqual(errs.map((e) => [e.custom_id, e.error.code]), [['r3', 'batch_cancelled'], ['r4', 'batch_cancelled'], ['r5', 'batch_cancelled']]);
+  }, { GANTRY_SIM_TTFT_MS: '300', GANTRY_BATCH_CONCURRENCY: '2' });
 });
