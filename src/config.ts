@@ -137,6 +137,8 @@ export interface GatewayConfig {
 export interface BatchesConfig {
   /** lines one process runs at once, all batches together (GANTRY_BATCH_CONCURRENCY, default 16) */
   concurrency: number;
+  /** lines per batch.lines job (GANTRY_BATCH_CHUNK_LINES, default 16): fewer claims and commits per line, coarser sharing between replicas */
+  chunkLines: number;
 }
 
 export class ConfigError extends Error {
@@ -266,6 +268,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     },
     batches: {
       concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
+      chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

@@ -173,7 +173,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
   const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
   jobs.handle('files.expire', filesExpireHandler(files));
-  registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, { concurrency: config.batches.concurrency });
+  registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);

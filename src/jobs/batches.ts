@@ -1,4 +1,4 @@
-// The handlers of the batch jobs (catalog.ts): validation, one line through the model
+// The handlers of the batch jobs (catalog.ts): validation, a chunk of lines through the model
 // pipeline, the finalizer and the expiry pass. A line is the same call as an interactive one
 // (gateway.run: policy, context, budget admission, metering, durable usage) made for the key
 // that created the batch, with the line's fixed request id and the batch prices
@@ -11,7 +11,11 @@ import type { Role } from '../domain/roles.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import { validateBatch } from '../domain/batches/validate.ts';
 import { finalizeBatch, expireBatches } from '../domain/batches/finalize.ts';
-import { answeredLine, endLine, lineRequestId, startLine, unansweredLine } from '../domain/batches/lines.ts';
+import { answeredLine, endLines, lineRequestId, mayStart, startLines } from '../domain/batches/lines.ts';
+import { inTransaction } from '../domain/changes.ts';
+import { GroupCommit } from '../gateway/group-commit.ts';
+import { Slots } from '../lib/slots.ts';
+import type { ClaimedLine, EndedLine } from '../store/batches.ts';
 import { AppError } from '../lib/errors.ts';
 import { errorPayload, toAppError } from '../http/plugins/errors.ts';
 import { CATALOG, type PayloadOf } from './catalog.ts';
@@ -31,62 +35,77 @@ const RETRYABLE = new Set(['SERVICE_NOT_AVAILABLE', 'UNKNOWN']);
 /** Refusals of the batch token budget: the line waits its turn, as long as the batch lives. */
 const THROTTLED = new Set(['RATE_LIMIT_EXCEEDED', 'TOKEN_LIMIT_EXCEEDED']);
 
-export function registerBatchJobs(d: BatchJobDeps, opts: { concurrency: number }): void {
+export function registerBatchJobs(d: BatchJobDeps, opts: { concurrency: number; chunkLines: number }): void {
   const { ctx, jobs } = d;
   jobs.handle('batch.validate', (job) => validateBatch({
-    ctx, blobs: d.blobs, jobs, checkBody: checkBatchBody,
+    ctx, blobs: d.blobs, jobs, checkBody: checkBatchBody, chunkLines: opts.chunkLines,
     callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
   }, job.payload.batchId, job.signal, job.completeWith));
-  jobs.handle('batch.line', batchLineHandler(d), { concurrency: opts.concurrency });
+  // Enough chunks held to keep every line slot busy, and one more for the tail of a chunk.
+  jobs.handle('batch.lines', batchLinesHandler(d, new Slots(opts.concurrency)), { concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 1 });
   jobs.handle('batch.finalize', (job) => finalizeBatch({ ctx, files: d.files, jobs }, job.payload.batchId, job.completeWith));
   jobs.handle('batches.expire', async (job) => {
     await expireBatches({ ctx, files: d.files, jobs }, job.signal);
   });
 }
 
-function batchLineHandler(d: BatchJobDeps): JobHandler<PayloadOf<'batch.line'>> {
+function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<'batch.lines'>> {
   const { ctx, jobs } = d;
-  const lastAttempt = CATALOG['batch.line'].retry.maxAttempts;
+  const lastAttempt = CATALOG['batch.lines'].retry.maxAttempts;
+  // Lines' results are committed as they end, many lines (of any chunks) per transaction.
+  const ended = new GroupCommit<EndedLine>(
+    (items) => inTransaction(ctx, (tx) => endLines(tx, jobs, items, ctx.clock.nowMs())),
+    (one) => inTransaction(ctx, (tx) => endLines(tx, jobs, [one], ctx.clock.nowMs())),
+  );
   return async (job) => {
-    const { batchId, line } = job.payload;
-    const l = await startLine(ctx, batchId, line);
-    if (!l) return; // ended already, or its batch no longer starts lines (cancel and expiry end those)
-    const principal = { teamId: l.teamId, memberId: l.memberId, keyId: l.keyId, role: l.role as Role };
-    let status: number;
-    let body: unknown;
-    let expired = false;
-    for (;;) {
+    const { batchId, from, to } = job.payload;
+    let again = 0;
+    const run = async (l: ClaimedLine): Promise<void> => {
+      await slots.acquire(job.signal);
       try {
-        const answer = await d.gateway.run({
-          endpoint: pipelineEndpoint(l.endpoint), principal, body: l.body, signal: job.signal, batch: { requestId: lineRequestId(batchId, line) },
-        });
-        if (answer.kind !== 'json') throw new Error('a batch line was answered as a stream'); // validation refuses stream: true
-        status = 200;
-        body = answer.body;
-        break;
-      } catch (e) {
-        if (job.signal.aborted) throw e; // lease lost or stopping: the line is started again
-        if (e instanceof AppError && THROTTLED.has(e.reason)) {
-          const waitMs = Number(e.metadata.retryAfterMs ?? 1000);
-          if (ctx.clock.nowMs() + waitMs < l.expiresAtMs) {
-            await sleep(waitMs, undefined, { signal: job.signal });
-            continue;
-          }
-          expired = true; // its turn would come after the window closed
-          status = 0;
-          break;
+        const may = await mayStart(ctx, batchId); // no new line starts once the batch is cancelling or past its window
+        if (may !== 'yes') {
+          await ended.add({ batchId, line: l.line, state: may, result: null });
+          return;
         }
-        const err = toAppError(e, 'llm');
-        if (RETRYABLE.has(err.reason) && job.attempt < lastAttempt) throw e; // the runner starts it again after its backoff
-        status = err.status;
-        body = errorPayload(err, 'llm');
-        break;
+        const out = await runLine(d, job.signal, batchId, l, job.attempt < lastAttempt);
+        if (out) await ended.add(out);
+        else again++;
+      } finally {
+        slots.release();
       }
-    }
-    const result = expired
-      ? unansweredLine(batchId, line, l.customId, 'batch_expired', 'this request could not be executed before the completion window expired')
-      : answeredLine(batchId, line, l.customId, status, body);
-    const state = expired ? 'expired' : status < 300 ? 'succeeded' : 'failed';
-    await job.completeWith((tx) => endLine(tx, jobs, batchId, line, state, result, ctx.clock.nowMs()).then(() => undefined));
+    };
+    await Promise.all((await startLines(ctx, batchId, from, to)).map(run));
+    // Lines met a failure that may pass: this chunk runs again after its backoff, and only
+    // its lines still running start again.
+    if (again) throw new Error(`${again} line(s) of ${batchId} ${from}-${to} failed in a way that may pass; retried`);
   };
+}
+
+/** One line through the pipeline: its end, or undefined when it should run again later. */
+async function runLine(d: BatchJobDeps, signal: AbortSignal, batchId: string, l: ClaimedLine, mayRetry: boolean): Promise<EndedLine | undefined> {
+  const principal = { teamId: l.teamId, memberId: l.memberId, keyId: l.keyId, role: l.role as Role };
+  for (;;) {
+    try {
+      const answer = await d.gateway.run({
+        endpoint: pipelineEndpoint(l.endpoint), principal, body: l.body, signal, batch: { requestId: lineRequestId(batchId, l.line) },
+      });
+      if (answer.kind !== 'json') throw new Error('a batch line was answered as a stream'); // validation refuses stream: true
+      return { batchId, line: l.line, state: 'succeeded', result: answeredLine(batchId, l.line, l.customId, 200, answer.body) };
+    } catch (e) {
+      if (signal.aborted) throw e; // lease lost or stopping: the line is started again
+      if (e instanceof AppError && THROTTLED.has(e.reason)) {
+        const waitMs = Number(e.metadata.retryAfterMs ?? 1000);
+        if (d.ctx.clock.nowMs() + waitMs >= l.expiresAtMs) {
+          // its turn would come after the window closed
+          return { batchId, line: l.line, state: 'expired', result: null };
+        }
+        await sleep(waitMs, undefined, { signal });
+        continue;
+      }
+      const err = toAppError(e, 'llm');
+      if (RETRYABLE.has(err.reason) && mayRetry) return undefined;
+      return { batchId, line: l.line, state: 'failed', result: answeredLine(batchId, l.line, l.customId, err.status, errorPayload(err, 'llm')) };
+    }
+  }
 }

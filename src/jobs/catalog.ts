@@ -49,7 +49,7 @@ const NoPayload = Type.Object({}, { additionalProperties: false });
 
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'batch.validate', 'batch.line', 'batch.finalize', 'batches.expire'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -93,13 +93,17 @@ export const CATALOG = {
     retry: { maxAttempts: 5, backoff: { firstMs: 1000, factor: 4, maxMs: 300_000 } },
   }),
   /**
-   * One line of a batch through the model pipeline (domain/batches/lines.ts). Concurrency per
-   * process is GANTRY_BATCH_CONCURRENCY. An upstream or quota refusal that may pass is
-   * retried; the last attempt records the line as failed.
+   * A chunk of a batch's lines (`from`..`to`, GANTRY_BATCH_CHUNK_LINES of them) through the
+   * model pipeline (jobs/batches.ts): a job per chunk, not per line, so that a line costs the
+   * store a fraction of a claim and of a commit. Lines in flight per process are
+   * GANTRY_BATCH_CONCURRENCY, whatever the chunks; each line's result is committed as it
+   * ends (group commit). An upstream failure that may pass runs the chunk's unfinished lines
+   * again after the backoff; the last attempt records them as failed.
    */
-  'batch.line': defineJob({
-    name: 'batch.line', payload: Type.Object({ batchId: Type.String({ minLength: 1 }), line: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-    concurrency: 16, leaseMs: 60_000,
+  'batch.lines': defineJob({
+    name: 'batch.lines',
+    payload: Type.Object({ batchId: Type.String({ minLength: 1 }), from: Type.Integer({ minimum: 1 }), to: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    concurrency: 2, leaseMs: 60_000,
     retry: { maxAttempts: 6, backoff: { firstMs: 2000, factor: 3, maxMs: 300_000 } },
   }),
   /** Writes a batch's output and error files and ends it (domain/batches/finalize.ts). */

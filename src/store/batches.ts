@@ -61,15 +61,11 @@ export async function insertLines(db: DbOrTx, batchId: string, lines: NewLine[],
     on conflict do nothing`);
 }
 
-/**
- * Start a line: a pending line of a batch in progress within its window, or a line left
- * running by a start that died (it began before any cancel or expiry, and running lines
- * finish). Undefined when the line ended, or its batch no longer starts lines.
- */
 export interface ClaimedLine {
+  line: number;
   customId: string;
   body: Record<string, unknown>;
-  /** the batch's: who is billed, and which endpoint */
+  /** the batch's: who is billed, which endpoint, and its window */
   teamId: string;
   memberId: string;
   keyId: string;
@@ -78,18 +74,29 @@ export interface ClaimedLine {
   expiresAtMs: number;
 }
 
-export async function claimLine(db: DbOrTx, batchId: string, line: number, nowMs: number): Promise<ClaimedLine | undefined> {
+/**
+ * Start the lines `from`..`to` of a batch (a chunk, one job): pending lines of a batch in
+ * progress within its window, and lines left running by a start that died (they began
+ * before any cancel or expiry, and running lines finish). Lines that ended, or whose batch
+ * no longer starts lines, are not returned.
+ */
+export async function claimLines(db: DbOrTx, batchId: string, from: number, to: number, nowMs: number): Promise<ClaimedLine[]> {
   const res = await db.execute(sql`
     update batch_lines l set state = 'running', updated_at_ms = ${nowMs}
       from batches b
-     where l.batch_id = ${batchId} and l.line = ${line} and b.id = l.batch_id
+     where l.batch_id = ${batchId} and l.line between ${from} and ${to} and b.id = l.batch_id
        and (l.state = 'running' or (l.state = 'pending' and b.status = 'PROGRESS' and b.expires_at_ms > ${nowMs}))
-    returning l.custom_id, l.body, b.team_id, b.member_id, b.key_id, b.role, b.endpoint, b.expires_at_ms`) as unknown as { rows: Record<string, string>[] };
-  const r = res.rows[0];
-  return r && {
-    customId: r.custom_id!, body: r.body as unknown as Record<string, unknown>, teamId: r.team_id!, memberId: r.member_id!,
+    returning l.line, l.custom_id, l.body, b.team_id, b.member_id, b.key_id, b.role, b.endpoint, b.expires_at_ms`) as unknown as { rows: Record<string, string>[] };
+  return res.rows.map((r) => ({
+    line: Number(r.line), customId: r.custom_id!, body: r.body as unknown as Record<string, unknown>, teamId: r.team_id!, memberId: r.member_id!,
     keyId: r.key_id!, role: r.role!, endpoint: r.endpoint!, expiresAtMs: Number(r.expires_at_ms),
-  };
+  })).sort((a, b) => a.line - b.line);
+}
+
+/** What decides whether a claimed line may still start: its batch's status and window. */
+export async function batchGate(db: DbOrTx, batchId: string): Promise<{ status: string; expiresAtMs: number } | undefined> {
+  const [row] = await db.select({ status: batches.status, expiresAtMs: batches.expiresAtMs }).from(batches).where(eq(batches.id, batchId));
+  return row;
 }
 
 export const LINE_ENDS = ['succeeded', 'failed', 'expired', 'cancelled'] as const;
@@ -102,25 +109,37 @@ export interface Counted {
   status: string;
 }
 
-const countColumn = (state: LineEnd) => (state === 'succeeded' ? 'completed' : state === 'cancelled' ? null : 'failed');
+export interface EndedLine {
+  batchId: string;
+  line: number;
+  state: LineEnd;
+  result: unknown;
+}
 
 /**
- * End one running line with its result; the batch's counters move in the same statement.
- * Undefined when the line was not running (ended by a start that finished first).
+ * End running lines with their results, many in one statement (a group commit of lines of
+ * any batches); each batch's counters move in the same statement. A line no longer running
+ * (ended by a start that finished first) is left as it is and not counted.
  */
-export async function endLine(db: DbOrTx, batchId: string, line: number, state: LineEnd, result: unknown, nowMs: number): Promise<Counted | undefined> {
-  const col = countColumn(state);
+export async function endLines(db: DbOrTx, lines: EndedLine[], nowMs: number): Promise<(Counted & { id: string })[]> {
+  if (!lines.length) return [];
   const res = await db.execute(sql`
-    with l as (
-      update batch_lines set state = ${state}, result = ${JSON.stringify(result)}::jsonb, body = null, updated_at_ms = ${nowMs}
-       where batch_id = ${batchId} and line = ${line} and state = 'running'
-      returning 1)
-    update batches set ended = ended + (select count(*) from l)::int,
-           ${col === 'completed' ? sql`completed = completed + (select count(*) from l)::int,` : col === 'failed' ? sql`failed = failed + (select count(*) from l)::int,` : sql``}
-           updated_at_ms = ${nowMs}
-     where id = ${batchId} and exists (select 1 from l)
-    returning ended, total, status`) as unknown as { rows: Counted[] };
-  return res.rows[0];
+    with v as (
+      select * from unnest(${sql.param(lines.map((l) => l.batchId))}::text[], ${sql.param(lines.map((l) => l.line))}::int[],
+                           ${sql.param(lines.map((l) => l.state))}::text[], ${sql.param(lines.map((l) => JSON.stringify(l.result)))}::text[])
+        as v(batch_id, line, state, result)),
+    l as (
+      update batch_lines b set state = v.state, result = v.result::jsonb, body = null, updated_at_ms = ${nowMs}
+        from v where b.batch_id = v.batch_id and b.line = v.line and b.state = 'running'
+      returning b.batch_id, v.state),
+    c as (
+      select batch_id, count(*)::int as n, (count(*) filter (where state = 'succeeded'))::int as ok,
+             (count(*) filter (where state in ('failed', 'expired')))::int as bad
+        from l group by batch_id)
+    update batches set ended = ended + c.n, completed = completed + c.ok, failed = failed + c.bad, updated_at_ms = ${nowMs}
+      from c where batches.id = c.batch_id
+    returning batches.id, batches.ended, batches.total, batches.status`) as unknown as { rows: (Counted & { id: string })[] };
+  return res.rows;
 }
 
 /**
@@ -128,14 +147,13 @@ export async function endLine(db: DbOrTx, batchId: string, line: number, state: 
  * counters with them. Lines running keep running and end by themselves.
  */
 export async function endPendingLines(db: DbOrTx, batchId: string, state: 'cancelled' | 'expired', nowMs: number): Promise<Counted | undefined> {
-  const col = countColumn(state);
   const res = await db.execute(sql`
     with l as (
       update batch_lines set state = ${state}, body = null, updated_at_ms = ${nowMs}
        where batch_id = ${batchId} and state = 'pending'
       returning 1)
     update batches set ended = ended + (select count(*) from l)::int,
-           ${col === 'failed' ? sql`failed = failed + (select count(*) from l)::int,` : sql``}
+           ${state === 'expired' ? sql`failed = failed + (select count(*) from l)::int,` : sql``}
            updated_at_ms = ${nowMs}
      where id = ${batchId}
     returning ended, total, status`) as unknown as { rows: Counted[] };

@@ -1,7 +1,7 @@
 // A batch's lines: their ids, the lines of the output and error files (OpenAI's format
-// `{id, custom_id, response: {status_code, request_id, body}, error}`), and the end of a line,
-// which moves the batch's counters and, at the last line, queues the finalizer in the same
-// transaction.
+// `{id, custom_id, response: {status_code, request_id, body}, error}`), their start (a chunk
+// of lines per job) and their end, which moves the batch's counters and, at the last line,
+// queues the finalizer in the same transaction.
 import type { Ctx } from '../context.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
 import type { DbOrTx } from '../../store/db.ts';
@@ -44,14 +44,20 @@ export async function finalizeIfDone(tx: DbOrTx, jobs: JobRunner, batchId: strin
   }
 }
 
-/** Start a line (see store claimLine): its custom id and body, or undefined when it must not run. */
-export function startLine(ctx: Ctx, batchId: string, line: number) {
-  return q.claimLine(ctx.db, batchId, line, ctx.clock.nowMs());
+/** Start the lines of a chunk (see store claimLines). */
+export function startLines(ctx: Ctx, batchId: string, from: number, to: number) {
+  return q.claimLines(ctx.db, batchId, from, to, ctx.clock.nowMs());
 }
 
-/** End a running line with its result; false when another start ended it first. */
-export async function endLine(tx: DbOrTx, jobs: JobRunner, batchId: string, line: number, state: q.LineEnd, result: OutputLine, nowMs: number): Promise<boolean> {
-  const counted = await q.endLine(tx, batchId, line, state, result, nowMs);
-  await finalizeIfDone(tx, jobs, batchId, counted);
-  return counted !== undefined;
+/** Whether a claimed line may start now: not once its batch is cancelling or past its window. */
+export async function mayStart(ctx: Ctx, batchId: string): Promise<'yes' | 'cancelled' | 'expired'> {
+  const gate = await q.batchGate(ctx.db, batchId);
+  if (gate?.status === 'CANCELLING') return 'cancelled';
+  if (gate?.status !== 'PROGRESS' || ctx.clock.nowMs() >= gate.expiresAtMs) return 'expired';
+  return 'yes';
+}
+
+/** End running lines (of any batches) in one transaction; a batch whose last line ended gets its finalizer. */
+export async function endLines(tx: DbOrTx, jobs: JobRunner, lines: q.EndedLine[], nowMs: number): Promise<void> {
+  for (const counted of await q.endLines(tx, lines, nowMs)) await finalizeIfDone(tx, jobs, counted.id, counted);
 }

@@ -27,6 +27,8 @@ export interface ValidateDeps {
   jobs: JobRunner;
   checkBody: CheckBody;
   callableModels: CallableModels;
+  /** lines per batch.lines job */
+  chunkLines: number;
 }
 
 const MAX_ERRORS = 100;
@@ -99,7 +101,9 @@ export async function validateBatch(d: ValidateDeps, batchId: string, signal: Ab
       return;
     }
     const lines = await q.lineNumbers(tx, batchId);
-    await d.jobs.enqueueMany('batch.line', lines.map((line) => ({ batchId, line })), { tx });
+    const chunks: { batchId: string; from: number; to: number }[] = [];
+    for (let i = 0; i < lines.length; i += d.chunkLines) chunks.push({ batchId, from: lines[i]!, to: lines[Math.min(i + d.chunkLines, lines.length) - 1]! });
+    await d.jobs.enqueueMany('batch.lines', chunks, { tx });
   });
 }
 

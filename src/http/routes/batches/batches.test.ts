@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
 import { sql } from 'drizzle-orm';
-import { countLines } from '../../../store/batches.ts';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
@@ -239,7 +238,7 @@ test('expiry: past 48 h the lines not started go to the error file (batch_expire
     const b = (await owner.post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' })).body;
     await t.services.jobs.runDue({ names: ['batch.validate'] });
     // only line 1 gets its turn before the window closes
-    await t.store.db.execute(sql`update jobs set due_at_ms = due_at_ms + 1000000000000 where name = 'batch.line' and (payload->>'line')::int > 1`);
+    await t.store.db.execute(sql`update jobs set due_at_ms = due_at_ms + 1000000000000 where name = 'batch.lines' and (payload->>'from')::int > 1`);
     await t.services.jobs.runDue();
     assert.deepEqual((await owner.get(`/openai/v1/batches/${b.id}`)).body.request_counts, { total: 3, completed: 1, failed: 0 });
     t.clock.advance(48 * 3_600_000 - 1000);
@@ -258,7 +257,7 @@ test('expiry: past 48 h the lines not started go to the error file (batch_expire
     assert.deepEqual(errs.map((e) => [e.custom_id, e.response, e.error.code]), [['r2', null, 'batch_expired'], ['r3', null, 'batch_expired']]);
     const usage = (await as(t.app, t.creds.adminToken).get(`/admin/v1/teams/${team.userId}/usage`)).body;
     assert.equal(usage.events, 1, 'the finished line is billed, once');
-  });
+  }, { GANTRY_BATCH_CHUNK_LINES: '1' }); // a job per line: line 1 alone gets its turn
 });
 
 test('cancel while lines run: no new line starts, the running ones finish and are in the partial output', async () => {
@@ -267,8 +266,18 @@ test('cancel while lines run: no new line starts, the running ones finish and ar
     const file = await uploadInput(t, team.owner.apiKey, jsonl([1, 2, 3, 4, 5].map((i) => chatLine(i))));
     const b = (await owner.post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' })).body;
     await t.services.jobs.runDue({ names: ['batch.validate'] });
-    const running = t.services.jobs.runDue({ names: ['batch.line'] }); // two at a time, each taking the simulator's 300 ms
-    while (((await countLines(t.store.db, b.id)).running ?? 0) < 2) await new Promise((r) => setImmediate(r));
+    // Watch lines reach the model: two at a time (GANTRY_BATCH_CONCURRENCY), each taking the simulator's 300 ms.
+    const gateway = t.services.gateway;
+    const run = gateway.run.bind(gateway);
+    let started = 0;
+    let twoStarted!: () => void;
+    const bothRunning = new Promise<void>((r) => { twoStarted = r; });
+    gateway.run = (call) => {
+      if (++started === 2) twoStarted();
+      return run(call);
+    };
+    const running = t.services.jobs.runDue({ names: ['batch.lines'] });
+    await bothRunning;
     const cancelling = await owner.post(`/openai/v1/batches/${b.id}/cancel`);
     assert.equal(cancelling.body.status, 'CANCELLING');
     assert.equal((await owner.post(`/openai/v1/batches/${b.id}/cancel`)).body.status, 'CANCELLING', 'cancelling again answers the batch as it is');
@@ -278,6 +287,7 @@ test('cancel while lines run: no new line starts, the running ones finish and ar
     assert.equal(done.status, 'CANCELLED');
     assert.ok(done.cancelled_at);
     assert.deepEqual(done.request_counts, { total: 5, completed: 2, failed: 0 });
+    assert.equal(started, 2, 'no line started after the cancel');
     const out = await fileLines(t, team.owner.apiKey, done.output_file_id);
     assert.deepEqual(out.map((o) => o.custom_id), ['r1', 'r2']);
     const errs = await fileLines(t, team.owner.apiKey, done.error_file_id);
