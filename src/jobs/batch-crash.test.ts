@@ -82,7 +82,7 @@ test('kill -9 mid-batch: the restarted process finishes it; no line lost, billed
       // Lines run in chunks (jobs of GANTRY_BATCH_CHUNK_LINES lines); only the chunks held at
       // the kill started again, and in them only the lines not yet ended.
       const again = await q(sql`select count(*)::int as n from jobs where name = 'batch.lines' and attempts > 1`);
-      assert.ok(Number(again.n) <= Math.ceil(CONCURRENCY / CHUNK) + 1, `${again.n} chunks started twice`);
+      assert.ok(Number(again.n) <= Math.ceil(CONCURRENCY / CHUNK) + 2, `${again.n} chunks started twice`);
       const chunks = await q(sql`select count(*)::int as n from jobs where name = 'batch.lines'`);
       assert.equal(chunks.n, N / CHUNK);
     } finally {

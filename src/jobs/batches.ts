@@ -32,6 +32,8 @@ export interface BatchJobDeps {
 
 /** Failures a later attempt may not meet: the upstream or a dependency away. */
 const RETRYABLE = new Set(['SERVICE_NOT_AVAILABLE', 'UNKNOWN']);
+/** How long a batch's status read before a line starts is trusted, ms (real time: it bounds how late a cancel is seen). */
+const GATE_MS = 100;
 /** Refusals of the batch token budget: the line waits its turn, as long as the batch lives. */
 const THROTTLED = new Set(['RATE_LIMIT_EXCEEDED', 'TOKEN_LIMIT_EXCEEDED']);
 
@@ -41,8 +43,9 @@ export function registerBatchJobs(d: BatchJobDeps, opts: { concurrency: number; 
     ctx, blobs: d.blobs, jobs, checkBody: checkBatchBody, chunkLines: opts.chunkLines,
     callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
   }, job.payload.batchId, job.signal, job.completeWith));
-  // Enough chunks held to keep every line slot busy, and one more for the tail of a chunk.
-  jobs.handle('batch.lines', batchLinesHandler(d, new Slots(opts.concurrency)), { concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 1 });
+  // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
+  // next (its claim waits for the runner's next pass).
+  jobs.handle('batch.lines', batchLinesHandler(d, new Slots(opts.concurrency)), { concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 2 });
   jobs.handle('batch.finalize', (job) => finalizeBatch({ ctx, files: d.files, jobs }, job.payload.batchId, job.completeWith));
   jobs.handle('batches.expire', async (job) => {
     await expireBatches({ ctx, files: d.files, jobs }, job.signal);
@@ -57,23 +60,33 @@ function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<
     (items) => inTransaction(ctx, (tx) => endLines(tx, jobs, items, ctx.clock.nowMs())),
     (one) => inTransaction(ctx, (tx) => endLines(tx, jobs, [one], ctx.clock.nowMs())),
   );
+  // Whether a line may start, read at most every GATE_MS per batch: many lines start per
+  // second, and a cancel or the window's end is seen within that.
+  const gates = new Map<string, { at: number; may: Promise<'yes' | 'cancelled' | 'expired'> }>();
+  const gate = (batchId: string) => {
+    const now = performance.now();
+    let g = gates.get(batchId);
+    if (!g || now - g.at > GATE_MS) {
+      if (gates.size > 1000) gates.clear();
+      g = { at: now, may: mayStart(ctx, batchId) };
+      gates.set(batchId, g);
+    }
+    return g.may;
+  };
   return async (job) => {
     const { batchId, from, to } = job.payload;
     let again = 0;
     const run = async (l: ClaimedLine): Promise<void> => {
       await slots.acquire(job.signal);
+      let out: EndedLine | undefined;
       try {
-        const may = await mayStart(ctx, batchId); // no new line starts once the batch is cancelling or past its window
-        if (may !== 'yes') {
-          await ended.add({ batchId, line: l.line, state: may, result: null });
-          return;
-        }
-        const out = await runLine(d, job.signal, batchId, l, job.attempt < lastAttempt);
-        if (out) await ended.add(out);
-        else again++;
+        const may = await gate(batchId); // no new line starts once the batch is cancelling or past its window
+        out = may === 'yes' ? await runLine(d, job.signal, batchId, l, job.attempt < lastAttempt) : { batchId, line: l.line, state: may, result: null };
       } finally {
-        slots.release();
+        slots.release(); // the upstream's part is done: the commit below need not hold a slot
       }
+      if (out) await ended.add(out);
+      else again++;
     };
     await Promise.all((await startLines(ctx, batchId, from, to)).map(run));
     // Lines met a failure that may pass: this chunk runs again after its backoff, and only
