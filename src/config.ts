@@ -56,6 +56,7 @@ export interface Config {
   files: FilesConfig;
   /** how long a stored Responses API answer is kept (GANTRY_RESPONSES_TTL_DAYS, default 30 as OpenAI); then responses.prune removes it */
   responsesTtlMs: number;
+  batches: BatchesConfig;
 }
 
 /**
@@ -126,6 +127,20 @@ export interface GatewayConfig {
   hotCacheTtlMs: number;
   /** Credentials of upstreams, looked up by the env var name a catalogue entry gives (apiKeyEnv). */
   upstreamCredential: (envName: string) => string | undefined;
+  /**
+   * The token budget of batch lines per account and model per minute (GANTRY_BATCH_TPM,
+   * default 2,000,000), counted apart from the interactive RPM/TPM so a batch never uses up
+   * the account's interactive quota. A line over it waits and runs later.
+   */
+  batchTpm: number;
+}
+
+/** The Batches API (src/domain/batches). */
+export interface BatchesConfig {
+  /** lines one process runs at once, all batches together (GANTRY_BATCH_CONCURRENCY, default 16) */
+  concurrency: number;
+  /** lines per batch.lines job (GANTRY_BATCH_CHUNK_LINES, default 16): fewer claims and commits per line, coarser sharing between replicas */
+  chunkLines: number;
 }
 
 export class ConfigError extends Error {
@@ -227,6 +242,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       budgetStateTtlMs: int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
       hotCacheTtlMs: int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
       upstreamCredential: (name) => env[name],
+      batchTpm: int('GANTRY_BATCH_TPM', 2_000_000, 1, 1_000_000_000_000),
     },
     serverless: {
       publicBaseUrl: (url('GANTRY_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
@@ -253,6 +269,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
     },
     responsesTtlMs: int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
+    batches: {
+      concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
+      chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
+    },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');
   if (env.GANTRY_BLOB_STORE && !['local', 's3'].includes(env.GANTRY_BLOB_STORE)) {

@@ -44,6 +44,8 @@ import { FileService } from './domain/files/files.ts';
 import { filesExpireHandler } from './jobs/files-expiry.ts';
 import { ResponseStore } from './domain/responses/responses.ts';
 import { responsesPruneHandler } from './jobs/responses-prune.ts';
+import { BatchService } from './domain/batches/service.ts';
+import { registerBatchJobs } from './jobs/batches.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -90,6 +92,8 @@ export interface Services {
   files: FileService;
   /** Stored answers of the Responses API (domain/responses). */
   responses: ResponseStore;
+  /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
+  batches: BatchService;
 }
 
 export interface BuiltServices {
@@ -175,6 +179,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('files.expire', filesExpireHandler(files));
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
   jobs.handle('responses.prune', responsesPruneHandler(responses));
+  registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -191,6 +196,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     blobs,
     files,
     responses,
+    batches: new BatchService(ctx, jobs),
   };
   return {
     services,

@@ -92,6 +92,10 @@ const known: Known = (name, op) => {
     case 'billingMethods': return ['onDemand'];
     case 'imageAuthId': return ids.registryAuth;
     case 'file_id': return ids.file;
+    case 'input_file_id': return ids.file;
+    case 'batch_id': return ids.batch;
+    case 'endpoint': return op.url.endsWith('/batches') ? '/v1/chat/completions' : undefined;
+    case 'completion_window': return '48h';
     case 'purpose': return op.url.endsWith('/files') ? 'batch' : undefined;
     case 'totalGpus': return 1000;
     case 'budget_type': return 'One-time';
@@ -187,6 +191,9 @@ before(async () => {
   const file = await h.app.inject({ method: 'POST', url: '/openai/v1/files', headers: { ...headers, authorization: `Bearer ${A.owner.apiKey}` }, payload });
   assert.equal(file.statusCode, 200, file.body);
   ids.file = JSON.parse(file.body).id;
+  const batch = await as(h.app, A.owner.apiKey).post('/openai/v1/batches', { input_file_id: ids.file, endpoint: '/v1/chat/completions', completion_window: '48h' });
+  assert.equal(batch.status, 200, JSON.stringify(batch.body));
+  ids.batch = batch.body.id;
   ops = operations(h.app.swagger(), h.routes).sort(destructiveLast);
 });
 after(async () => {

@@ -29,8 +29,35 @@ export interface Worst {
   outputTokens: number; // upper bound
 }
 
+/**
+ * A line of a batch (domain/batches): its request id is fixed by the line (a line run again
+ * after a crash is recorded once), it is billed at the model's batch prices, and it counts
+ * against the batch token budget (`GANTRY_BATCH_TPM` per account and model), never against
+ * the interactive RPM/TPM: a batch cannot starve the account's interactive traffic.
+ */
+export interface BatchLine {
+  requestId: string;
+}
+
+/** What a request is billed per million tokens, in units. */
+export interface Prices {
+  inputPricePerMUnits: bigint;
+  outputPricePerMUnits: bigint;
+}
+
+/** The Batch API price of a model: the operator's, or half the interactive price (rounded down). */
+export function batchPrices(m: ModelRow): Prices {
+  return {
+    inputPricePerMUnits: m.batchInputPricePerMUnits ?? m.inputPricePerMUnits / 2n,
+    outputPricePerMUnits: m.batchOutputPricePerMUnits ?? m.outputPricePerMUnits / 2n,
+  };
+}
+
 export interface Admitted {
   requestId: string;
+  /** set for a batch line: billed as Batch API usage */
+  batch: boolean;
+  prices: Prices;
   principal: Principal;
   model: ModelRow;
   endpoint: Endpoint;
@@ -82,7 +109,7 @@ export class Admission {
    * `measure` sizes the request against the model once access is granted: it may refuse it
    * (the context rule), before any rate or budget is counted.
    */
-  async admit(p: Principal, endpoint: Endpoint, modelId: string, measure: (model: ModelRow) => Worst | Promise<Worst>): Promise<Admitted> {
+  async admit(p: Principal, endpoint: Endpoint, modelId: string, measure: (model: ModelRow) => Worst | Promise<Worst>, batch?: BatchLine): Promise<Admitted> {
     const model = (await this.models()).get(modelId);
     if (model?.status !== 'available') {
       throw new AppError('MODEL_NOT_FOUND', `model ${modelId} does not exist or is not available`, { model: modelId });
@@ -96,16 +123,22 @@ export class Admission {
       throw new AppError('ACCESS_DENY', `model ${modelId} is not enabled for this account`, { model: modelId, rule: 'team enabled models' });
     }
     const worst = await measure(model);
-    const limits = team.limits.get(modelId) ?? { rpm: null, tpm: null };
-    const costMicro = BigInt(worst.promptTokens) * model.inputPricePerMUnits + BigInt(worst.outputTokens) * model.outputPricePerMUnits;
+    const limits = batch ? { rpm: null, tpm: this.config.batchTpm } : (team.limits.get(modelId) ?? { rpm: null, tpm: null });
+    const prices = batch ? batchPrices(model) : model;
+    const costMicro = BigInt(worst.promptTokens) * prices.inputPricePerMUnits + BigInt(worst.outputTokens) * prices.outputPricePerMUnits;
     const countedTokens = worst.promptEstimate + worst.outputTokens;
-    const requestId = newId('request', this.ctx.clock.nowMs());
+    const requestId = batch?.requestId ?? newId('request', this.ctx.clock.nowMs());
     const r = await this.spend.admit({
       payer: p, costMicro, requestId, leaseMs: 2 * this.config.upstreamTimeoutMs + 60_000,
-      rate: { key: `${p.teamId}:${modelId}`, rpmLimit: limits.rpm, tpmLimit: limits.tpm, tokens: countedTokens, windowMs: WINDOW_MS },
+      rate: { key: `${batch ? 'batch:' : ''}${p.teamId}:${modelId}`, rpmLimit: limits.rpm, tpmLimit: limits.tpm, tokens: countedTokens, windowMs: WINDOW_MS },
     });
     const headers = rateLimitHeaders(limits, r.rate);
-    if (r.kind === 'ok') return { requestId, principal: p, model, endpoint, reservation: r.reservation, reservedMicro: costMicro, headers };
+    if (r.kind === 'ok') {
+      return {
+        requestId, batch: !!batch, prices: { inputPricePerMUnits: prices.inputPricePerMUnits, outputPricePerMUnits: prices.outputPricePerMUnits },
+        principal: p, model, endpoint, reservation: r.reservation, reservedMicro: costMicro, headers,
+      };
+    }
     if (r.kind === 'budget') throw spendRefusal(r.scope, r.availableMicro, costMicro, 'this request (its worst case)', headers);
     throw this.rateError(r.kind, modelId, limits, r.rate, r.retryAfterMs, countedTokens, headers);
   }

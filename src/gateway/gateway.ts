@@ -13,7 +13,7 @@ import { modelRecord } from '../domain/models/models.ts';
 import { AppError } from '../lib/errors.ts';
 import { dependencyRefusal, isDatabaseUnreachable } from '../lib/dependencies.ts';
 import type { DependencyHealth } from '../store/health.ts';
-import { Admission, type Admitted, type Worst } from './admission.ts';
+import { Admission, type Admitted, type BatchLine, type Worst } from './admission.ts';
 import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
 import { checkContext, measurePrompts, simulatorOnly, type PromptTokens } from './context.ts';
@@ -30,6 +30,8 @@ export interface ModelCall {
   principal: Principal;
   body: Body;
   signal?: AbortSignal | undefined;
+  /** a line of a batch job: fixed request id, batch prices and token budget (admission.ts BatchLine) */
+  batch?: BatchLine | undefined;
 }
 
 /**
@@ -109,7 +111,7 @@ export class Gateway {
       measured = await measurePrompts(endpoint, body, simulatorOnly(model.upstream));
       checkContext(endpoint, body, measured, model.contextSize); // 400 before any upstream call
       return worstCase(endpoint, body, model.contextSize);
-    });
+    }, call.batch);
     const started = performance.now();
     const ac = new AbortController();
     if (call.signal) {
@@ -218,8 +220,8 @@ export class Gateway {
     const rec: UsageRecord = {
       requestId: adm.requestId, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, model: adm.model.id,
       endpoint: adm.endpoint, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
-      inputPricePerMUnits: adm.model.inputPricePerMUnits, outputPricePerMUnits: adm.model.outputPricePerMUnits,
-      outcome, durationMs: performance.now() - started, atMs: this.ctx.clock.nowMs(),
+      inputPricePerMUnits: adm.prices.inputPricePerMUnits, outputPricePerMUnits: adm.prices.outputPricePerMUnits,
+      outcome, durationMs: performance.now() - started, atMs: this.ctx.clock.nowMs(), ...(adm.batch ? { billing: 'batch' as const } : {}),
     };
     const cost = usageCostMicro(rec);
     try {

@@ -144,16 +144,19 @@ export class JobRunner {
     this.expireLeasesAtStart = opts.expireLeasesAtStart ?? false;
   }
 
-  /** Run jobs of `type` in this process. A recurring type's `everyMs` may be overridden (configuration). */
-  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number } = {}): void {
+  /**
+   * Run jobs of `type` in this process. A recurring type's `everyMs` and a type's
+   * `concurrency` may be overridden (configuration: GANTRY_BATCH_CONCURRENCY).
+   */
+  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
     if (this.types.has(type.name)) throw new Error(`job type ${type.name} is registered twice`);
     const everyMs = opts.everyMs ?? type.everyMs;
-    this.types.set(type.name, { type, handler, everyMs });
+    this.types.set(type.name, { type: opts.concurrency ? { ...type, concurrency: opts.concurrency } : type, handler, everyMs });
     if (everyMs !== undefined) this.unseeded.add(type.name);
   }
 
   /** Register the handler of a catalogue job. */
-  handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number } = {}): void {
+  handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
     this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
   }
 
@@ -189,6 +192,25 @@ export class JobRunner {
       else this.wake();
     }
     return r;
+  }
+
+  /**
+   * Queue many jobs of a type that is neither a singleton nor recurring (a batch's lines) in
+   * one statement per thousand, inside `opts.tx` when given.
+   */
+  async enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts: EnqueueOptions = {}): Promise<void> {
+    const type = CATALOG[name] as JobType;
+    if (type.singleton || type.everyMs !== undefined) throw new Error(`job ${name}: enqueueMany is for plain jobs`);
+    const now = this.ctx.clock.nowMs();
+    for (let i = 0; i < payloads.length; i += 1000) {
+      const items = payloads.slice(i, i + 1000).map((payload) => {
+        const problem = payloadProblem(type, payload);
+        if (problem) throw new Error(`job ${name}: payload ${problem}`);
+        return { id: newId('job', now), payload };
+      });
+      await q.insertJobsBulk(opts.tx ?? this.ctx.db, name, items, now + (opts.delayMs ?? 0), now);
+    }
+    if (this.types.has(name)) this.wake();
   }
 
   /**

@@ -20,6 +20,8 @@ export const REASON_STATUS = {
   FILE_NOT_FOUND: 404,
   // Gantry decision: a stored response (Responses API) of no team of the key, or not stored
   RESPONSE_NOT_FOUND: 404,
+  // Gantry decision (docs/compat-decisions.md): a batch of no team of the key
+  BATCH_NOT_FOUND: 404,
   // media family
   MISSING_API_KEY: 400,
   API_NOT_FOUND: 404,

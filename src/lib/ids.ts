@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   worker: 'wk',
   file: 'file',
   response: 'resp',
+  batch: 'batch',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

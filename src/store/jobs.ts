@@ -41,6 +41,15 @@ export async function insertJob(db: DbOrTx, j: NewJob): Promise<{ id: string; cr
   }
 }
 
+/** Insert many queued jobs of one name that are not singletons (a batch's lines), one statement per call. */
+export async function insertJobsBulk(db: DbOrTx, name: string, items: { id: string; payload: unknown }[], dueAtMs: number, nowMs: number): Promise<void> {
+  if (!items.length) return;
+  await db.execute(sql`
+    insert into jobs (id, name, payload, state, due_at_ms, attempts, created_at_ms, updated_at_ms)
+    select id, ${name}, payload::jsonb, 'queued', ${dueAtMs}::bigint, 0, ${nowMs}::bigint, ${nowMs}::bigint
+      from unnest(${sql.param(items.map((i) => i.id))}::text[], ${sql.param(items.map((i) => JSON.stringify(i.payload)))}::text[]) as u(id, payload)`);
+}
+
 export interface ClaimSlot {
   name: string;
   /** how many jobs of this name to take at most */

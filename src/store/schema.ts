@@ -124,6 +124,9 @@ export const llmModels = pgTable('llm_models', {
   contextSize: integer('context_size').notNull(),
   inputPricePerMUnits: bigint('input_price_per_m_units', { mode: 'bigint' }).notNull(),
   outputPricePerMUnits: bigint('output_price_per_m_units', { mode: 'bigint' }).notNull(),
+  /** Batch API prices (billing method 5); null: half the interactive price, rounded down */
+  batchInputPricePerMUnits: bigint('batch_input_price_per_m_units', { mode: 'bigint' }),
+  batchOutputPricePerMUnits: bigint('batch_output_price_per_m_units', { mode: 'bigint' }),
   status: text('status').notNull(),
   upstream: jsonb('upstream').notNull(),
   createdAt: createdAt(),
@@ -160,3 +163,5 @@ export * from './schema-serverless.ts';
 export * from './schema-files.ts';
 // Stored answers of the Responses API.
 export * from './schema-responses.ts';
+// Batch jobs and their lines (OpenAI-compatible Batches API).
+export * from './schema-batches.ts';

@@ -14,6 +14,7 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { BlobNotFoundError, type BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/files.ts';
+import type { DbOrTx } from '../../store/db.ts';
 import { checkedJsonl } from './jsonl.ts';
 
 export const FILE_PURPOSES = ['batch', 'batch_output'] as const;
@@ -140,6 +141,36 @@ export class FileService {
       await q.deleteFileRow(this.ctx.db, row.id);
     } catch {
       // The row is `deleting` (due now) or still `uploading` (due at its deadline): files.expire removes it.
+    }
+  }
+
+  /**
+   * Write a file Gantry produces (a batch's output or errors, purpose batch_output) for a
+   * team: the row first (`uploading`, invisible), then the bytes. It becomes visible when the
+   * caller commits `ready(tx)` with its own state change (a batch ending), so a crash before
+   * leaves only a row the sweep removes at its deadline.
+   */
+  async writeOutput(owner: { teamId: string; memberId: string; keyId: string }, filename: string, lines: AsyncIterable<Uint8Array>): Promise<{ id: string; ready(tx: DbOrTx): Promise<boolean> }> {
+    const now = this.ctx.clock.nowMs();
+    const id = newId('file', now);
+    const row: q.NewFileRow = {
+      id, teamId: owner.teamId, memberId: owner.memberId, keyId: owner.keyId, state: 'uploading', filename, purpose: 'batch_output',
+      blobKey: `files/${owner.teamId}/${id}`, createdAtMs: now, expiresAtMs: now + this.limits.ttlMs, sweepAtMs: now + UPLOAD_DEADLINE_MS,
+    };
+    await q.insertFile(this.ctx.db, row);
+    let requests = 0;
+    async function* counted(): AsyncGenerator<Uint8Array> {
+      for await (const chunk of lines) {
+        for (const b of chunk) if (b === 0x0a) requests++;
+        yield chunk;
+      }
+    }
+    try {
+      const put = await this.blobs.put(row.blobKey, counted(), { contentType: 'application/jsonl' });
+      return { id, ready: (tx) => q.markFileReady(tx, id, { bytes: put.bytes, sha256: put.sha256, totalRequests: requests, expiresAtMs: row.expiresAtMs }) };
+    } catch (err) {
+      await this.discard(row);
+      throw err;
     }
   }
 

@@ -19,6 +19,9 @@ export interface ModelInput {
   contextSize: number;
   inputTokenPricePerM: number | string;
   outputTokenPricePerM: number | string;
+  /** Batch API prices (billing method 5); omitted or null: half the interactive price */
+  batchInputTokenPricePerM?: number | string | null | undefined;
+  batchOutputTokenPricePerM?: number | string | null | undefined;
   status: string;
   upstream: unknown;
 }
@@ -73,6 +76,8 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
     contextSize: input.contextSize,
     inputPricePerMUnits: price(input.inputTokenPricePerM, 'inputTokenPricePerM'),
     outputPricePerMUnits: price(input.outputTokenPricePerM, 'outputTokenPricePerM'),
+    batchInputPricePerMUnits: input.batchInputTokenPricePerM == null ? null : price(input.batchInputTokenPricePerM, 'batchInputTokenPricePerM'),
+    batchOutputPricePerMUnits: input.batchOutputTokenPricePerM == null ? null : price(input.batchOutputTokenPricePerM, 'batchOutputTokenPricePerM'),
     status: input.status,
     upstream: validateUpstream(input.upstream),
     createdAt: new Date(ctx.clock.nowMs()),
@@ -109,6 +114,9 @@ export function modelAdminView(m: q.ModelRow) {
     contextSize: m.contextSize,
     inputTokenPricePerM: m.inputPricePerMUnits.toString(),
     outputTokenPricePerM: m.outputPricePerMUnits.toString(),
+    // null: half the interactive price (gateway/admission.ts batchPrices)
+    batchInputTokenPricePerM: m.batchInputPricePerMUnits?.toString() ?? null,
+    batchOutputTokenPricePerM: m.batchOutputPricePerMUnits?.toString() ?? null,
     status: m.status,
     upstream: m.upstream,
     created: Math.floor(m.createdAt.getTime() / 1000),

@@ -1,5 +1,5 @@
 // Recording metered model usage: a usage event and its ledger charge (category llm, billing
-// method 7, owner = the key), many requests per transaction (group commit). Invariants:
+// method 7, or for a batch line category batch, billing method 5; owner = the key), many requests per transaction (group commit). Invariants:
 // - one event per request id (unique index) and one charge per request (idempotency key
 //   `llm:<request id>`), so a retried batch can never count a request twice;
 // - the event and the charge commit together, and before the client sees the response end.
@@ -24,6 +24,8 @@ export interface UsageRecord {
   outcome: 'completed' | 'client_cancelled';
   durationMs: number;
   atMs: number;
+  /** a batch line's usage: category batch, billing method 5 (Batch API); absent: an interactive call */
+  billing?: 'batch' | undefined;
 }
 
 /** Exact cost in micro-units: price is units per 1e6 tokens and 1 unit is 1e6 micro. */
@@ -34,7 +36,8 @@ export function usageCostMicro(u: Pick<UsageRecord, 'promptTokens' | 'completion
 function posting(u: UsageRecord, cost: bigint): PostingInput {
   return {
     teamId: u.teamId, kind: 'charge', amountMicro: cost, idempotencyKey: `llm:${u.requestId}`,
-    category: 'llm', billingMethod: BILLING_METHOD.llmMultimodal, productId: u.model, productName: u.model,
+    ...(u.billing === 'batch' ? { category: 'batch', billingMethod: BILLING_METHOD.batchApi } : { category: 'llm', billingMethod: BILLING_METHOD.llmMultimodal }),
+    productId: u.model, productName: u.model,
     ownerId: u.keyId, memberId: u.memberId, keyId: u.keyId, atMs: u.atMs,
     detail: {
       billNum0: String(u.promptTokens), billNum1: String(u.completionTokens),

@@ -112,6 +112,10 @@ import filesListFiles from './files/list-files.ts';
 import filesGetFile from './files/get-file.ts';
 import filesDeleteFile from './files/delete-file.ts';
 import filesGetFileContent from './files/get-file-content.ts';
+import batchesCreateBatch from './batches/create-batch.ts';
+import batchesGetBatch from './batches/get-batch.ts';
+import batchesCancelBatch from './batches/cancel-batch.ts';
+import batchesListBatches from './batches/list-batches.ts';
 import blobsGetBlob from './blobs/get-blob.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
@@ -215,6 +219,10 @@ export const ROUTES: RouteRegistrar[] = [
   filesGetFile,
   filesDeleteFile,
   filesGetFileContent,
+  batchesCreateBatch,
+  batchesGetBatch,
+  batchesCancelBatch,
+  batchesListBatches,
   blobsGetBlob,
   serverlessProxy,
   // serverless management API

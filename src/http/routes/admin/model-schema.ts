@@ -12,6 +12,8 @@ export const UpstreamSchema = Type.Union([Target, Type.Array(Target, { minItems:
 
 export const ModelAdminView = Type.Object({
   id: Type.String(), title: Type.String(), description: Type.String(), contextSize: Type.Integer(),
-  inputTokenPricePerM: Type.String(), outputTokenPricePerM: Type.String(), status: Type.String(),
+  inputTokenPricePerM: Type.String(), outputTokenPricePerM: Type.String(),
+  batchInputTokenPricePerM: Type.Union([Type.String(), Type.Null()]), batchOutputTokenPricePerM: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
   upstream: Type.Unknown(), created: Type.Integer(),
 });

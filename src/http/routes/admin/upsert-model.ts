@@ -16,6 +16,8 @@ export default function upsertModelRoute(app: App, s: Services): void {
         contextSize: Int32({ minimum: 1, description: 'tokens' }),
         inputTokenPricePerM: PriceInput,
         outputTokenPricePerM: PriceInput,
+        batchInputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the input price' })),
+        batchOutputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the output price' })),
         status: Type.String({ enum: ['available', 'offline'] }),
         upstream: UpstreamSchema,
       }),

@@ -1,0 +1,63 @@
+// A batch's lines: their ids, the lines of the output and error files (OpenAI's format
+// `{id, custom_id, response: {status_code, request_id, body}, error}`), their start (a chunk
+// of lines per job) and their end, which moves the batch's counters and, at the last line,
+// queues the finalizer in the same transaction.
+import type { Ctx } from '../context.ts';
+import type { JobRunner } from '../../jobs/runner.ts';
+import type { DbOrTx } from '../../store/db.ts';
+import * as q from '../../store/batches.ts';
+
+export interface OutputLine {
+  id: string;
+  custom_id: string;
+  response: { status_code: number; request_id: string; body: unknown } | null;
+  error: { code: string; message: string } | null;
+}
+
+const suffix = (batchId: string) => batchId.slice(batchId.indexOf('_') + 1);
+
+/**
+ * The request id of a line, fixed by the batch and the line: a line run again after a crash
+ * records its usage under the same id, which the usage events and the ledger take once.
+ */
+export function lineRequestId(batchId: string, line: number): string {
+  return `req_${suffix(batchId)}l${line}`;
+}
+
+/** The id of a line in the output and error files (OpenAI: `batch_req_…`). */
+export function outputLineId(batchId: string, line: number): string {
+  return `batch_req_${suffix(batchId)}l${line}`;
+}
+
+export function answeredLine(batchId: string, line: number, customId: string, status: number, body: unknown): OutputLine {
+  return { id: outputLineId(batchId, line), custom_id: customId, response: { status_code: status, request_id: lineRequestId(batchId, line).slice(4), body }, error: null };
+}
+
+export function unansweredLine(batchId: string, line: number, customId: string, code: string, message: string): OutputLine {
+  return { id: outputLineId(batchId, line), custom_id: customId, response: null, error: { code, message } };
+}
+
+/** Queue the finalizer when every line has ended (in the transaction that ended the last). */
+export async function finalizeIfDone(tx: DbOrTx, jobs: JobRunner, batchId: string, counted: q.Counted | undefined): Promise<void> {
+  if (counted && counted.ended >= counted.total && (counted.status === 'PROGRESS' || counted.status === 'CANCELLING')) {
+    await jobs.enqueue('batch.finalize', { batchId }, { tx });
+  }
+}
+
+/** Start the lines of a chunk (see store claimLines). */
+export function startLines(ctx: Ctx, batchId: string, from: number, to: number) {
+  return q.claimLines(ctx.db, batchId, from, to, ctx.clock.nowMs());
+}
+
+/** Whether a claimed line may start now: not once its batch is cancelling or past its window. */
+export async function mayStart(ctx: Ctx, batchId: string): Promise<'yes' | 'cancelled' | 'expired'> {
+  const gate = await q.batchGate(ctx.db, batchId);
+  if (gate?.status === 'CANCELLING') return 'cancelled';
+  if (gate?.status !== 'PROGRESS' || ctx.clock.nowMs() >= gate.expiresAtMs) return 'expired';
+  return 'yes';
+}
+
+/** End running lines (of any batches) in one transaction; a batch whose last line ended gets its finalizer. */
+export async function endLines(tx: DbOrTx, jobs: JobRunner, lines: q.EndedLine[], nowMs: number): Promise<void> {
+  for (const counted of await q.endLines(tx, lines, nowMs)) await finalizeIfDone(tx, jobs, counted.id, counted);
+}

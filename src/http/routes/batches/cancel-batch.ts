@@ -1,0 +1,17 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { OPENAI_BASES } from '../openai/schemas.ts';
+import { BatchIdParams, BatchObject, summary } from './schemas.ts';
+
+export default function cancelBatch(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.post(`${base}/batches/:batch_id/cancel`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
+      schema: {
+        tags: ['llm'], summary: summary(base, 'Cancel a batch: no new line starts, running lines finish'), security: KeyBearer,
+        params: BatchIdParams,
+        response: { 200: BatchObject, ...errors(400, 401, 403, 404) },
+      },
+    }, async (req) => s.batches.cancel(principalOf(req), (req.params as { batch_id: string }).batch_id));
+  }
+}

@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { OPENAI_BASES } from '../openai/schemas.ts';
+import { BATCH_ENDPOINTS } from '../../../domain/batches/view.ts';
+import { COMPLETION_WINDOW, type CreateBatch } from '../../../domain/batches/service.ts';
+import { BatchObject, Id, summary } from './schemas.ts';
+
+export default function createBatch(app: App, s: Services): void {
+  for (const base of OPENAI_BASES) {
+    app.post(`${base}/batches`, {
+      config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
+      schema: {
+        tags: ['llm'], summary: summary(base, 'Create a batch from an uploaded input file'), security: KeyBearer,
+        body: Type.Object({
+          input_file_id: Id('an uploaded file with purpose batch'),
+          endpoint: Type.String({ enum: [...BATCH_ENDPOINTS] }),
+          completion_window: Type.Optional(Type.String({ enum: [COMPLETION_WINDOW], description: 'fixed at 48h' })),
+          // OpenAI's limits: 16 pairs, keys up to 64 characters, values up to 512
+          metadata: Type.Optional(Type.Union([
+            // no NUL: PostgreSQL's jsonb keeps none
+            Type.Record(Type.String({ maxLength: 64, pattern: '^[^\\u0000]*$' }), Type.String({ maxLength: 512, pattern: '^[^\\u0000]*$' }), { maxProperties: 16 }), Type.Null(),
+          ])),
+        }),
+        response: { 200: BatchObject, ...errors(400, 401, 403) },
+      },
+    }, async (req) => s.batches.create(principalOf(req), req.body as CreateBatch));
+  }
+}
