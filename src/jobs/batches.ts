@@ -11,7 +11,7 @@ import type { Role } from '../domain/roles.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import { validateBatch } from '../domain/batches/validate.ts';
 import { finalizeBatch, expireBatches } from '../domain/batches/finalize.ts';
-import { answeredLine, endLines, lineRequestId, mayStart, startLines } from '../domain/batches/lines.ts';
+import { answeredLine, endLines, lineRequestId, mayStart, startLines, type MayStart } from '../domain/batches/lines.ts';
 import { inTransaction } from '../domain/changes.ts';
 import { GroupCommit } from '../gateway/group-commit.ts';
 import { Slots } from '../lib/slots.ts';
@@ -62,7 +62,7 @@ function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<
   );
   // Whether a line may start, read at most every GATE_MS per batch: many lines start per
   // second, and a cancel or the window's end is seen within that.
-  const gates = new Map<string, { at: number; may: Promise<'yes' | 'cancelled' | 'expired'> }>();
+  const gates = new Map<string, { at: number; may: Promise<MayStart> }>();
   const gate = (batchId: string) => {
     const now = performance.now();
     let g = gates.get(batchId);
@@ -80,8 +80,10 @@ function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<
       await slots.acquire(job.signal);
       let out: EndedLine | undefined;
       try {
-        const may = await gate(batchId); // no new line starts once the batch is cancelling or past its window
-        out = may === 'yes' ? await runLine(d, job.signal, batchId, l, job.attempt < lastAttempt) : { batchId, line: l.line, state: may, result: null };
+        const may = await gate(batchId); // no new line starts once the batch is cancelling or past its window, or its key revoked
+        out = may === 'yes' ? await runLine(d, job.signal, batchId, l, job.attempt < lastAttempt)
+          : may instanceof AppError ? { batchId, line: l.line, state: 'failed', result: answeredLine(batchId, l.line, l.customId, may.status, errorPayload(may, 'llm')) }
+          : { batchId, line: l.line, state: may, result: null };
       } finally {
         slots.release(); // the upstream's part is done: the commit below need not hold a slot
       }

@@ -4,6 +4,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { batches, batchLines } from './schema-batches.ts';
+import { apiKeys, members, teams } from './schema.ts';
 
 export type BatchRow = typeof batches.$inferSelect;
 export type NewBatchRow = typeof batches.$inferInsert;
@@ -93,9 +94,16 @@ export async function claimLines(db: DbOrTx, batchId: string, from: number, to: 
   })).sort((a, b) => a.line - b.line);
 }
 
-/** What decides whether a claimed line may still start: its batch's status and window. */
-export async function batchGate(db: DbOrTx, batchId: string): Promise<{ status: string; expiresAtMs: number } | undefined> {
-  const [row] = await db.select({ status: batches.status, expiresAtMs: batches.expiresAtMs }).from(batches).where(eq(batches.id, batchId));
+/**
+ * What decides whether a claimed line may still start: its batch's status and window, and
+ * whether the key that created it (its member, its team) may still call models.
+ */
+export async function batchGate(db: DbOrTx, batchId: string): Promise<{ status: string; expiresAtMs: number; keyStatus: string; memberStatus: string; teamStatus: string } | undefined> {
+  const [row] = await db.select({
+    status: batches.status, expiresAtMs: batches.expiresAtMs, keyStatus: apiKeys.status, memberStatus: members.status, teamStatus: teams.status,
+  }).from(batches)
+    .innerJoin(apiKeys, eq(apiKeys.id, batches.keyId)).innerJoin(members, eq(members.id, batches.memberId)).innerJoin(teams, eq(teams.id, batches.teamId))
+    .where(eq(batches.id, batchId));
   return row;
 }
 

@@ -6,6 +6,7 @@ import type { Ctx } from '../context.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
+import { AppError } from '../../lib/errors.ts';
 
 export interface OutputLine {
   id: string;
@@ -49,11 +50,19 @@ export function startLines(ctx: Ctx, batchId: string, from: number, to: number) 
   return q.claimLines(ctx.db, batchId, from, to, ctx.clock.nowMs());
 }
 
-/** Whether a claimed line may start now: not once its batch is cancelling or past its window. */
-export async function mayStart(ctx: Ctx, batchId: string): Promise<'yes' | 'cancelled' | 'expired'> {
+export type MayStart = 'yes' | 'cancelled' | 'expired' | AppError;
+
+/**
+ * Whether a claimed line may start now: not once its batch is cancelling or past its
+ * window; and, as for an interactive call, not once the creating key is revoked, its member
+ * disabled or its team suspended (the refusal the key would get, recorded as the line's answer).
+ */
+export async function mayStart(ctx: Ctx, batchId: string): Promise<MayStart> {
   const gate = await q.batchGate(ctx.db, batchId);
   if (gate?.status === 'CANCELLING') return 'cancelled';
   if (gate?.status !== 'PROGRESS' || ctx.clock.nowMs() >= gate.expiresAtMs) return 'expired';
+  if (gate.keyStatus !== 'active' || gate.memberStatus !== 'active') return new AppError('INVALID_API_KEY', 'the API key that created this batch is invalid or has been revoked');
+  if (gate.teamStatus !== 'active') return new AppError('ACCESS_DENY', 'the account is suspended');
   return 'yes';
 }
 

@@ -294,3 +294,21 @@ test('cancel while lines run: no new line starts, the running ones finish and ar
     assert.deepEqual(errs.map((e) => [e.custom_id, e.error.code]), [['r3', 'batch_cancelled'], ['r4', 'batch_cancelled'], ['r5', 'batch_cancelled']]);
   }, { GANTRY_SIM_TTFT_MS: '300', GANTRY_BATCH_CONCURRENCY: '2' });
 });
+
+test('a batch whose key is revoked runs no further line: each is answered as the revoked key would be', async () => {
+  await withApp(async (t, team) => {
+    const dev = team.members.Developer;
+    const file = await uploadInput(t, dev.apiKey, jsonl([chatLine(1), chatLine(2)]));
+    const b = (await as(t.app, dev.apiKey).post('/openai/v1/batches', { input_file_id: file, endpoint: '/v1/chat/completions' })).body;
+    await t.services.jobs.runDue({ names: ['batch.validate'] });
+    const revoked = await as(t.app, dev.apiKey).post(`/openapi/v1/user/keys/${dev.keyId}/revoke`);
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    await runBatchJobs(t);
+    const done = (await as(t.app, team.owner.apiKey).get(`/openai/v1/batches/${b.id}`)).body;
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(done.request_counts, { total: 2, completed: 0, failed: 2 });
+    const errs = await fileLines(t, team.owner.apiKey, done.error_file_id);
+    assert.deepEqual(errs.map((e) => [e.custom_id, e.response.status_code, e.response.body.reason]), [['r1', 401, 'INVALID_API_KEY'], ['r2', 401, 'INVALID_API_KEY']]);
+    assert.equal((await as(t.app, t.creds.adminToken).get(`/admin/v1/teams/${team.userId}/usage`)).body.events, 0, 'nothing billed');
+  });
+});
