@@ -221,6 +221,8 @@ export class Gateway {
       requestId: adm.requestId, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, model: adm.model.id,
       endpoint: adm.endpoint, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
       inputPricePerMUnits: adm.prices.inputPricePerMUnits, outputPricePerMUnits: adm.prices.outputPricePerMUnits,
+      ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens, cachedInputPricePerMUnits: adm.prices.cachedInputPricePerMUnits } : {}),
+      ...(usage.reasoningTokens ? { reasoningTokens: usage.reasoningTokens } : {}),
       outcome, durationMs: performance.now() - started, atMs: this.ctx.clock.nowMs(), ...(adm.batch ? { billing: 'batch' as const } : {}),
     };
     const cost = usageCostMicro(rec);
@@ -246,6 +248,7 @@ export class Gateway {
   }
 }
 
+/** The stream's usage chunk: the upstream's own usage object (details included) when it sent one. */
 function usageBody(u: Usage) {
-  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
+  return { ...u.reported, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
 }

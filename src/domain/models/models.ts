@@ -22,6 +22,8 @@ export interface ModelInput {
   /** Batch API prices (billing method 5); omitted or null: half the interactive price */
   batchInputTokenPricePerM?: number | string | null | undefined;
   batchOutputTokenPricePerM?: number | string | null | undefined;
+  /** Price of prompt tokens the upstream reports as cached; omitted or null: the input price */
+  cachedInputTokenPricePerM?: number | string | null | undefined;
   status: string;
   upstream: unknown;
 }
@@ -78,6 +80,7 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
     outputPricePerMUnits: price(input.outputTokenPricePerM, 'outputTokenPricePerM'),
     batchInputPricePerMUnits: input.batchInputTokenPricePerM == null ? null : price(input.batchInputTokenPricePerM, 'batchInputTokenPricePerM'),
     batchOutputPricePerMUnits: input.batchOutputTokenPricePerM == null ? null : price(input.batchOutputTokenPricePerM, 'batchOutputTokenPricePerM'),
+    cachedInputPricePerMUnits: input.cachedInputTokenPricePerM == null ? null : price(input.cachedInputTokenPricePerM, 'cachedInputTokenPricePerM'),
     status: input.status,
     upstream: validateUpstream(input.upstream),
     createdAt: new Date(ctx.clock.nowMs()),
@@ -117,6 +120,8 @@ export function modelAdminView(m: q.ModelRow) {
     // null: half the interactive price (gateway/admission.ts batchPrices)
     batchInputTokenPricePerM: m.batchInputPricePerMUnits?.toString() ?? null,
     batchOutputTokenPricePerM: m.batchOutputPricePerMUnits?.toString() ?? null,
+    // null: the input price (gateway/admission.ts interactivePrices)
+    cachedInputTokenPricePerM: m.cachedInputPricePerMUnits?.toString() ?? null,
     status: m.status,
     upstream: m.upstream,
     created: Math.floor(m.createdAt.getTime() / 1000),

@@ -28,10 +28,18 @@ function messageOf(json: unknown, text: string): string {
   return text.slice(0, 200);
 }
 
+const count = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0);
+
+/** What the upstream reports, billed as reported: cached and reasoning tokens are parts of the prompt and completion counts. */
 function usageOf(u: unknown): Usage | null {
-  const x = u as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
+  const x = u as Record<string, unknown> | null | undefined;
   if (!x || typeof x.prompt_tokens !== 'number') return null;
-  return { promptTokens: x.prompt_tokens, completionTokens: typeof x.completion_tokens === 'number' ? x.completion_tokens : 0 };
+  const pd = x.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined;
+  const cd = x.completion_tokens_details as { reasoning_tokens?: unknown } | null | undefined;
+  return {
+    promptTokens: x.prompt_tokens, completionTokens: typeof x.completion_tokens === 'number' ? x.completion_tokens : 0,
+    cachedTokens: count(pd?.cached_tokens), reasoningTokens: count(cd?.reasoning_tokens), reported: x,
+  };
 }
 
 /** When a server reports no usage: the prompt estimate and the simulator's count of the text received. */

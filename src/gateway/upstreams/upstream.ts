@@ -6,6 +6,12 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, served from the upstream's cache (`prompt_tokens_details.cached_tokens`) */
+  cachedTokens?: number;
+  /** of completionTokens, reasoning (`completion_tokens_details.reasoning_tokens`) */
+  reasoningTokens?: number;
+  /** the upstream's usage object as it reported it, handed back to the client whole */
+  reported?: Record<string, unknown>;
 }
 
 /**

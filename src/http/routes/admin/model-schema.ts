@@ -14,6 +14,7 @@ export const ModelAdminView = Type.Object({
   id: Type.String(), title: Type.String(), description: Type.String(), contextSize: Type.Integer(),
   inputTokenPricePerM: Type.String(), outputTokenPricePerM: Type.String(),
   batchInputTokenPricePerM: Type.Union([Type.String(), Type.Null()]), batchOutputTokenPricePerM: Type.Union([Type.String(), Type.Null()]),
+  cachedInputTokenPricePerM: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
   upstream: Type.Unknown(), created: Type.Integer(),
 });
