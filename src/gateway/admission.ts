@@ -143,6 +143,7 @@ export class Admission {
     const prices = batch ? batchPrices(model) : interactivePrices(model);
     // The worst case prices every prompt token at the dearer of the input and cached prices:
     // how much of the prompt the upstream will serve from its cache is known only afterwards.
+    // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
     const promptPrice = prices.cachedInputPricePerMUnits > prices.inputPricePerMUnits ? prices.cachedInputPricePerMUnits : prices.inputPricePerMUnits;
     const costMicro = BigInt(worst.promptTokens) * promptPrice + BigInt(worst.outputTokens) * prices.outputPricePerMUnits;
     const countedTokens = worst.promptEstimate + worst.outputTokens;
