@@ -115,6 +115,11 @@ export class Admission {
     return this.catalogue.get('all', () => loadCatalogue(this.ctx));
   }
 
+  /** A catalogue row by id (cached), or undefined; no access check (admit() does them). */
+  async model(id: string): Promise<ModelRow | undefined> {
+    return (await this.models()).get(id);
+  }
+
   /** Models the key may call: available, inside its policy, enabled for its team. */
   async visibleModels(p: Principal): Promise<ModelRow[]> {
     const [models, policy, team] = await Promise.all([this.models(), this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId)), this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId))]);

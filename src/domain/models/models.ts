@@ -9,7 +9,7 @@ export const MODEL_STATUSES = ['available', 'offline'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 /** Where a model is served: the built-in simulator, or OpenAI-compatible HTTP servers in failover order. */
-export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string };
+export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string; responses?: boolean };
 export type UpstreamSpec = UpstreamTarget | UpstreamTarget[];
 
 export interface ModelInput {
@@ -30,7 +30,7 @@ export interface ModelInput {
 
 function validateTarget(t: unknown, field: string): UpstreamTarget {
   if (t === 'sim') return 'sim';
-  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?}');
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?, responses?}');
   const o = t as Record<string, unknown>;
   if (typeof o.url !== 'string') throw invalid(`${field}.url`, 'required, an http(s) URL');
   let u: URL;
@@ -44,9 +44,11 @@ function validateTarget(t: unknown, field: string): UpstreamTarget {
   if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(o.apiKeyEnv))) {
     throw invalid(`${field}.apiKeyEnv`, 'must be an environment variable name');
   }
-  const out: { url: string; model?: string; apiKeyEnv?: string } = { url: o.url };
+  if (o.responses !== undefined && typeof o.responses !== 'boolean') throw invalid(`${field}.responses`, 'must be a boolean');
+  const out: { url: string; model?: string; apiKeyEnv?: string; responses?: boolean } = { url: o.url };
   if (typeof o.model === 'string') out.model = o.model;
   if (typeof o.apiKeyEnv === 'string') out.apiKeyEnv = o.apiKeyEnv;
+  if (o.responses === true) out.responses = true;
   return out;
 }
 

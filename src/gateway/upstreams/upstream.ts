@@ -36,6 +36,12 @@ export interface UpstreamRequest {
    * embeddings one per input, rerank [query, ...documents].
    */
   promptTokens?: number[];
+  /**
+   * A Responses API request for an upstream that speaks it (every target of the model has
+   * `responses: true`): sent as it is to `/responses` instead of `body` to chat completions,
+   * and answered in the Responses shapes (objects and stream events) instead of chat's.
+   */
+  native?: ModelBody | undefined;
 }
 
 export interface StreamOutcome {
