@@ -46,6 +46,8 @@ import { ResponseStore } from './domain/responses/responses.ts';
 import { responsesPruneHandler } from './jobs/responses-prune.ts';
 import { BatchService } from './domain/batches/service.ts';
 import { registerBatchJobs } from './jobs/batches.ts';
+import type { Webhooks } from './domain/webhooks/service.ts';
+import { registerWebhookJobs } from './jobs/webhooks.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -94,6 +96,8 @@ export interface Services {
   responses: ResponseStore;
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
   batches: BatchService;
+  /** Webhooks (domain/webhooks): team secrets, endpoints, deliveries (jobs/webhooks.ts). */
+  webhooks: Webhooks;
 }
 
 export interface BuiltServices {
@@ -180,6 +184,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
   jobs.handle('responses.prune', responsesPruneHandler(responses));
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
+  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
+  registerWebhookJobs(webhooks, jobs);
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -197,6 +203,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     files,
     responses,
     batches: new BatchService(ctx, jobs),
+    webhooks,
   };
   return {
     services,

@@ -167,3 +167,5 @@ export * from './schema-files.ts';
 export * from './schema-responses.ts';
 // Batch jobs and their lines (OpenAI-compatible Batches API).
 export * from './schema-batches.ts';
+// Webhooks: team signing secrets, endpoints and the delivery log.
+export * from './schema-webhooks.ts';

@@ -117,6 +117,16 @@ import batchesGetBatch from './batches/get-batch.ts';
 import batchesCancelBatch from './batches/cancel-batch.ts';
 import batchesListBatches from './batches/list-batches.ts';
 import blobsGetBlob from './blobs/get-blob.ts';
+// Webhooks (issue 14): the signing secret, team endpoints, their delivery logs
+import webhooksGetSecret from './webhooks/get-secret.ts';
+import webhooksRotateSecret from './webhooks/rotate-secret.ts';
+import webhooksCreateEndpoint from './webhooks/create-endpoint.ts';
+import webhooksListEndpoints from './webhooks/list-endpoints.ts';
+import webhooksGetEndpoint from './webhooks/get-endpoint.ts';
+import webhooksUpdateEndpoint from './webhooks/update-endpoint.ts';
+import webhooksDeleteEndpoint from './webhooks/delete-endpoint.ts';
+import webhooksListDeliveries from './webhooks/list-deliveries.ts';
+import webhooksRetryDelivery from './webhooks/retry-delivery.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -236,4 +246,14 @@ export const ROUTES: RouteRegistrar[] = [
   serverlessGetWorkerLog,
   adminServerlessGetLimits,
   adminServerlessSetLimits,
+  // webhooks
+  webhooksGetSecret,
+  webhooksRotateSecret,
+  webhooksCreateEndpoint,
+  webhooksListEndpoints,
+  webhooksGetEndpoint,
+  webhooksUpdateEndpoint,
+  webhooksDeleteEndpoint,
+  webhooksListDeliveries,
+  webhooksRetryDelivery,
 ];
