@@ -42,7 +42,8 @@ test('a Responses-speaking upstream gets the request as sent and its answer come
       }));
       return;
     }
-    const obj = responseObject(`resp_up${++n}`, body.model, body.previous_response_id ?? null);
+    // 'dup' answers with an id already stored: the store fails after the call was billed
+    const obj = responseObject(body.input === 'dup' ? 'resp_up1' : `resp_up${++n}`, body.model, body.previous_response_id ?? null);
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(obj));
       return;
@@ -113,17 +114,25 @@ test('a Responses-speaking upstream gets the request as sent and its answer come
     assert.equal(before - (await balance()), 20 * 4 + 10 * 1 + 6 * 10, 'the stream is billed from its response.completed usage');
     assert.equal((await client.responses.retrieve('resp_up2')).previous_response_id, 'resp_up1');
 
+    // storing fails after billing (the id is taken): the client still gets the answer it paid for
+    before = await balance();
+    const dup = await key.post('/openai/v1/responses', { model: 'acme/native', input: 'dup' });
+    assert.equal(dup.status, 200, JSON.stringify(dup.body));
+    assert.equal(dup.body.output[0].content[0].text, 'Rivers flow.');
+    assert.equal(before - (await balance()), 20 * 4 + 10 * 1 + 6 * 10);
+    assert.equal((await client.responses.retrieve('resp_up1')).previous_response_id, null, 'the first one stored stays');
+
     // a previous_response_id Gantry never stored is refused before any upstream call
     const unknown = await key.post('/openai/v1/responses', { model: 'acme/native', input: 'x', previous_response_id: 'resp_nope' });
     assert.equal(unknown.status, 400);
-    assert.equal(seen.length, 2);
+    assert.equal(seen.length, 3);
 
     // without the flag: translated to chat completions, where a built-in tool is refused
     const builtin = await key.post('/openai/v1/responses', { model: 'acme/chat', input: 'x', tools: [{ type: 'web_search_preview' }] });
     assert.equal(builtin.status, 400);
     assert.equal(builtin.body.metadata.field, 'tools.0.type');
     const chat = await client.responses.create({ model: 'acme/chat', input: 'rivers?' });
-    assert.equal(seen[2]!.path, '/v1/chat/completions');
+    assert.equal(seen[3]!.path, '/v1/chat/completions');
     assert.equal(chat.output_text, 'chat answer');
   } finally {
     await t.close();

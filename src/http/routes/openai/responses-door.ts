@@ -4,6 +4,7 @@
 // true) the response is stored before the client reads its end. A model whose upstreams
 // speak the Responses API gets the request as it was sent (ModelCall.native); its answer
 // and events come back as they are, the terminal event held until the usage is durable.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../../../domain/roles.ts';
 import { responseIds, responseObject } from '../../../gateway/responses/answer.ts';
 import { newId } from '../../../lib/ids.ts';
@@ -11,16 +12,17 @@ import { chatRequest, inputItems, type Item, type ResponsesBody } from '../../..
 import { responseEvents } from '../../../gateway/responses/stream.ts';
 import { TERMINAL_EVENTS } from '../../../gateway/upstreams/responses-native.ts';
 
+import { sseEvent, type Door } from '../../model-answer.ts';
+import { errorPayload } from '../../plugins/errors.ts';
+import type { Services } from '../../types.ts';
+
 /** A Responses object's output items (what a later previous_response_id continues from). */
 const outputOf = (response: unknown): Item[] => {
   const out = (response as { output?: unknown }).output;
   return Array.isArray(out) ? out as Item[] : [];
 };
-import { sseEvent, type Door } from '../../model-answer.ts';
-import { errorPayload } from '../../plugins/errors.ts';
-import type { Services } from '../../types.ts';
 
-export async function responsesDoor(s: Services, p: Principal, body: ResponsesBody): Promise<Door> {
+export async function responsesDoor(s: Services, p: Principal, body: ResponsesBody, log: FastifyBaseLogger): Promise<Door> {
   const previous = body.previous_response_id ? await s.responses.conversation(p, body.previous_response_id) as Item[] : [];
   // Refusals of the translation come before the stored conversation is used. For an upstream
   // that speaks Responses the translation only measures the request, so it refuses nothing.
@@ -28,8 +30,16 @@ export async function responsesDoor(s: Services, p: Principal, body: ResponsesBo
   const now = s.ctx.clock.nowMs();
   const createdAt = Math.floor(now / 1000);
   const ids = responseIds(newId('response', now));
+  // Storing comes after the answer was billed: if it fails, the client still gets what it
+  // paid for (the failure is logged; a later previous_response_id naming it is refused as
+  // not found) rather than an error for a call that was charged.
   const store = async (response: { id: string }, output: Item[]) => {
-    if (body.store !== false) await s.responses.save(p, response.id, response, [...previous, ...inputItems(body.input), ...output]);
+    if (body.store === false) return;
+    try {
+      await s.responses.save(p, response.id, response, [...previous, ...inputItems(body.input), ...output]);
+    } catch (e) {
+      log.error({ err: e, response: response.id }, 'storing a response failed; it was answered and billed, not stored');
+    }
   };
   return {
     family: 'llm',
