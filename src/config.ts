@@ -1,10 +1,13 @@
 // One config schema. loadConfig reads an env-like record and reports every problem at once.
 import { join } from 'node:path';
+import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
 
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** the embedded database's shared_buffers (GANTRY_PGLITE_SHARED_BUFFERS, store/pglite-options.ts) */
+  pgliteSharedBuffers: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: string;
@@ -221,12 +224,15 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
+  const sharedBuffers = env.GANTRY_PGLITE_SHARED_BUFFERS || DEFAULT_SHARED_BUFFERS;
+  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) problems.push(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${sharedBuffers}"`);
   const host = env.HOST || '127.0.0.1';
   const port = int('PORT', 8080, 0, 65535);
   const config: Config = {
     host,
     port,
     dataDir: env.GANTRY_DATA_DIR || join(cwd, 'data'),
+    pgliteSharedBuffers: sharedBuffers,
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     logLevel,

@@ -26,7 +26,7 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
   // The data dir comes first, before anything is committed: the first start's operator token
   // is saved in it, and a token committed but never saved is lost (only its hash is stored).
   ensurePrivateDir(config.dataDir);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES], command });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, procedures: [USAGE_PROCEDURES], command });
   const from = store.lockTakenOverFrom;
   if (from) {
     process.stderr.write(`Took over ${config.dataDir} from pid ${from.pid} on ${from.host} ("${from.command}" since ${from.since}), `
