@@ -7,6 +7,7 @@ import { DataDirError, ensurePrivateDir } from './lib/private-files.ts';
 import type { Credentials } from './domain/bootstrap.ts';
 import { runAdminCli } from './cli/admin.ts';
 import { credentialsPath, saveCredentials } from './cli/credentials.ts';
+import { collectAfterStart } from './lib/gc.ts';
 
 interface Prepared {
   store: Store;
@@ -93,6 +94,7 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ host: config.host, port: config.port });
+  collectAfterStart(); // the start's garbage (lib/gc.ts): ~140 MB of idle RSS
   // on a port the system chose, endpoint URLs name the one it chose
   if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
   const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];

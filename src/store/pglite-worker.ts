@@ -12,6 +12,7 @@ import * as schema from './schema.ts';
 import type { Db } from './db.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { pgliteOptions } from './pglite-options.ts';
+import { collectAfterStart } from '../lib/gc.ts';
 
 export interface WorkerInit {
   dataDir?: string;
@@ -41,6 +42,8 @@ const init = workerData as WorkerInit;
 if (init.dataDir) keepPgliteFilesPrivate();
 const pg = new PGlite(pgliteOptions(init));
 const procedures = loadProcedures(init.procedures ?? []);
+// this thread's start garbage (lib/gc.ts), once the database and the procedures are loaded
+void Promise.all([pg.waitReady, procedures]).then(() => collectAfterStart(), () => {});
 const localDb = drizzle(pg, { schema }) as unknown as Db;
 
 async function loadProcedures(urls: string[]): Promise<Map<string, Procedure>> {
