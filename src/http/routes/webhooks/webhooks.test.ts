@@ -90,6 +90,11 @@ test('signatures verify with the team secret; after a rotation both for 24 hours
     assert.ok(verifyStandardWebhook(s2, r3.headers, r3.body, nowS(t)));
     assert.ok(!verifyStandardWebhook(s1, r3.headers, r3.body, nowS(t)), 'the old secret no longer signs after 24 hours');
     assert.equal((await deliveries(t, team, id)).length, 3);
+    // a host name is resolved and the connection pinned to what was checked (here allowed: loopback)
+    const port = new URL(rx.url).port;
+    await enqueueWebhook(t.services.ctx, { teamId: team.userId, event: 'ASYNC_TASK_RESULT', url: `http://localhost:${port}/by-name`, payload: { ok: true } });
+    await deliver(t);
+    assert.equal(rx.received.at(-1)!.path, '/by-name');
   });
 });
 
