@@ -153,6 +153,10 @@ export interface WebhooksConfig {
   allowPrivate: boolean;
   /** one attempt's timeout (GANTRY_WEBHOOK_TIMEOUT_MS, default 5000) */
   timeoutMs: number;
+  /** balance.low when the spendable balance falls below this, in 1/10000 USD (GANTRY_WEBHOOK_BALANCE_LOW_UNITS, default 100000: 10 USD) */
+  balanceLowUnits: number;
+  /** how often budget.threshold and balance.low are looked for (GANTRY_WEBHOOK_WATCH_INTERVAL_MS, default 60000) */
+  watchIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -291,6 +295,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     webhooks: {
       allowPrivate: bool('GANTRY_WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+      balanceLowUnits: int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
+      watchIntervalMs: int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

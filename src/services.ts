@@ -185,7 +185,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('responses.prune', responsesPruneHandler(responses));
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
-  registerWebhookJobs(webhooks, jobs);
+  registerWebhookJobs(webhooks, jobs, { watchIntervalMs: config.webhooks.watchIntervalMs });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
