@@ -57,6 +57,15 @@ export interface Config {
   /** how long a stored Responses API answer is kept (GANTRY_RESPONSES_TTL_DAYS, default 30 as OpenAI); then responses.prune removes it */
   responsesTtlMs: number;
   batches: BatchesConfig;
+  /** The web console's sessions (src/domain/console). */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** how long a console session lasts from sign-in (GANTRY_CONSOLE_SESSION_HOURS, default 12) */
+  sessionTtlMs: number;
+  /** send the session cookie with `Secure` (GANTRY_PUBLIC_URL is https; a request seen as https adds it too) */
+  secureCookie: boolean;
 }
 
 /**
@@ -272,6 +281,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     batches: {
       concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
+    },
+    console: {
+      sessionTtlMs: int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
+      secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

@@ -165,3 +165,5 @@ export * from './schema-files.ts';
 export * from './schema-responses.ts';
 // Batch jobs and their lines (OpenAI-compatible Batches API).
 export * from './schema-batches.ts';
+// Console sessions (cookie secrets, hashed).
+export * from './schema-console.ts';

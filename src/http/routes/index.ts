@@ -117,6 +117,11 @@ import batchesGetBatch from './batches/get-batch.ts';
 import batchesCancelBatch from './batches/cancel-batch.ts';
 import batchesListBatches from './batches/list-batches.ts';
 import blobsGetBlob from './blobs/get-blob.ts';
+// The web console (issue 16): its files and its session
+import consoleFiles from './console/assets.ts';
+import consoleSignIn from './console/sign-in.ts';
+import consoleGetSession from './console/get-session.ts';
+import consoleSignOut from './console/sign-out.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -224,6 +229,10 @@ export const ROUTES: RouteRegistrar[] = [
   batchesCancelBatch,
   batchesListBatches,
   blobsGetBlob,
+  consoleFiles,
+  consoleSignIn,
+  consoleGetSession,
+  consoleSignOut,
   serverlessProxy,
   // serverless management API
   serverlessListEndpoints,
