@@ -1,13 +1,16 @@
-// Usage and bills: spend over time by category, model or API key (a uPlot chart), the bill
-// tables, the monthly statement, CSV export. The bill API answers at most 31 days per query,
-// so the chart's range is at most 31 days here.
+// Usage and bills: spend over time by category, model or API key (a uPlot chart over up to a
+// year, one query), the bill tables (the bill API answers 31 days per query: the range's last
+// 31 days), the monthly statements, CSV export of the bill rows.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { downloadCsv, ErrorBox, fields, Loaded, money, Table, useLoad, when } from '../ui.js';
 
 const DAY = 86400;
-const GROUPS = { category: 'Category', productName: 'Model or product', apikey: 'API key' };
+/** The chart reaches a year back in one query; the bill tables (the compat API) 31 days. */
+const MAX_CHART_DAYS = 366;
+const MAX_BILL_DAYS = 31;
+const GROUPS = { category: 'Category', model: 'Model or product', apikey: 'API key' };
 
 function dateInput(s) { return new Date(s * 1000).toISOString().slice(0, 10); }
 function parseDate(v) { return Math.floor(Date.parse(`${v}T00:00:00Z`) / 1000); }
@@ -16,23 +19,24 @@ export function Usage() {
   const now = Math.floor(Date.now() / 1000);
   const [q, setQ] = useState({ from: now - 30 * DAY, to: now, cycle: 'Day', group: 'category' });
   const [err, setErr] = useState();
-  const state = useLoad(async () => {
-    const query = { cycleType: q.cycle, startTime: q.from, endTime: q.to };
-    // the usage bill list requires a category: summary is all of them
-    if (q.group !== 'apikey') query.productCategory = 'summary';
-    const bills = q.group === 'apikey'
-      ? await get('/openapi/v1/billing/apikey/bill/list', query)
-      : await get('/openapi/v1/billing/bill/list', query);
-    return bills.bills;
-  }, [q.from, q.to, q.cycle, q.group]);
+  const series = useLoad(() => get('/openapi/v1/billing/spend/series', { cycleType: q.cycle, groupBy: q.group, startTime: q.from, endTime: q.to }).then((r) => r.data),
+    [q.from, q.to, q.cycle, q.group]);
+  // the bill rows of the range's last 31 days at most (the bill API's limit)
+  const billFrom = Math.max(q.from, q.to - MAX_BILL_DAYS * DAY + 1);
+  const bills = useLoad(async () => {
+    const query = { cycleType: q.cycle, startTime: billFrom, endTime: q.to };
+    const r = q.group === 'apikey' ? await get('/openapi/v1/billing/apikey/bill/list', query)
+      : await get('/openapi/v1/billing/bill/list', { ...query, productCategory: 'summary' }); // summary: every category
+    return r.bills;
+  }, [billFrom, q.to, q.cycle, q.group]);
   const submit = (e) => {
     const f = fields(e);
     const from = parseDate(f.from);
-    const to = parseDate(f.to) + DAY - 1;
+    const to = Math.min(parseDate(f.to) + DAY - 1, now);
     if (!(to > from)) return setErr({ message: 'the range ends before it starts' });
-    if (to - from > 31 * DAY) return setErr({ message: 'the bill API answers at most 31 days at a time: choose a shorter range' });
+    if (to - from > MAX_CHART_DAYS * DAY) return setErr({ message: `choose at most ${MAX_CHART_DAYS} days` });
     setErr(undefined);
-    setQ({ from, to: Math.min(to, now), cycle: f.cycle, group: f.group });
+    setQ({ from, to, cycle: f.cycle, group: f.group });
   };
   return html`<h1>Usage and bills</h1>
     <form class="inline" onSubmit=${submit} aria-label="Usage range">
@@ -43,22 +47,20 @@ export function Usage() {
       <button type="submit">Show</button>
     </form>
     <${ErrorBox} error=${err} />
-    <${Loaded} state=${state}>${(rows) => html`
-      <${SpendChart} rows=${rows} group=${q.group} from=${q.from} to=${q.to} />
-      <h2>Bills</h2>
-      <p><button type="button" disabled=${!rows.length} onClick=${() => downloadCsv(`gantry-usage-${dateInput(q.from)}-${dateInput(q.to)}.csv`, rows)}>Export CSV</button></p>
+    <${Loaded} state=${series}>${(rows) => html`<${SpendChart} rows=${rows} group=${q.group} from=${q.from} to=${q.to} />`}<//>
+    <h2>Bills${billFrom > q.from ? ` (the last ${MAX_BILL_DAYS} days of the range)` : ''}</h2>
+    <${Loaded} state=${bills}>${(rows) => html`
+      <p><button type="button" disabled=${!rows.length} onClick=${() => downloadCsv(`gantry-usage-${dateInput(billFrom)}-${dateInput(q.to)}.csv`, rows)}>Export CSV</button></p>
       <${Table} label="Usage bills" rows=${rows} empty="No usage in this range." columns=${[
         { label: 'From', cell: (b) => when(b.startTime) }, { label: 'Category', cell: (b) => b.category }, { label: 'Product', cell: (b) => b.productName },
         ...(q.group === 'apikey' ? [{ label: 'Key', cell: (b) => b.apikeyName || b.ownerID }] : [{ label: 'Owner', cell: (b) => b.ownerID }]),
         { label: 'Amount', num: true, cell: (b) => money(b.amount) }, { label: 'Paid', num: true, cell: (b) => money(b.payAmount) },
       ]} />`}<//>
     <${Statement} />
-    <${FixedTerm} from=${q.from} to=${q.to} />`;
+    <${FixedTerm} from=${billFrom} to=${q.to} />`;
 }
 
-const groupOf = (b, group) => (group === 'apikey' ? b.apikeyName || b.ownerID : group === 'productName' ? b.productName : b.category);
-
-/** Spend (amount: cash and vouchers) per bucket and group, drawn by uPlot (loaded with this page only). */
+/** Spend (charged: vouchers and cash) per bucket and group, drawn by uPlot (loaded with this page only). */
 function SpendChart({ rows, group, from, to }) {
   const ref = useRef();
   const [error, setError] = useState();
@@ -66,9 +68,9 @@ function SpendChart({ rows, group, from, to }) {
     if (!rows.length) return undefined;
     let plot;
     const times = [...new Set(rows.map((b) => Number(b.startTime)))].sort((a, b) => a - b);
-    const names = [...new Set(rows.map((b) => groupOf(b, group)))].sort();
-    const series = names.map((n) => times.map((t) => rows.filter((b) => Number(b.startTime) === t && groupOf(b, group) === n)
-      .reduce((a, b) => a + Number(b.amount) / 10000, 0)));
+    const names = [...new Set(rows.map((b) => b.group))].sort();
+    const at = new Map(rows.map((b) => [`${b.startTime}|${b.group}`, Number(b.amount) / 10000]));
+    const series = names.map((n) => times.map((t) => at.get(`${t}|${n}`) ?? 0));
     const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
     import('uplot').then(({ default: UPlot }) => {
       const width = Math.min(900, ref.current.clientWidth || 600);

@@ -42,6 +42,7 @@ import billingListApikeyBills from './billing/list-apikey-bills.ts';
 import billingListFixedTermBills from './billing/list-fixed-term-bills.ts';
 import billingListUsageBills from './billing/list-usage-bills.ts';
 import billingGetMonthlyStatement from './billing/get-monthly-statement.ts';
+import billingSpendSeries from './billing/spend-series.ts';
 import budgetsCheckBudgetByCost from './budgets/check-budget-by-cost.ts';
 import budgetsCheckBudget from './budgets/check-budget.ts';
 import budgetsCheckKeyBudgetByCost from './budgets/check-key-budget-by-cost.ts';
@@ -167,6 +168,7 @@ export const ROUTES: RouteRegistrar[] = [
   billingListFixedTermBills,
   billingListUsageBills,
   billingGetMonthlyStatement,
+  billingSpendSeries,
   budgetsCheckBudgetByCost,
   budgetsCheckBudget,
   budgetsCheckKeyBudgetByCost,

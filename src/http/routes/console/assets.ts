@@ -8,7 +8,9 @@ import { findPackageJSON } from 'node:module';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../../lib/errors.ts';
+import { errors, type DocResponse } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 const APP_DIR = join(import.meta.dirname, '../../../console');
@@ -122,8 +124,19 @@ function send(req: FastifyRequest, reply: FastifyReply, a: Asset) {
 export default function consoleFiles(app: App, _s: Services): void {
   const assets = consoleAssets();
   const config = { family: 'account' as const, auth: { kind: 'public' as const } };
-  app.get('/console', { config, schema: { hide: true } }, async (req, reply) => send(req, reply, assets.get('/console')!));
-  app.get('/console/*', { config, schema: { hide: true } }, async (req, reply) => {
+  const file = (type: string, description: string): Record<number, DocResponse> => ({ 200: { description, content: { [type]: { schema: Type.String() } } } });
+  app.get('/console', {
+    config: { ...config, docResponses: file('text/html', 'the console\'s page') },
+    schema: { tags: ['console'], summary: 'The web console (sign in with an API key or the operator token)' },
+  }, async (req, reply) => send(req, reply, assets.get('/console')!));
+  app.get('/console/*', {
+    config: { ...config, docResponses: file('text/javascript', 'a module, stylesheet or image of the console') },
+    schema: {
+      tags: ['console'], summary: 'The console\'s modules, styles and libraries (static files)',
+      params: Type.Object({ '*': Type.String({ description: 'a file of the console' }) }),
+      response: errors(404),
+    },
+  }, async (req, reply) => {
     const path = req.url.split('?')[0]!.replace(/\/+$/, '');
     const a = assets.get(path);
     if (!a) throw new AppError('NOT_FOUND', 'no such console file', { rule: 'console file' });
