@@ -61,6 +61,15 @@ export interface Config {
   responsesTtlMs: number;
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
+  /** The web console's sessions (src/domain/console). */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** how long a console session lasts from sign-in (GANTRY_CONSOLE_SESSION_HOURS, default 12) */
+  sessionTtlMs: number;
+  /** send the session cookie with `Secure` (GANTRY_PUBLIC_URL is https; a request seen as https adds it too) */
+  secureCookie: boolean;
 }
 
 /**
@@ -297,6 +306,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       timeoutMs: int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
       balanceLowUnits: int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
       watchIntervalMs: int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
+    },
+    console: {
+      sessionTtlMs: int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
+      secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

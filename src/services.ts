@@ -18,6 +18,7 @@ import { DependencyHealth } from './store/health.ts';
 import { sql } from 'drizzle-orm';
 import { SpendAdmission } from './domain/spend/admission.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
+import type { SessionDeps } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
@@ -98,6 +99,8 @@ export interface Services {
   batches: BatchService;
   /** Webhooks (domain/webhooks): team secrets, endpoints, deliveries (jobs/webhooks.ts). */
   webhooks: Webhooks;
+  /** Console sessions (domain/console): a cookie acting as the key or operator token it was opened with. */
+  sessions: SessionDeps;
 }
 
 export interface BuiltServices {
@@ -190,9 +193,10 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
   await operatorToken.load(); // a store that was never bootstrapped fails here, not at the first request
+  const keys = new KeyAuthenticator(ctx, config.keyCacheTtlMs);
   const services: Services = {
     ctx, config, spend, gateway, health,
-    keys: new KeyAuthenticator(ctx, config.keyCacheTtlMs),
+    keys,
     operatorToken,
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
@@ -204,6 +208,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     responses,
     batches: new BatchService(ctx, jobs),
     webhooks,
+    sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
   };
   return {
     services,

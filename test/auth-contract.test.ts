@@ -23,8 +23,9 @@ before(async () => {
 });
 after(() => h.close());
 
-// /blobs/* is public by design: its links carry their own HMAC signature and expiry (store/blobs)
-const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/blobs/*'];
+// /blobs/* is public by design: its links carry their own HMAC signature and expiry (store/blobs).
+// The console's files are public; its session routes check the session cookie themselves.
+const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/blobs/*', '/console', '/console/*', '/console/session'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

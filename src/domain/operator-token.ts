@@ -53,6 +53,14 @@ export class OperatorTokenVerifier {
     return undefined;
   }
 
+  /** The same for a token known by its SHA-256 (an operator console session keeps only that). */
+  verifyHash(presentedHash: string): Promise<void> | undefined {
+    const hash = this.hash();
+    if (hash instanceof Promise) return hash.then((h) => checkHash(presentedHash, h));
+    checkHash(presentedHash, hash);
+    return undefined;
+  }
+
   private hash(): string | Promise<string> {
     return this.cache.get('hash', () => getOperatorTokenHash(this.ctx));
   }
@@ -62,10 +70,18 @@ function check(authorization: string | undefined, expectedHash: string): void {
   if (!tokenMatches(authorization, expectedHash)) throw new AppError('UNAUTHORIZED', 'missing or invalid operator token');
 }
 
+function checkHash(presentedHash: string, expectedHash: string): void {
+  if (!hashesMatch(presentedHash, expectedHash)) throw new AppError('UNAUTHORIZED', 'the operator token this session was opened with is no longer valid');
+}
+
 function tokenMatches(header: string | undefined, expectedHash: string): boolean {
   if (!header) return false;
   const token = header.replace(/^bearer\s+/i, '').trim();
-  const a = Buffer.from(sha256Hex(token), 'hex');
+  return hashesMatch(sha256Hex(token), expectedHash);
+}
+
+function hashesMatch(presentedHash: string, expectedHash: string): boolean {
+  const a = Buffer.from(presentedHash, 'hex');
   const b = Buffer.from(expectedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -156,3 +156,38 @@ export async function repaidByTopupsMicro(db: DbOrTx, teamId: string, untilMs: n
 export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => '\\' + c);
 }
+
+export type SpendGroup = 'category' | 'model' | 'apikey';
+
+/**
+ * Spend per time bucket and one dimension (the console's chart): charges only, summed in the
+ * database, so a year of usage is one row per bucket and group. `model` groups by product
+ * name (a model call's product is its model); `apikey` by key (charges of no key left out).
+ */
+export async function aggregateSpend(db: DbOrTx, f: { teamId: string; bucket: Bucket; fromMs: number; toMs: number; groupBy: SpendGroup }): Promise<{ bucketStart: Date; group: string; amountMicro: bigint }[]> {
+  const conds: SQL[] = [
+    eq(ledgerEntries.teamId, f.teamId),
+    eq(ledgerEntries.kind, 'charge'),
+    gte(ledgerEntries.createdAt, new Date(f.fromMs)),
+    lt(ledgerEntries.createdAt, new Date(f.toMs)),
+  ];
+  if (f.groupBy === 'apikey') conds.push(sql`${ledgerEntries.keyId} is not null`);
+  const bucket = sql.raw(`'${f.bucket}'`); // from a closed set, never user text
+  const bucketExpr = sql`(date_trunc(${bucket}, ${ledgerEntries.createdAt} at time zone 'UTC') at time zone 'UTC')`;
+  const group = f.groupBy === 'category' ? sql`${ledgerEntries.category}`
+    : f.groupBy === 'model' ? sql`${ledgerEntries.productName}`
+    : sql`coalesce(max(${apiKeys.name}), ${ledgerEntries.keyId})`;
+  const groupKey = f.groupBy === 'category' ? ledgerEntries.category : f.groupBy === 'model' ? ledgerEntries.productName : ledgerEntries.keyId;
+  const rows = await db
+    .select({
+      bucketStart: sql<Date>`${bucketExpr}`.as('bucket_start'),
+      group: sql<string>`${group}`.as('spend_group'),
+      amountMicro: sql<string>`sum(${ledgerEntries.amountMicro})::text`,
+    })
+    .from(ledgerEntries)
+    .leftJoin(apiKeys, eq(apiKeys.id, ledgerEntries.keyId))
+    .where(and(...conds))
+    .groupBy(sql`1`, groupKey)
+    .orderBy(sql`1`);
+  return rows.map((r) => ({ bucketStart: new Date(r.bucketStart), group: r.group ?? '', amountMicro: BigInt(r.amountMicro) }));
+}

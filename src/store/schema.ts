@@ -169,3 +169,5 @@ export * from './schema-responses.ts';
 export * from './schema-batches.ts';
 // Webhooks: team signing secrets, endpoints and the delivery log.
 export * from './schema-webhooks.ts';
+// Console sessions (cookie secrets, hashed).
+export * from './schema-console.ts';

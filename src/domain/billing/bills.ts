@@ -1,5 +1,5 @@
 // Bill queries: fixed-term bills, usage bills and API-key bills, all read from the ledger.
-import { splitMicroToUnits, unitsToUsd } from '../../lib/money.ts';
+import { microToUnitString, splitMicroToUnits, unitsToUsd } from '../../lib/money.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/bills.ts';
 import { resolveBillRange } from './range.ts';
@@ -148,4 +148,26 @@ export async function listApiKeyBills(ctx: Ctx, teamId: string, query: UsageQuer
     apikeyName: r.keyName ?? '',
     apikeyMask: r.keyMask ?? '',
   }));
+}
+
+/** How far back the spend chart reaches in one query. */
+export const MAX_SPEND_RANGE_DAYS = 366;
+export const SPEND_GROUPS = ['category', 'model', 'apikey'] as const;
+
+export interface SpendQuery {
+  cycleType: string;
+  groupBy: string;
+  startTime?: number | undefined;
+  endTime?: number | undefined;
+}
+
+/** Spend over time by category, model or API key, up to a year in one query (Day, Week or Month buckets). */
+export async function spendSeries(ctx: Ctx, teamId: string, query: SpendQuery) {
+  const bucket = checkCycle(query.cycleType, APIKEY_CYCLE_TYPES);
+  if (!(SPEND_GROUPS as readonly string[]).includes(query.groupBy)) {
+    throw badPeriod('groupBy', `one of ${SPEND_GROUPS.join('|')}`, `groupBy: must be one of ${SPEND_GROUPS.join(', ')}`);
+  }
+  const { fromMs, toMs } = resolveBillRange(query.startTime, query.endTime, ctx.clock.nowMs(), MAX_SPEND_RANGE_DAYS);
+  const rows = await q.aggregateSpend(ctx.db, { teamId, bucket, fromMs, toMs, groupBy: query.groupBy as q.SpendGroup });
+  return rows.map((r) => ({ startTime: s(r.bucketStart.getTime()), group: r.group, amount: microToUnitString(r.amountMicro) }));
 }

@@ -29,8 +29,11 @@ export class KeyAuthenticator {
 
   /** Synchronous while the key's entry is cached (the model hot path); a promise when it is looked up. */
   authenticate(authorization: string | undefined): Principal | Promise<Principal> {
-    const secret = parseAuthorization(authorization);
-    const hash = sha256Hex(secret);
+    return this.authenticateHash(sha256Hex(parseAuthorization(authorization)));
+  }
+
+  /** The same, from the key's SHA-256 (a console session keeps the hash, never the key). */
+  authenticateHash(hash: string): Principal | Promise<Principal> {
     const id = this.cache.get(hash, async () => (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null);
     return id instanceof Promise ? id.then(principalOf) : principalOf(id);
   }

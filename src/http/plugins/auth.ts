@@ -3,6 +3,8 @@ import { AppError } from '../../lib/errors.ts';
 import type { FastifyRequest } from 'fastify';
 import { can, type Capability, type Principal } from '../../domain/roles.ts';
 import type { App, Services } from '../types.ts';
+import { checkCsrf, checkOperatorSession, CSRF_HEADER, findSession, sessionPrincipal } from '../../domain/console/sessions.ts';
+import { sessionSecret } from '../cookies.ts';
 
 export function registerAuth(app: App, s: Services): void {
   app.decorateRequest('principal', null);
@@ -34,11 +36,30 @@ export function registerAuth(app: App, s: Services): void {
       throw new AppError('UNKNOWN', 'route has no auth declaration');
     }
     if (auth.kind === 'public') return;
+    // A console session (cookie) stands for its key or token when no credential is sent.
+    const secret = presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
+    if (secret !== undefined) return viaSession(req, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator');
     if (auth.kind === 'operator') return s.operatorToken.verify(req.headers.authorization); // re-read ≤ 1 s: rotation
     const principal = s.keys.authenticate(auth.xApiKey ? anthropicKey(req) : req.headers.authorization);
     if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
     admit(req, auth.capability, principal);
   }
+
+  async function viaSession(req: FastifyRequest, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {
+    const row = await findSession(s.sessions, secret);
+    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(row, headerValue(req.headers[CSRF_HEADER]));
+    if (operator) return checkOperatorSession(s.sessions, row);
+    admit(req, capability, await sessionPrincipal(s.sessions, row));
+  }
+}
+
+/** Whether the request carries a credential of its own (it wins over a session cookie). */
+function presentedCredential(req: FastifyRequest, xApiKey: boolean): boolean {
+  return !!req.headers.authorization || (xApiKey && !!headerValue(req.headers['x-api-key']));
+}
+
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return typeof h === 'string' ? h : undefined;
 }
 
 /** The key of an Anthropic-style request: `x-api-key` (what Anthropic's SDKs send), else `Authorization: Bearer`. */

@@ -42,6 +42,7 @@ import billingListApikeyBills from './billing/list-apikey-bills.ts';
 import billingListFixedTermBills from './billing/list-fixed-term-bills.ts';
 import billingListUsageBills from './billing/list-usage-bills.ts';
 import billingGetMonthlyStatement from './billing/get-monthly-statement.ts';
+import billingSpendSeries from './billing/spend-series.ts';
 import budgetsCheckBudgetByCost from './budgets/check-budget-by-cost.ts';
 import budgetsCheckBudget from './budgets/check-budget.ts';
 import budgetsCheckKeyBudgetByCost from './budgets/check-key-budget-by-cost.ts';
@@ -127,6 +128,11 @@ import webhooksUpdateEndpoint from './webhooks/update-endpoint.ts';
 import webhooksDeleteEndpoint from './webhooks/delete-endpoint.ts';
 import webhooksListDeliveries from './webhooks/list-deliveries.ts';
 import webhooksRetryDelivery from './webhooks/retry-delivery.ts';
+// The web console (issue 16): its files and its session
+import consoleFiles from './console/assets.ts';
+import consoleSignIn from './console/sign-in.ts';
+import consoleGetSession from './console/get-session.ts';
+import consoleSignOut from './console/sign-out.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -172,6 +178,7 @@ export const ROUTES: RouteRegistrar[] = [
   billingListFixedTermBills,
   billingListUsageBills,
   billingGetMonthlyStatement,
+  billingSpendSeries,
   budgetsCheckBudgetByCost,
   budgetsCheckBudget,
   budgetsCheckKeyBudgetByCost,
@@ -234,6 +241,10 @@ export const ROUTES: RouteRegistrar[] = [
   batchesCancelBatch,
   batchesListBatches,
   blobsGetBlob,
+  consoleFiles,
+  consoleSignIn,
+  consoleGetSession,
+  consoleSignOut,
   serverlessProxy,
   // serverless management API
   serverlessListEndpoints,

@@ -1,0 +1,90 @@
+// The console: sign-in, the shell (navigation by role) and a hash router over the pages.
+import { html } from 'htm/preact';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { can, loadSession, session, signIn, signOut } from './api.js';
+import { ErrorBox, useAction } from './ui.js';
+import { Overview } from './pages/overview.js';
+import { Keys } from './pages/keys.js';
+import { Members } from './pages/members.js';
+import { Instances } from './pages/instances.js';
+import { Usage } from './pages/usage.js';
+import { Serverless } from './pages/serverless.js';
+import { FilesBatches } from './pages/files.js';
+import { Models } from './pages/models.js';
+import { Operator } from './pages/operator.js';
+
+/** Pages of a team member, each shown only to roles that may read what it shows. */
+const MEMBER_PAGES = [
+  { path: 'overview', title: 'Overview', page: Overview, show: () => true },
+  { path: 'usage', title: 'Usage and bills', page: Usage, show: () => can('readBilling') },
+  { path: 'keys', title: 'Keys', page: Keys, show: () => can('manageOwnKeys') },
+  { path: 'members', title: 'Members and budgets', page: Members, show: () => can('manageMembers') },
+  { path: 'instances', title: 'Instances', page: Instances, show: () => can('readCompute') },
+  { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },
+  { path: 'files', title: 'Files and batches', page: FilesBatches, show: () => can('callModels') },
+  { path: 'models', title: 'Models', page: Models, show: () => can('callModels') },
+];
+const OPERATOR_PAGES = [{ path: 'operator', title: 'Operator', page: Operator, show: () => true }];
+
+function useHash() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setHash(location.hash);
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return hash.replace(/^#\/?/, '');
+}
+
+function SignIn() {
+  const [mode, setMode] = useState('key');
+  const act = useAction();
+  const submit = (e) => {
+    e.preventDefault();
+    const secret = new FormData(e.currentTarget).get('secret');
+    void act.run(() => signIn(mode === 'key' ? { apiKey: secret } : { operatorToken: secret }));
+  };
+  return html`<main class="login">
+    <h1>Gantry console</h1>
+    <form onSubmit=${submit}>
+      <fieldset><legend>Sign in with</legend>
+        <label class="check"><input type="radio" name="mode" checked=${mode === 'key'} onChange=${() => setMode('key')} /> an API key</label>
+        <label class="check"><input type="radio" name="mode" checked=${mode === 'operator'} onChange=${() => setMode('operator')} /> the operator token</label>
+      </fieldset>
+      <label>${mode === 'key' ? 'API key' : 'Operator token'}<input name="secret" type="password" autocomplete="off" required autofocus /></label>
+      <button class="primary" type="submit" disabled=${act.busy}>Sign in</button>
+      <p class="muted">The key is exchanged for a session cookie the page cannot read; it is not kept in the browser.</p>
+    </form>
+    <${ErrorBox} error=${act.error} />
+  </main>`;
+}
+
+function Shell() {
+  const route = useHash();
+  const operator = session.value.kind === 'operator';
+  const pages = (operator ? OPERATOR_PAGES : MEMBER_PAGES).filter((p) => p.show());
+  const [path, ...rest] = route.split('/');
+  const current = pages.find((p) => p.path === path) ?? pages[0];
+  useEffect(() => { document.title = `${current.title} · Gantry console`; }, [current]);
+  const who = operator ? 'Operator' : `${session.value.principal.role} · ${session.value.principal.memberId}`;
+  return html`<div class="shell">
+    <nav class="side" aria-label="Console">
+      <strong>Gantry</strong>
+      <div class="who">${who}</div>
+      <ul>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
+      <p><button type="button" onClick=${() => signOut()}>Sign out</button></p>
+    </nav>
+    <main id="main"><${current.page} args=${rest} /></main>
+  </div>`;
+}
+
+function App() {
+  if (session.value === undefined) return html`<p class="loading">Loading…</p>`;
+  return session.value ? html`<${Shell} />` : html`<${SignIn} />`;
+}
+
+await loadSession();
+const root = document.getElementById('app');
+root.textContent = ''; // the loading note
+render(html`<${App} />`, root);

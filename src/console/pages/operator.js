@@ -1,0 +1,87 @@
+// Operator views (signed in with the operator token): tenants with their balance and tier,
+// top-ups, credit, tiers and quota overrides, suspension; the model catalogue; GPU products,
+// clusters and inventory.
+import { html } from 'htm/preact';
+import { get, post, put } from '../api.js';
+import { ErrorBox, fields, Loaded, money, Table, useAction, useLoad, when } from '../ui.js';
+
+export function Operator({ args }) {
+  const tab = args?.[0] || 'tenants';
+  const tabs = { tenants: 'Tenants', models: 'Models', gpu: 'GPU catalogue' };
+  return html`<h1>Operator</h1>
+    <nav aria-label="Operator views"><p>${Object.entries(tabs).map(([k, v]) => html`<a href=${`#/operator/${k}`} aria-current=${tab === k ? 'page' : undefined}>${v}</a> · `)}</p></nav>
+    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${Catalogue} />` : html`<${Gpu} />`}`;
+}
+
+function Tenants({ id }) {
+  const state = useLoad(() => get('/admin/v1/teams'));
+  const act = useAction();
+  const create = (e) => {
+    const f = fields(e);
+    const form = e.currentTarget;
+    void act.run(async () => { await post('/admin/v1/teams', f); form.reset(); state.reload(); });
+  };
+  return html`
+    <form class="inline" onSubmit=${create} aria-label="Create a team">
+      <label>Team name<input name="name" required /></label><label>Owner e-mail<input name="ownerEmail" type="email" required /></label>
+      <button class="primary" type="submit" disabled=${act.busy}>Create team</button>
+    </form><${ErrorBox} error=${act.error} />
+    ${id && html`<${Tenant} key=${id} id=${id} onChanged=${state.reload} />`}
+    <h2>Tenants</h2>
+    <${Loaded} state=${state}>${(d) => html`<${Table} label="Tenants" rows=${d.teams} columns=${[
+      { label: 'Team', cell: (t) => html`<a href=${`#/operator/tenants/${t.userId}`}>${t.name}</a><div class="muted">${t.userId}</div>` },
+      { label: 'Status', cell: (t) => t.status }, { label: 'Tier', cell: (t) => t.tier },
+      { label: 'Models', cell: (t) => (t.enabledModels ? t.enabledModels.join(', ') : 'all') }, { label: 'Created', cell: (t) => when(t.createdAt) },
+    ]} />`}<//>`;
+}
+
+function Tenant({ id, onChanged }) {
+  const state = useLoad(() => get(`/admin/v1/teams/${encodeURIComponent(id)}`), [id]);
+  const act = useAction();
+  const done = () => { state.reload(); onChanged(); };
+  const units = (dollars) => String(Math.round(Number(dollars) * 10000));
+  const topup = (e) => { const f = fields(e); void act.run(async () => { await post(`/admin/v1/teams/${id}/topups`, { amount: units(f.dollars), idempotencyKey: crypto.randomUUID() }); done(); }); };
+  const credit = (e) => { const f = fields(e); void act.run(async () => { await put(`/admin/v1/teams/${id}/credit-limit`, { creditLimit: units(f.dollars) }); done(); }); };
+  const tier = (e) => { const f = fields(e); void act.run(async () => { await put(`/admin/v1/teams/${id}/tier`, { tier: f.tier }); done(); }); };
+  const quota = (e) => {
+    const f = fields(e);
+    void act.run(async () => { await put(`/admin/v1/teams/${id}/quotas`, { model: f.model, quotaType: f.quotaType, currentQuota: f.value === '' ? null : f.value }); done(); });
+  };
+  const suspend = (t) => void act.run(async () => { await post(`/admin/v1/teams/${id}/suspend`, { suspended: t.status === 'active' }); done(); });
+  return html`<${Loaded} state=${state}>${(t) => html`
+    <h2>${t.name}</h2>
+    <div class="cards">
+      <div class="card"><div class="label">Available</div><div class="value">${money(t.balance.availableBalance)}</div></div>
+      <div class="card"><div class="label">Cash</div><div class="value">${money(t.balance.cashBalance)}</div></div>
+      <div class="card"><div class="label">Credit limit</div><div class="value">${money(t.balance.creditLimit)}</div></div>
+      <div class="card"><div class="label">Tier (effective)</div><div class="value">${t.tier} (${t.effectiveTier})</div></div>
+    </div>
+    <form class="inline" onSubmit=${topup} aria-label="Top up"><label>Top up (USD)<input name="dollars" type="number" min="0.01" step="0.01" required /></label><button type="submit">Top up</button></form>
+    <form class="inline" onSubmit=${credit} aria-label="Credit limit"><label>Credit limit (USD)<input name="dollars" type="number" min="0" step="0.01" required /></label><button type="submit">Set credit</button></form>
+    <form class="inline" onSubmit=${tier} aria-label="Tier"><label>Operator tier<select name="tier" value=${t.tier}>${['T1', 'T2', 'T3', 'T4', 'T5'].map((x) => html`<option>${x}</option>`)}</select></label><button type="submit">Set tier</button></form>
+    <form class="inline" onSubmit=${quota} aria-label="Quota override"><label>Model<input name="model" required /></label>
+      <label>Type<select name="quotaType"><option>RPM</option><option>TPM</option><option>IPM</option></select></label>
+      <label>Limit (empty: back to the tier's)<input name="value" inputmode="numeric" pattern="[0-9]*" /></label><button type="submit">Override quota</button></form>
+    <p><button type="button" class="danger" onClick=${() => suspend(t)}>${t.status === 'active' ? 'Suspend team' : 'Resume team'}</button></p>
+    <${ErrorBox} error=${act.error} />`}<//>`;
+}
+
+function Catalogue() {
+  const state = useLoad(() => get('/admin/v1/models'));
+  return html`<h2>LLM model catalogue</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Model catalogue" rows=${d.models} columns=${[
+    { label: 'Model', cell: (m) => m.id }, { label: 'Status', cell: (m) => m.status },
+    { label: 'Input / 1M', num: true, cell: (m) => money(m.inputTokenPricePerM) }, { label: 'Output / 1M', num: true, cell: (m) => money(m.outputTokenPricePerM) },
+    { label: 'Context', num: true, cell: (m) => m.contextSize }, { label: 'Upstream', cell: (m) => html`<code>${JSON.stringify(m.upstream)}</code>` },
+  ]} />`}<//>`;
+}
+
+function Gpu() {
+  const state = useLoad(() => get('/admin/v1/gpu/catalogue'));
+  return html`<${Loaded} state=${state}>${(d) => html`
+    <h2>Clusters</h2><${Table} label="Clusters" rows=${d.clusters} columns=${[{ label: 'Cluster', cell: (c) => `${c.name} (${c.id})` }, { label: 'Region', cell: (c) => c.region }, { label: 'Storage / GB-month', num: true, cell: (c) => money(c.storagePrice) }]} />
+    <h2>Products</h2><${Table} label="Products" rows=${d.products} columns=${[{ label: 'Product', cell: (p) => `${p.name} (${p.id})` }, { label: 'GPU', cell: (p) => p.gpuModel },
+      { label: 'Per GPU-hour', num: true, cell: (p) => money(p.price) }, { label: 'Spot', num: true, cell: (p) => money(p.spotPrice) }, { label: 'Available', cell: (p) => (p.available ? 'yes' : 'no') }]} />
+    <h2>Inventory</h2><${Table} label="Inventory" rows=${d.inventory} columns=${[{ label: 'Product', cell: (i) => i.productId }, { label: 'Cluster', cell: (i) => i.clusterId },
+      { label: 'GPUs', num: true, cell: (i) => i.total }, { label: 'In use', num: true, cell: (i) => i.used }, { label: 'Free', num: true, cell: (i) => i.free }]} />
+    <button type="button" onClick=${state.reload}>Refresh</button>`}<//>`;
+}

@@ -1,0 +1,106 @@
+// Usage and bills: spend over time by category, model or API key (a uPlot chart over up to a
+// year, one query), the bill tables (the bill API answers 31 days per query: the range's last
+// 31 days), the monthly statements, CSV export of the bill rows.
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { get } from '../api.js';
+import { downloadCsv, ErrorBox, fields, Loaded, money, Table, useLoad, when } from '../ui.js';
+
+const DAY = 86400;
+/** The chart reaches a year back in one query; the bill tables (the compat API) 31 days. */
+const MAX_CHART_DAYS = 366;
+const MAX_BILL_DAYS = 31;
+const GROUPS = { category: 'Category', model: 'Model or product', apikey: 'API key' };
+
+function dateInput(s) { return new Date(s * 1000).toISOString().slice(0, 10); }
+function parseDate(v) { return Math.floor(Date.parse(`${v}T00:00:00Z`) / 1000); }
+
+export function Usage() {
+  const now = Math.floor(Date.now() / 1000);
+  const [q, setQ] = useState({ from: now - 30 * DAY, to: now, cycle: 'Day', group: 'category' });
+  const [err, setErr] = useState();
+  const series = useLoad(() => get('/openapi/v1/billing/spend/series', { cycleType: q.cycle, groupBy: q.group, startTime: q.from, endTime: q.to }).then((r) => r.data),
+    [q.from, q.to, q.cycle, q.group]);
+  // the bill rows of the range's last 31 days at most (the bill API's limit)
+  const billFrom = Math.max(q.from, q.to - MAX_BILL_DAYS * DAY + 1);
+  const bills = useLoad(async () => {
+    const query = { cycleType: q.cycle, startTime: billFrom, endTime: q.to };
+    const r = q.group === 'apikey' ? await get('/openapi/v1/billing/apikey/bill/list', query)
+      : await get('/openapi/v1/billing/bill/list', { ...query, productCategory: 'summary' }); // summary: every category
+    return r.bills;
+  }, [billFrom, q.to, q.cycle, q.group]);
+  const submit = (e) => {
+    const f = fields(e);
+    const from = parseDate(f.from);
+    const to = Math.min(parseDate(f.to) + DAY - 1, now);
+    if (!(to > from)) return setErr({ message: 'the range ends before it starts' });
+    if (to - from > MAX_CHART_DAYS * DAY) return setErr({ message: `choose at most ${MAX_CHART_DAYS} days` });
+    setErr(undefined);
+    setQ({ from, to, cycle: f.cycle, group: f.group });
+  };
+  return html`<h1>Usage and bills</h1>
+    <form class="inline" onSubmit=${submit} aria-label="Usage range">
+      <label>From<input type="date" name="from" value=${dateInput(q.from)} required /></label>
+      <label>To<input type="date" name="to" value=${dateInput(q.to)} required /></label>
+      <label>Per<select name="cycle" value=${q.cycle}><option>Day</option><option>Week</option><option>Month</option></select></label>
+      <label>By<select name="group" value=${q.group}>${Object.entries(GROUPS).map(([k, v]) => html`<option value=${k}>${v}</option>`)}</select></label>
+      <button type="submit">Show</button>
+    </form>
+    <${ErrorBox} error=${err} />
+    <${Loaded} state=${series}>${(rows) => html`<${SpendChart} rows=${rows} group=${q.group} from=${q.from} to=${q.to} />`}<//>
+    <h2>Bills${billFrom > q.from ? ` (the last ${MAX_BILL_DAYS} days of the range)` : ''}</h2>
+    <${Loaded} state=${bills}>${(rows) => html`
+      <p><button type="button" disabled=${!rows.length} onClick=${() => downloadCsv(`gantry-usage-${dateInput(billFrom)}-${dateInput(q.to)}.csv`, rows)}>Export CSV</button></p>
+      <${Table} label="Usage bills" rows=${rows} empty="No usage in this range." columns=${[
+        { label: 'From', cell: (b) => when(b.startTime) }, { label: 'Category', cell: (b) => b.category }, { label: 'Product', cell: (b) => b.productName },
+        ...(q.group === 'apikey' ? [{ label: 'Key', cell: (b) => b.apikeyName || b.ownerID }] : [{ label: 'Owner', cell: (b) => b.ownerID }]),
+        { label: 'Amount', num: true, cell: (b) => money(b.amount) }, { label: 'Paid', num: true, cell: (b) => money(b.payAmount) },
+      ]} />`}<//>
+    <${Statement} />
+    <${FixedTerm} from=${billFrom} to=${q.to} />`;
+}
+
+/** Spend (charged: vouchers and cash) per bucket and group, drawn by uPlot (loaded with this page only). */
+function SpendChart({ rows, group, from, to }) {
+  const ref = useRef();
+  const [error, setError] = useState();
+  useEffect(() => {
+    if (!rows.length) return undefined;
+    let plot;
+    const times = [...new Set(rows.map((b) => Number(b.startTime)))].sort((a, b) => a - b);
+    const names = [...new Set(rows.map((b) => b.group))].sort();
+    const at = new Map(rows.map((b) => [`${b.startTime}|${b.group}`, Number(b.amount) / 10000]));
+    const series = names.map((n) => times.map((t) => at.get(`${t}|${n}`) ?? 0));
+    const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
+    import('uplot').then(({ default: UPlot }) => {
+      const width = Math.min(900, ref.current.clientWidth || 600);
+      plot = new UPlot({
+        width, height: 260, title: `Spend (USD) by ${GROUPS[group].toLowerCase()}`,
+        series: [{}, ...names.map((n, i) => ({ label: n, stroke: colors[i % colors.length], width: 2, points: { show: true } }))],
+        scales: { x: { time: true, range: [from, to] } },
+        axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 80, values: (_, ticks) => ticks.map((v) => `$${v.toFixed(v !== 0 && Math.abs(v) < 0.01 ? 4 : 2)}`) }],
+      }, [times, ...series], ref.current);
+      ref.current.dataset.drawn = 'true';
+    }, setError);
+    return () => plot?.destroy();
+  }, [rows, group, from, to]);
+  if (!rows.length) return html`<p class="muted">No spend to chart in this range.</p>`;
+  return html`<div class="chart" ref=${ref} role="img" aria-label="Spend over time"></div><${ErrorBox} error=${error} />`;
+}
+
+function Statement() {
+  const state = useLoad(() => get('/openapi/v1/billing/monthly/bill'));
+  return html`<h2>Monthly statements</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Monthly statements" rows=${d.data} empty="No statements yet." columns=${[
+    { label: 'Month', cell: (m) => m.billingMonth }, { label: 'Total', num: true, cell: (m) => money(m.totalAmount) },
+    { label: 'Vouchers', num: true, cell: (m) => money(m.voucherPayAmount) }, { label: 'Cash', num: true, cell: (m) => money(m.cashPayAmount) },
+    { label: 'Owed', num: true, cell: (m) => money(m.debtAmount) }, { label: 'Status', cell: (m) => m.status },
+  ]} />`}<//>`;
+}
+
+function FixedTerm({ from, to }) {
+  const state = useLoad(() => get('/openapi/v1/billing/bill/monthly/list', { startTime: from, endTime: to }), [from, to]);
+  return html`<h2>Subscription bills</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Subscription bills" rows=${d.bills} empty="No subscription bills in this range." columns=${[
+    { label: 'Created', cell: (b) => when(b.createTime) }, { label: 'Product', cell: (b) => b.productName }, { label: 'Trade', cell: (b) => b.tradeType },
+    { label: 'Cycle', cell: (b) => b.cycle }, { label: 'Paid', num: true, cell: (b) => money(b.payAmount) },
+  ]} />`}<//>`;
+}

@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+import { openSession } from '../../../domain/console/sessions.ts';
+import { setSessionCookie } from '../../cookies.ts';
+import { errors } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { SessionView, sessionAnswer } from './schemas.ts';
+
+export default function signIn(app: App, s: Services): void {
+  app.post('/console/session', {
+    config: { family: 'account', auth: { kind: 'public' } },
+    schema: {
+      tags: ['console'], summary: 'Sign in to the console: an API key (or the operator token) for an HttpOnly session cookie',
+      body: Type.Object({
+        apiKey: Type.Optional(Type.String({ maxLength: 256 })),
+        operatorToken: Type.Optional(Type.String({ maxLength: 256 })),
+      }),
+      response: { 200: SessionView, ...errors(400, 401, 403) },
+    },
+  }, async (req, reply) => {
+    const { secret, view } = await openSession(s.sessions, req.body);
+    setSessionCookie(req, reply, secret, view.expiresAtMs - s.ctx.clock.nowMs(), s.config.console.secureCookie);
+    reply.header('cache-control', 'no-store');
+    return sessionAnswer(view);
+  });
+}

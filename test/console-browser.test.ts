@@ -1,0 +1,213 @@
+// The console in a real browser: playwright-core driving Debian's chromium against a real
+// Gantry process (sim driver, jobs running). Signs in, creates a key and a key budget,
+// creates an instance and sees it running, follows a live log, sees a chart drawn, checks a
+// Basic member is not shown the Owner's controls, and opens the operator views. Screenshots of
+// each page go to test-artifacts/console/. Skipped (with a message) only where no chromium exists.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startServer } from './helpers/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
+const GPU = '/gpu-instance/openapi/v1';
+// CI (.ci/run) sets this: there a missing browser fails the test rather than skipping it.
+const REQUIRED = process.env.GANTRY_TEST_REQUIRE_CHROMIUM === '1';
+const SKIP = existsSync(CHROMIUM) || REQUIRED ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the browser tests`;
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + path, {
+    method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : {};
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, base: string, secret: string, operator = false): Promise<void> {
+  await page.goto(`${base}/console`);
+  if (operator) await page.getByLabel('the operator token').check();
+  await page.getByLabel(operator ? 'Operator token' : 'API key', { exact: true }).fill(secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+test('the console in chromium: keys, budgets, instances, live logs, charts, roles, operator views', { timeout: 300_000, skip: SKIP }, async (t) => {
+  assert.ok(existsSync(CHROMIUM), `GANTRY_TEST_REQUIRE_CHROMIUM=1 and no ${CHROMIUM}`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-console-'));
+  const server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0' }, { watchdogMs: 300_000 });
+  const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  try {
+    const base = server.url;
+    const { adminToken, apiKey: ownerKey } = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+    // Fixtures through the public API: a Basic member, some model usage (the chart), an endpoint (its live log).
+    const team = (await api(base, adminToken, 'GET', '/admin/v1/teams')).teams[0];
+    const basic = await api(base, adminToken, 'POST', `/admin/v1/teams/${team.userId}/members`, { email: 'basic@example.com', role: 'Basic' });
+    const basicKey = (await api(base, adminToken, 'POST', `/admin/v1/members/${basic.memberId}/keys`, { name: 'basic' })).apiKey;
+    for (const model of ['gantry/sim-chat-small', 'gantry/sim-chat-large']) {
+      await api(base, ownerKey, 'POST', '/openai/v1/chat/completions', { model, messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 50 });
+    }
+    const endpointId = (await api(base, ownerKey, 'POST', `${GPU}/endpoint/create`, {
+      endpoint: { name: 'echo', appName: 'echo', workerConfig: { minNum: 1, maxNum: 2, freeTimeout: 60, maxConcurrent: 4, gpuNum: 1, requestTimeout: 120 },
+        ports: [{ port: 8080 }], policy: { type: 'queue', value: 4 }, image: { image: 'hashicorp/http-echo' }, products: [{ id: 'prd_rtx4090_24g' }], healthy: { path: '/' } },
+    })).id;
+
+    // a new empty profile (playwright passes it as --user-data-dir)
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM, viewport: { width: 1200, height: 800 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    page = context.pages()[0] ?? await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+
+    // First view: the sign-in page, every byte transferred (headers and compressed bodies).
+    const sizes: Promise<number>[] = [];
+    page.on('requestfinished', (r) => sizes.push(r.sizes().then((s) => s.responseHeadersSize + s.responseBodySize)));
+    await page.goto(`${base}/console`, { waitUntil: 'networkidle' });
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const firstView = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
+    t.diagnostic(`first view (sign-in page): ${sizes.length} requests, ${firstView} bytes transferred`);
+    assert.ok(firstView < 150 * 1024, `first view ${firstView} bytes`);
+    await shot(page, 'sign-in');
+
+    // The key is not kept in browser storage: the cookie is HttpOnly, storage stays empty.
+    await signIn(page, base, ownerKey);
+    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie') as string;
+    assert.ok(!stored.includes(ownerKey) && !stored.includes('gantry_session'), stored);
+    const cookie = (await context.cookies()).find((c) => c.name === 'gantry_session');
+    assert.ok(cookie?.httpOnly && cookie.sameSite === 'Strict');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { name: 'Budgets' }).waitFor();
+    await shot(page, 'overview');
+
+    // Keys: create one (the secret shown once), then give it a budget.
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByLabel('New key name').fill('ci-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('new-key').textContent();
+    assert.match(secret ?? '', /^sk_/);
+    const row = page.getByRole('row').filter({ hasText: 'ci-key' });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Type').selectOption('One-time');
+    await page.getByLabel('Limit (USD, at least 1.00)').fill('5');
+    await page.getByRole('button', { name: 'Save budget' }).click();
+    await row.getByText('$5.00 left of $5.00').waitFor();
+    await page.getByRole('heading', { name: /Model access of ci-key/ }).waitFor();
+    await shot(page, 'keys');
+
+    // Members and budgets.
+    await page.getByRole('link', { name: 'Members and budgets' }).click();
+    await page.getByRole('row').filter({ hasText: 'basic@example.com' }).waitFor();
+    await shot(page, 'members');
+
+    // Instances: create one from the seeded product and see it running (the page follows it).
+    await page.getByRole('link', { name: 'Instances' }).click();
+    await page.getByRole('button', { name: 'Create an instance' }).click();
+    await page.getByLabel('Instance name').fill('console-box');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const box = page.getByRole('row').filter({ hasText: 'console-box' });
+    await box.getByText('running', { exact: true }).waitFor({ timeout: 60_000 });
+    await box.getByRole('button', { name: 'Stop' }).waitFor();
+    await shot(page, 'instances');
+
+    // Serverless: the endpoint's log followed live over EventSource.
+    await page.goto(`${base}/console#/serverless/${endpointId}`);
+    await page.getByRole('heading', { name: 'echo' }).waitFor();
+    await page.locator('pre.log:not([data-lines="0"])').waitFor({ timeout: 60_000 });
+    await page.getByText('Log: live').waitFor();
+    await shot(page, 'serverless');
+
+    // Usage: the chart is drawn (its canvas has pixels).
+    await page.getByRole('link', { name: 'Usage and bills' }).click();
+    await page.locator('.chart[data-drawn="true"] canvas').waitFor();
+    // painted pixels of the chart's canvas (run in the page)
+    const painted = await page.evaluate(`(() => {
+      const c = document.querySelector('.chart canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    })()`) as number;
+    assert.ok(painted > 100, `chart canvas has ${painted} painted pixels`);
+    await shot(page, 'usage');
+
+    await page.getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('cell', { name: /gantry\/sim-chat-small/ }).first().waitFor();
+    await shot(page, 'models');
+    await page.getByRole('link', { name: 'Files and batches' }).click();
+    await page.getByRole('heading', { name: 'Batches', exact: true }).waitFor();
+    await shot(page, 'files');
+
+    // Narrow screen (360 px) still reads.
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Budgets' }).waitFor();
+    await shot(page, 'overview-360');
+    await page.setViewportSize({ width: 1200, height: 800 });
+
+    // Sign out ends the session server-side.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal((await context.cookies()).find((c) => c.name === 'gantry_session')?.value ?? '', '');
+
+    // A Basic member is not shown what the Owner may do.
+    await signIn(page, base, basicKey);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.getByRole('link', { name: 'Keys' }).waitFor();
+    for (const hidden of ['Members and budgets', 'Usage and bills']) assert.equal(await nav.getByRole('link', { name: hidden }).count(), 0, hidden);
+    await nav.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Edit' }).count(), 0, 'no policy or budget editor for Basic');
+    assert.equal(await page.getByRole('combobox', { name: 'Member' }).count(), 0, 'Basic sees only its own keys');
+    await nav.getByRole('link', { name: 'Instances' }).click();
+    await page.getByRole('row').filter({ hasText: 'console-box' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Create an instance' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 0);
+    await shot(page, 'basic-instances');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+
+    // The operator's views.
+    await signIn(page, base, adminToken, true);
+    await page.getByRole('link', { name: team.name }).click();
+    await page.getByLabel('Top up (USD)').fill('25');
+    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await page.getByRole('heading', { name: team.name }).waitFor();
+    await shot(page, 'operator-tenant');
+    await page.getByRole('link', { name: 'GPU catalogue' }).click();
+    await page.getByRole('heading', { name: 'Inventory' }).waitFor();
+    await shot(page, 'operator-gpu');
+
+    // An API error is shown with its message, never swallowed.
+    await page.getByRole('link', { name: 'Tenants' }).click();
+    await page.getByRole('link', { name: team.name }).click();
+    await page.getByLabel('Model', { exact: true }).fill('no/such-model');
+    await page.getByRole('button', { name: 'Override quota' }).click();
+    await page.getByRole('alert').filter({ hasText: 'no/such-model has no RPM quota definition' }).waitFor();
+    await page.getByRole('link', { name: 'Tenants' }).click();
+    await page.getByRole('heading', { name: 'Tenants' }).waitFor();
+    await shot(page, 'operator-tenants');
+    assert.deepEqual(pageErrors, []);
+  } catch (e) {
+    if (page) await shot(page, 'failure').catch(() => undefined); // what the page showed when it failed
+    throw e;
+  } finally {
+    await context?.close();
+    await server.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+});
