@@ -1,7 +1,8 @@
 // The console in a real browser: playwright-core driving Debian's chromium against a real
 // Gantry process (sim driver, jobs running). Signs in, creates a key and a key budget,
 // creates an instance and sees it running, follows a live log, sees a chart drawn, checks a
-// Basic member is not shown the Owner's controls, and opens the operator views. Screenshots of
+// Basic member is not shown the Owner's controls, adds a webhook endpoint (its deliveries
+// reach a local receiver, one is retried), and opens the operator views. Screenshots of
 // each page go to test-artifacts/console/. Skipped (with a message) only where no chromium exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startServer } from './helpers/server.ts';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
@@ -33,6 +35,15 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+/** Waits until `cond` holds (something outside the page, e.g. what a receiver got), or fails after `ms`. */
+async function until(cond: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function signIn(page: Page, base: string, secret: string, operator = false): Promise<void> {
   await page.goto(`${base}/console`);
   if (operator) await page.getByLabel('the operator token').check();
@@ -45,11 +56,14 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
   assert.ok(existsSync(CHROMIUM), `GANTRY_TEST_REQUIRE_CHROMIUM=1 and no ${CHROMIUM}`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-console-'));
-  const server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0' }, { watchdogMs: 300_000 });
+  const server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0',
+    GANTRY_WEBHOOK_ALLOW_PRIVATE: '1' }, { watchdogMs: 300_000 });
   const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
   let context: BrowserContext | undefined;
   let page: Page | undefined;
+  let rx: Receiver | undefined;
   try {
+    rx = await startReceiver(200); // on 127.0.0.1: the server allows private addresses (GANTRY_WEBHOOK_ALLOW_PRIVATE)
     const base = server.url;
     const { adminToken, apiKey: ownerKey } = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     // Fixtures through the public API: a Basic member, some model usage (the chart), an endpoint (its live log).
@@ -152,11 +166,45 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await page.getByRole('heading', { name: 'Batches', exact: true }).waitFor();
     await shot(page, 'files');
 
+    // Webhooks: the secret on demand, an endpoint created and listed, its delivery log, a retry.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Show secret' }).click();
+    assert.match(await page.getByTestId('webhook-secret').textContent() ?? '', /^whsec_/);
+    await page.getByLabel('Endpoint URL').fill(rx.url);
+    await page.getByLabel('Description').fill('ci receiver');
+    await page.getByLabel('instance.state_changed').check();
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const hook = page.getByRole('table', { name: 'Endpoints' }).getByRole('row').filter({ hasText: rx.url });
+    await hook.getByText('instance.state_changed').waitFor();
+    await hook.getByText('enabled', { exact: true }).waitFor();
+    await shot(page, 'webhooks');
+    // an event: the instance stopped (through the API), announced to the endpoint
+    const box1 = (await api(base, ownerKey, 'GET', `${GPU}/gpu/instances?name=console-box`)).instances[0];
+    await api(base, ownerKey, 'POST', `${GPU}/gpu/instance/stop`, { instanceId: box1.id });
+    await until(() => rx!.received.length > 0, 'a delivery at the receiver');
+    await hook.getByRole('link', { name: 'Deliveries' }).click();
+    const log = page.getByRole('table', { name: 'Deliveries' });
+    const sent = log.getByRole('row').filter({ hasText: 'succeeded' }).first();
+    await sent.waitFor();
+    const msgId = (await sent.locator('code').textContent())!;
+    assert.match(msgId, /^msg_/);
+    const before = rx.received.length;
+    await sent.getByRole('button', { name: 'Retry' }).click();
+    const again = log.getByRole('row').filter({ hasText: msgId });
+    await again.getByRole('cell', { name: '2', exact: true }).waitFor(); // two attempts
+    await again.getByText('succeeded').waitFor();
+    assert.ok(rx.received.length > before, 'the retry reached the receiver');
+    assert.equal(rx.received.at(-1)!.headers['webhook-id'], msgId, 'the same id again');
+    await shot(page, 'webhook-deliveries');
+
     // Narrow screen (360 px) still reads.
     await page.setViewportSize({ width: 360, height: 740 });
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Budgets' }).waitFor();
     await shot(page, 'overview-360');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('table', { name: 'Endpoints' }).waitFor();
+    await shot(page, 'webhooks-360');
     await page.setViewportSize({ width: 1200, height: 800 });
 
     // Sign out ends the session server-side.
@@ -168,7 +216,7 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await signIn(page, base, basicKey);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.getByRole('link', { name: 'Keys' }).waitFor();
-    for (const hidden of ['Members and budgets', 'Usage and bills']) assert.equal(await nav.getByRole('link', { name: hidden }).count(), 0, hidden);
+    for (const hidden of ['Members and budgets', 'Usage and bills', 'Webhooks']) assert.equal(await nav.getByRole('link', { name: hidden }).count(), 0, hidden);
     await nav.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('button', { name: 'Create key' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Edit' }).count(), 0, 'no policy or budget editor for Basic');
@@ -178,6 +226,9 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     assert.equal(await page.getByRole('button', { name: 'Create an instance' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 0);
     await shot(page, 'basic-instances');
+    await page.goto(`${base}/console#/webhooks`); // typed in: the shell shows the first page instead
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    for (const control of ['Create endpoint', 'Show secret', 'Rotate secret']) assert.equal(await page.getByRole('button', { name: control }).count(), 0, control);
     await page.getByRole('button', { name: 'Sign out' }).click();
 
     // The operator's views.
@@ -206,6 +257,7 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     throw e;
   } finally {
     await context?.close();
+    await rx?.close();
     await server.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(userDataDir, { recursive: true, force: true });

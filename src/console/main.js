@@ -12,6 +12,7 @@ import { Usage } from './pages/usage.js';
 import { Serverless } from './pages/serverless.js';
 import { FilesBatches } from './pages/files.js';
 import { Models } from './pages/models.js';
+import { Webhooks } from './pages/webhooks.js';
 import { Operator } from './pages/operator.js';
 
 /** Pages of a team member, each shown only to roles that may read what it shows. */
@@ -24,6 +25,7 @@ const MEMBER_PAGES = [
   { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },
   { path: 'files', title: 'Files and batches', page: FilesBatches, show: () => can('callModels') },
   { path: 'models', title: 'Models', page: Models, show: () => can('callModels') },
+  { path: 'webhooks', title: 'Webhooks', page: Webhooks, show: () => can('manageWebhooks') },
 ];
 const OPERATOR_PAGES = [{ path: 'operator', title: 'Operator', page: Operator, show: () => true }];
 

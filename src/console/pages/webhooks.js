@@ -1,0 +1,187 @@
+// Webhooks (Owner/Admin): the team's endpoints (server paging), create, enable/disable, edit,
+// delete; an endpoint's delivery log (server paging) with a retry of ended deliveries; the
+// signing secret shown on demand, and its rotation.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, can, get, post } from '../api.js';
+import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
+
+const BASE = '/openapi/v1/webhook';
+const PAGE = 20;
+/** The events an endpoint may subscribe to (WEBHOOK_EVENTS in src/domain/webhooks/codes.ts). */
+export const EVENTS = [
+  'task.succeeded', 'task.failed', 'batch.completed', 'batch.failed', 'batch.expired',
+  'instance.state_changed', 'endpoint.state_changed', 'budget.threshold', 'balance.low',
+];
+/** While a delivery on the page is pending, the log reads itself again this often. */
+const POLL_MS = 3000;
+const ep = (id) => `${BASE}/endpoints/${encodeURIComponent(id)}`;
+
+export function Webhooks({ args }) {
+  if (!can('manageWebhooks')) return html`<h1>Webhooks</h1><p class="muted">Only an Owner or Admin may manage webhooks.</p>`;
+  if (args?.[0]) return html`<${Endpoint} id=${args[0]} />`;
+  return html`<${EndpointList} />`;
+}
+
+/** Event checkboxes, `chosen` ticked; read back with form.getAll('events'). */
+function EventChoices({ chosen = [] }) {
+  return html`<fieldset><legend>Events (at least one)</legend>
+    ${EVENTS.map((e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}
+  </fieldset>`;
+}
+
+function eventsOf(e) {
+  return new FormData(e.currentTarget).getAll('events');
+}
+
+function State({ e }) {
+  return html`<${Status} value=${e.state} />${e.disabled_reason ? html`<div class="muted">${e.disabled_reason}${e.disabled_at ? ` (since ${when(e.disabled_at)})` : ''}</div>` : ''}
+    ${e.state === 'enabled' && e.failing_since ? html`<div class="muted">failing since ${when(e.failing_since)}</div>` : ''}`;
+}
+
+/** Enable, disable and delete, shared by the list and the detail. */
+function useEndpointActions(act, done) {
+  const toggle = (e) => void act.run(async () => {
+    await api('PATCH', ep(e.id), { enabled: e.state !== 'enabled' });
+    done();
+  });
+  const remove = (e, after = done) => void act.run(async () => {
+    if (!confirm(`Delete the endpoint ${e.url}? Its delivery log goes with it.`)) return;
+    await api('DELETE', ep(e.id));
+    after();
+  });
+  return { toggle, remove };
+}
+
+function EndpointList() {
+  const [page, setPage] = useState(1);
+  const act = useAction();
+  const state = useLoad(() => get(`${BASE}/endpoints`, { pageSize: PAGE, pageNum: page }), [page]);
+  const { toggle, remove } = useEndpointActions(act, state.reload);
+  const create = (e) => {
+    const f = fields(e);
+    const events = eventsOf(e);
+    const form = e.currentTarget;
+    void act.run(async () => {
+      const body = { url: f.url, events };
+      if (f.description) body.description = f.description;
+      await post(`${BASE}/endpoints`, body);
+      form.reset();
+      setPage(1);
+      state.reload();
+    });
+  };
+  return html`<h1>Webhooks</h1>
+    <${SigningSecret} />
+    <h2>Endpoints</h2>
+    <form onSubmit=${create} aria-label="Create an endpoint" class="stack">
+      <label>Endpoint URL<input name="url" type="url" required maxlength="2048" placeholder="https://example.com/hooks/gantry" /></label>
+      <label>Description<input name="description" maxlength="500" /></label>
+      <${EventChoices} />
+      <div><button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button></div>
+    </form>
+    <${ErrorBox} error=${act.error} />
+    <${Loaded} state=${state}>${(d) => html`
+      <${Table} label="Endpoints" rows=${d.endpoints} empty="No endpoints yet." columns=${[
+        { label: 'URL', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>${e.url}</a>${e.description && html`<div class="muted">${e.description}</div>`}` },
+        { label: 'Events', cell: (e) => e.events.join(', ') },
+        { label: 'State', cell: (e) => html`<${State} e=${e} />` },
+        { label: 'Created', cell: (e) => when(e.created_at) },
+        { label: 'Actions', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>Deliveries</a>${' '}
+          <button type="button" onClick=${() => toggle(e)} disabled=${act.busy}>${e.state === 'enabled' ? 'Disable' : 'Enable'}</button>${' '}
+          <button type="button" class="danger" onClick=${() => remove(e)} disabled=${act.busy}>Delete</button>` },
+      ]} />
+      <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
+}
+
+function SigningSecret() {
+  const act = useAction();
+  const [shown, setShown] = useState();
+  const [rotated, setRotated] = useState();
+  const show = () => void act.run(async () => { setShown((await get(`${BASE}/secret`)).secret); });
+  const rotate = () => void act.run(async () => {
+    if (!confirm('Rotate the signing secret? Deliveries are signed with the new one at once; the old one keeps signing beside it for 24 hours.')) return;
+    const r = await post(`${BASE}/secret/rotate`);
+    setShown(r.secret);
+    setRotated(r.previous_valid_until);
+  });
+  return html`<h2>Signing secret</h2>
+    <p class="muted">Every delivery is signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) with the team's secret.</p>
+    ${shown
+      ? html`<div class="notice" role="status">Secret: <span class="secret" data-testid="webhook-secret">${shown}</span>
+        <button type="button" onClick=${() => { setShown(undefined); setRotated(undefined); }}>Hide</button>
+        ${rotated && html`<div>Rotated. The previous secret keeps signing beside the new one for 24 hours, until ${when(rotated)} UTC.</div>`}</div>`
+      : html`<button type="button" onClick=${show} disabled=${act.busy}>Show secret</button>`}
+    ${' '}<button type="button" class="danger" onClick=${rotate} disabled=${act.busy}>Rotate secret</button>
+    <span class="muted"> (the old secret keeps signing for 24 hours)</span>
+    <${ErrorBox} error=${act.error} />`;
+}
+
+function Endpoint({ id }) {
+  const act = useAction();
+  const [saved, setSaved] = useState(false);
+  const state = useLoad(() => get(ep(id)), [id]);
+  const { toggle, remove } = useEndpointActions(act, state.reload);
+  const save = (e) => {
+    const f = fields(e);
+    const events = eventsOf(e);
+    setSaved(false);
+    void act.run(async () => {
+      await api('PATCH', ep(id), { url: f.url, description: f.description, events });
+      setSaved(true);
+      state.reload();
+    });
+  };
+  return html`<p><a href="#/webhooks">← Webhooks</a></p><${Loaded} state=${state}>${(e) => html`
+    <h1>${e.url}</h1>
+    <div class="cards">
+      <div class="card"><div class="label">State</div><div class="value"><${State} e=${e} /></div></div>
+      <div class="card"><div class="label">Created</div><div class="value">${when(e.created_at)}</div></div>
+    </div>
+    <p>
+      <button type="button" onClick=${() => toggle(e)} disabled=${act.busy}>${e.state === 'enabled' ? 'Disable' : 'Enable (forgets its failures)'}</button>
+      ${' '}<button type="button" class="danger" onClick=${() => remove(e, () => { location.hash = '#/webhooks'; })} disabled=${act.busy}>Delete</button>
+    </p>
+    <h2>Edit</h2>
+    <form key=${e.updated_at} onSubmit=${save} aria-label="Edit the endpoint" class="stack">
+      <label>Endpoint URL<input name="url" type="url" required maxlength="2048" value=${e.url} /></label>
+      <label>Description<input name="description" maxlength="500" value=${e.description} /></label>
+      <${EventChoices} chosen=${e.events} />
+      <div><button class="primary" type="submit" disabled=${act.busy}>Save endpoint</button>${saved && html`<span role="status"> Saved.</span>`}</div>
+    </form>
+    <${ErrorBox} error=${act.error} />
+    <${Deliveries} id=${id} />`}<//>`;
+}
+
+function Deliveries({ id }) {
+  const [page, setPage] = useState(1);
+  const act = useAction();
+  const state = useLoad(() => get(`${ep(id)}/deliveries`, { pageSize: PAGE, pageNum: page }), [id, page]);
+  const pending = state.data?.deliveries.some((d) => d.state === 'pending');
+  useEffect(() => {
+    if (!pending || state.loading) return undefined;
+    const t = setTimeout(state.reload, POLL_MS);
+    return () => clearTimeout(t);
+  }, [pending, state.loading, state.data]);
+  const retry = (d) => void act.run(async () => {
+    await post(`${ep(id)}/deliveries/${encodeURIComponent(d.id)}/retry`);
+    state.reload();
+  });
+  return html`<h2>Delivery log</h2>
+    <p class="muted">Newest first. Pending deliveries are retried with backoff (16 attempts over about 6.5 days); an ended one may be sent again now with the same id and body.</p>
+    <button type="button" onClick=${state.reload}>Refresh</button>
+    <${ErrorBox} error=${act.error} />
+    <${Loaded} state=${state}>${(d) => html`
+      <${Table} label="Deliveries" rows=${d.deliveries} empty="No deliveries yet." columns=${[
+        { label: 'Delivery', cell: (x) => html`<code>${x.id}</code><div class="muted">${x.event}</div>` },
+        { label: 'State', cell: (x) => html`<${Status} value=${x.state} />` },
+        { label: 'Attempts', num: true, cell: (x) => x.attempts },
+        { label: 'Status code', num: true, cell: (x) => x.status_code ?? '—' },
+        { label: 'Latency', num: true, cell: (x) => (x.latency_ms === null ? '—' : `${x.latency_ms} ms`) },
+        { label: 'Error', cell: (x) => x.error ?? '—' },
+        { label: 'Last try', cell: (x) => when(x.last_attempt_at) },
+        { label: 'Next try', cell: (x) => when(x.next_attempt_at) },
+        { label: 'Actions', cell: (x) => x.state !== 'pending' && html`<button type="button" onClick=${() => retry(x)} disabled=${act.busy}>Retry</button>` },
+      ]} />
+      <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
+}
