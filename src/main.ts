@@ -5,6 +5,7 @@ import type { Store } from './store/db.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { DataDirError, ensurePrivateDir } from './lib/private-files.ts';
 import type { Credentials } from './domain/bootstrap.ts';
+import type { Ctx } from './domain/context.ts';
 import { runAdminCli } from './cli/admin.ts';
 import { credentialsPath, saveCredentials } from './cli/credentials.ts';
 
@@ -35,6 +36,8 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
   await migrateStore(store);
   const ctx = standaloneCtx(store.db, systemClock);
   const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });
+  // The demo media catalogue's files go to the blob store, which the store's seeders do not reach.
+  if (creds) await seedMediaDemoFiles(config, ctx);
   const path = credentialsPath(config.dataDir);
   if (creds) {
     try {
@@ -49,6 +52,16 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
     }
   }
   return { store, creds, credentialsPath: path };
+}
+
+async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
+  const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('./store/blobs/index.ts'), import('./domain/media/demo.ts')]);
+  const blobs = await openBlobStore(config.blobs);
+  try {
+    await seedMediaDemo(ctx, blobs);
+  } finally {
+    await blobs.close();
+  }
 }
 
 function credentialLines(creds: Credentials): string[] {

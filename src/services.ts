@@ -46,6 +46,7 @@ import { ResponseStore } from './domain/responses/responses.ts';
 import { responsesPruneHandler } from './jobs/responses-prune.ts';
 import { BatchService } from './domain/batches/service.ts';
 import { registerBatchJobs } from './jobs/batches.ts';
+import { MediaCatalogue } from './domain/media/catalogue.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -94,6 +95,8 @@ export interface Services {
   responses: ResponseStore;
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
   batches: BatchService;
+  /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
+  media: { catalogue: MediaCatalogue };
 }
 
 export interface BuiltServices {
@@ -197,6 +200,9 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     files,
     responses,
     batches: new BatchService(ctx, jobs),
+    media: {
+      catalogue: new MediaCatalogue(ctx, blobs, { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes }),
+    },
   };
   return {
     services,

@@ -24,6 +24,8 @@ export const ID_PREFIX = {
   file: 'file',
   response: 'resp',
   batch: 'batch',
+  mediaModel: 'mm',
+  task: 'task',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

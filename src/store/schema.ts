@@ -165,3 +165,5 @@ export * from './schema-files.ts';
 export * from './schema-responses.ts';
 // Batch jobs and their lines (OpenAI-compatible Batches API).
 export * from './schema-batches.ts';
+// The media model catalogue and async media tasks.
+export * from './schema-media.ts';

@@ -117,6 +117,12 @@ import batchesGetBatch from './batches/get-batch.ts';
 import batchesCancelBatch from './batches/cancel-batch.ts';
 import batchesListBatches from './batches/list-batches.ts';
 import blobsGetBlob from './blobs/get-blob.ts';
+// Media: the model catalogue and async tasks (issue 14)
+import mediaListModels from './media/list-models.ts';
+import mediaUploadModel from './media/upload-model.ts';
+import mediaDeleteModel from './media/delete-model.ts';
+import adminMediaImportModel from './admin/media-import-model.ts';
+import adminMediaDeleteModel from './admin/media-delete-model.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -236,4 +242,10 @@ export const ROUTES: RouteRegistrar[] = [
   serverlessGetWorkerLog,
   adminServerlessGetLimits,
   adminServerlessSetLimits,
+  // media
+  mediaListModels,
+  mediaUploadModel,
+  mediaDeleteModel,
+  adminMediaImportModel,
+  adminMediaDeleteModel,
 ];
