@@ -47,6 +47,8 @@ import { responsesPruneHandler } from './jobs/responses-prune.ts';
 import { BatchService } from './domain/batches/service.ts';
 import { registerBatchJobs } from './jobs/batches.ts';
 import { MediaCatalogue } from './domain/media/catalogue.ts';
+import { MediaTasks } from './domain/media/tasks.ts';
+import { mediaTaskHandler } from './jobs/media-tasks.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -96,7 +98,7 @@ export interface Services {
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
   batches: BatchService;
   /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
-  media: { catalogue: MediaCatalogue };
+  media: { catalogue: MediaCatalogue; tasks: MediaTasks };
 }
 
 export interface BuiltServices {
@@ -183,6 +185,9 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
   jobs.handle('responses.prune', responsesPruneHandler(responses));
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
+  // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
+  const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media });
+  jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -202,6 +207,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     batches: new BatchService(ctx, jobs),
     media: {
       catalogue: new MediaCatalogue(ctx, blobs, { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes }),
+      tasks: mediaTasks,
     },
   };
   return {

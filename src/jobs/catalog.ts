@@ -49,7 +49,7 @@ const NoPayload = Type.Object({}, { additionalProperties: false });
 
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'media.task'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -120,6 +120,17 @@ export const CATALOG = {
   'batches.expire': defineJob({
     name: 'batches.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * One async media task (txt2img, txt2speech; jobs/media-tasks.ts): renders its outputs
+   * (idempotent: the same blobs again after a crash) and ends the task once, in the
+   * transaction that completes the job (charged on success, released on failure). The last
+   * attempt, or a refusal that cannot pass, fails the task instead of retrying.
+   */
+  'media.task': defineJob({
+    name: 'media.task', payload: Type.Object({ taskId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    singleton: true, singletonKey: (p) => p.taskId, concurrency: 4, leaseMs: 120_000,
+    retry: { maxAttempts: 5, backoff: { firstMs: 2000, factor: 4, maxMs: 300_000 } },
   }),
 } satisfies { [N in JobName]: JobType & { name: N } };
 

@@ -123,6 +123,9 @@ import mediaUploadModel from './media/upload-model.ts';
 import mediaDeleteModel from './media/delete-model.ts';
 import adminMediaImportModel from './admin/media-import-model.ts';
 import adminMediaDeleteModel from './admin/media-delete-model.ts';
+import mediaGetTaskResult from './media/get-task-result.ts';
+import mediaTxt2img from './media/txt2img.ts';
+import mediaTxt2speech from './media/txt2speech.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -248,4 +251,7 @@ export const ROUTES: RouteRegistrar[] = [
   mediaDeleteModel,
   adminMediaImportModel,
   adminMediaDeleteModel,
+  mediaGetTaskResult,
+  mediaTxt2img,
+  mediaTxt2speech,
 ];
