@@ -120,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const modelsNeedRedis = health.uses('redis') && !deps.config.redisFailOpen;
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    // Anthropic's clients read their request id from `request-id` (the SDKs' `_request_id`)
+    if (req.routeOptions.config?.family === 'anthropic') reply.header('request-id', req.id);
     const auth = req.routeOptions.config?.auth;
     const modelCall = auth?.kind === 'key' && auth.capability === 'callModels';
     if (auth && auth.kind !== 'public') {

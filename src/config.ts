@@ -57,6 +57,7 @@ export interface Config {
   /** how long a stored Responses API answer is kept (GANTRY_RESPONSES_TTL_DAYS, default 30 as OpenAI); then responses.prune removes it */
   responsesTtlMs: number;
   batches: BatchesConfig;
+  webhooks: WebhooksConfig;
   media: MediaConfig;
 }
 
@@ -177,6 +178,14 @@ export interface BatchesConfig {
   concurrency: number;
   /** lines per batch.lines job (GANTRY_BATCH_CHUNK_LINES, default 16): fewer claims and commits per line, coarser sharing between replicas */
   chunkLines: number;
+}
+
+/** Webhook deliveries (src/domain/webhooks). */
+export interface WebhooksConfig {
+  /** deliver to loopback, private and link-local addresses (GANTRY_WEBHOOK_ALLOW_PRIVATE=1; local development and tests) */
+  allowPrivate: boolean;
+  /** one attempt's timeout (GANTRY_WEBHOOK_TIMEOUT_MS, default 5000) */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -335,6 +344,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     batches: {
       concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
+    },
+    webhooks: {
+      allowPrivate: bool('GANTRY_WEBHOOK_ALLOW_PRIVATE', false),
+      timeoutMs: int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
     },
     media: {
       linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),

@@ -46,6 +46,8 @@ import { ResponseStore } from './domain/responses/responses.ts';
 import { responsesPruneHandler } from './jobs/responses-prune.ts';
 import { BatchService } from './domain/batches/service.ts';
 import { registerBatchJobs } from './jobs/batches.ts';
+import type { Webhooks } from './domain/webhooks/service.ts';
+import { registerWebhookJobs } from './jobs/webhooks.ts';
 import { MediaCatalogue } from './domain/media/catalogue.ts';
 import { MediaTasks } from './domain/media/tasks.ts';
 import { mediaTaskHandler } from './jobs/media-tasks.ts';
@@ -97,6 +99,8 @@ export interface Services {
   responses: ResponseStore;
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
   batches: BatchService;
+  /** Webhooks (domain/webhooks): team secrets, endpoints, deliveries (jobs/webhooks.ts). */
+  webhooks: Webhooks;
   /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
   media: { catalogue: MediaCatalogue; tasks: MediaTasks };
 }
@@ -185,6 +189,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
   jobs.handle('responses.prune', responsesPruneHandler(responses));
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
+  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
+  registerWebhookJobs(webhooks, jobs);
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
   const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
@@ -205,6 +211,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     files,
     responses,
     batches: new BatchService(ctx, jobs),
+    webhooks,
     media: {
       catalogue: new MediaCatalogue(ctx, blobs, { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes }),
       tasks: mediaTasks,

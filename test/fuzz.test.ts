@@ -65,6 +65,7 @@ const known: Known = (name, op) => {
     case 'id':
       if (op.url.endsWith('/endpoint/create')) return 'prd_rtx4090_24g'; // products[].id
       if (op.url.endsWith('/endpoint') || op.url.endsWith('/endpoint/update')) return ids.endpoint; // not the logs: following one never ends
+      if (op.url.startsWith('/openapi/v1/webhook/endpoints/')) return ids.webhookEndpoint;
       return op.url.includes('repository/auth') ? ids.registryAuth : op.url === '/admin/v1/models' ? 'fuzz/model' : undefined;
     case 'model': return op.url === '/admin/v1/quotas' ? 'fuzz/model' : op.url.includes('/admin/v1/models') ? undefined : chat;
     case '*': return chat;
@@ -102,6 +103,8 @@ const known: Known = (name, op) => {
     case 'budget_limit': return 20_000;
     case 'mode': return 'all_enabled';
     case 'mountPath': return '/data';
+    case 'url': return op.url.startsWith('/openapi/v1/webhook/') ? 'https://example.com/hook' : undefined;
+    case 'events': return op.url.startsWith('/openapi/v1/webhook/') ? ['batch.completed'] : undefined;
     default: return undefined;
   }
 };
@@ -194,6 +197,9 @@ before(async () => {
   const batch = await as(h.app, A.owner.apiKey).post('/openai/v1/batches', { input_file_id: ids.file, endpoint: '/v1/chat/completions', completion_window: '48h' });
   assert.equal(batch.status, 200, JSON.stringify(batch.body));
   ids.batch = batch.body.id;
+  const hook = await as(h.app, A.owner.apiKey).post('/openapi/v1/webhook/endpoints', { url: 'https://example.com/hook', events: ['batch.completed'] });
+  assert.equal(hook.status, 200, JSON.stringify(hook.body));
+  ids.webhookEndpoint = hook.body.id;
   ops = operations(h.app.swagger(), h.routes).sort(destructiveLast);
 });
 after(async () => {

@@ -18,6 +18,8 @@ export const CAPABILITIES = {
   readQuotas: ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'],
   changeCompute: ['Owner', 'Admin', 'Developer'],
   readCompute: ['Owner', 'Admin', 'Developer', 'Basic'],
+  /** webhook secret, endpoints and their delivery logs */
+  manageWebhooks: ['Owner', 'Admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Capability = keyof typeof CAPABILITIES;
 

@@ -43,13 +43,29 @@ export interface BatchLine {
 export interface Prices {
   inputPricePerMUnits: bigint;
   outputPricePerMUnits: bigint;
+  /** prompt tokens the upstream served from its cache */
+  cachedInputPricePerMUnits: bigint;
 }
 
-/** The Batch API price of a model: the operator's, or half the interactive price (rounded down). */
-export function batchPrices(m: ModelRow): Prices {
+/** Interactive prices: the cached input price defaults to the input price. */
+export function interactivePrices(m: ModelRow): Prices {
   return {
-    inputPricePerMUnits: m.batchInputPricePerMUnits ?? m.inputPricePerMUnits / 2n,
+    inputPricePerMUnits: m.inputPricePerMUnits, outputPricePerMUnits: m.outputPricePerMUnits,
+    cachedInputPricePerMUnits: m.cachedInputPricePerMUnits ?? m.inputPricePerMUnits,
+  };
+}
+
+/**
+ * The Batch API price of a model: the operator's, or half the interactive price (rounded
+ * down). Cached prompt tokens: half the interactive cached price, never above the batch input price.
+ */
+export function batchPrices(m: ModelRow): Prices {
+  const input = m.batchInputPricePerMUnits ?? m.inputPricePerMUnits / 2n;
+  const cachedHalf = (m.cachedInputPricePerMUnits ?? m.inputPricePerMUnits) / 2n;
+  return {
+    inputPricePerMUnits: input,
     outputPricePerMUnits: m.batchOutputPricePerMUnits ?? m.outputPricePerMUnits / 2n,
+    cachedInputPricePerMUnits: cachedHalf < input ? cachedHalf : input,
   };
 }
 
@@ -99,6 +115,11 @@ export class Admission {
     return this.catalogue.get('all', () => loadCatalogue(this.ctx));
   }
 
+  /** A catalogue row by id (cached), or undefined; no access check (admit() does them). */
+  async model(id: string): Promise<ModelRow | undefined> {
+    return (await this.models()).get(id);
+  }
+
   /** Models the key may call: available, inside its policy, enabled for its team. */
   async visibleModels(p: Principal): Promise<ModelRow[]> {
     const [models, policy, team] = await Promise.all([this.models(), this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId)), this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId))]);
@@ -124,8 +145,12 @@ export class Admission {
     }
     const worst = await measure(model);
     const limits = batch ? { rpm: null, tpm: this.config.batchTpm } : (team.limits.get(modelId) ?? { rpm: null, tpm: null });
-    const prices = batch ? batchPrices(model) : model;
-    const costMicro = BigInt(worst.promptTokens) * prices.inputPricePerMUnits + BigInt(worst.outputTokens) * prices.outputPricePerMUnits;
+    const prices = batch ? batchPrices(model) : interactivePrices(model);
+    // The worst case prices every prompt token at the dearer of the input and cached prices:
+    // how much of the prompt the upstream will serve from its cache is known only afterwards.
+    // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
+    const promptPrice = prices.cachedInputPricePerMUnits > prices.inputPricePerMUnits ? prices.cachedInputPricePerMUnits : prices.inputPricePerMUnits;
+    const costMicro = BigInt(worst.promptTokens) * promptPrice + BigInt(worst.outputTokens) * prices.outputPricePerMUnits;
     const countedTokens = worst.promptEstimate + worst.outputTokens;
     const requestId = batch?.requestId ?? newId('request', this.ctx.clock.nowMs());
     const r = await this.spend.admit({
@@ -135,7 +160,7 @@ export class Admission {
     const headers = rateLimitHeaders(limits, r.rate);
     if (r.kind === 'ok') {
       return {
-        requestId, batch: !!batch, prices: { inputPricePerMUnits: prices.inputPricePerMUnits, outputPricePerMUnits: prices.outputPricePerMUnits },
+        requestId, batch: !!batch, prices,
         principal: p, model, endpoint, reservation: r.reservation, reservedMicro: costMicro, headers,
       };
     }

@@ -23,6 +23,7 @@ test('the official @anthropic-ai/sdk drives the gateway through /anthropic', asy
     const done = await client.messages.create({ model: MODEL, max_tokens: 40, system: 'You are terse.', messages });
     assert.equal(done.type, 'message');
     assert.match(done.id, /^msg_/);
+    assert.match(String(done._request_id), /^req_/, 'the SDK reads the request id from the request-id header');
     assert.equal(done.model, MODEL);
     assert.equal(done.content[0]!.type, 'text');
     const text = (done.content[0] as Anthropic.TextBlock).text;

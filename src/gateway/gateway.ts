@@ -32,6 +32,12 @@ export interface ModelCall {
   signal?: AbortSignal | undefined;
   /** a line of a batch job: fixed request id, batch prices and token budget (admission.ts BatchLine) */
   batch?: BatchLine | undefined;
+  /**
+   * The Responses API request `body` was translated from: sent as it is when the model's
+   * upstreams speak the Responses API (UpstreamRequest.native); `body` still decides the
+   * rules, the context check and the worst case.
+   */
+  native?: Body | undefined;
 }
 
 /**
@@ -40,8 +46,8 @@ export interface ModelCall {
  * later throws mid-iteration. Headers (rate limits) go with either.
  */
 export type ModelAnswer =
-  | { kind: 'json'; headers: Record<string, string>; body: Chunk }
-  | { kind: 'stream'; headers: Record<string, string>; chunks: AsyncIterable<Chunk> };
+  | { kind: 'json'; headers: Record<string, string>; body: Chunk; native?: boolean }
+  | { kind: 'stream'; headers: Record<string, string>; chunks: AsyncIterable<Chunk>; native?: boolean };
 
 /** Upstream statuses that mean the client's request was refused (400 for the client); any other failure is a 503. */
 const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
@@ -99,6 +105,12 @@ export class Gateway {
     return modelRecord(m);
   }
 
+  /** Whether the model's upstreams take Responses API requests as they are (ModelCall.native). */
+  async speaksResponses(modelId: string): Promise<boolean> {
+    const m = await this.admission.model(modelId);
+    return m !== undefined && this.router.speaksResponses(m.upstream);
+  }
+
   /** Admit and serve one model request. */
   async run(call: ModelCall): Promise<ModelAnswer> {
     this.health.require(...this.needs); // refused at once while a dependency is down: never queued, never admitted later
@@ -122,9 +134,12 @@ export class Gateway {
       endpoint, body, modelId, contextSize: adm.model.contextSize, requestId: adm.requestId.slice(4),
       createdS: Math.floor(this.ctx.clock.nowMs() / 1000), signal: ac.signal,
       ...(measured?.simulator ? { promptTokens: measured.counts } : {}),
+      ...(call.native && this.router.speaksResponses(adm.model.upstream) ? { native: call.native } : {}),
     };
+    // the answer is in the Responses shapes (the upstream's own) rather than chat's
+    const native = req.native ? { native: true } : {};
     if (body.stream === true && (endpoint === 'chat.completions' || endpoint === 'completions')) {
-      return { kind: 'stream', headers: adm.headers, chunks: this.stream(adm, req, ac, started) };
+      return { kind: 'stream', headers: adm.headers, chunks: this.stream(adm, req, ac, started), ...native };
     }
     let result: { body: Chunk; usage: Usage };
     try {
@@ -134,7 +149,7 @@ export class Gateway {
       throw this.upstreamFailure(e, adm);
     }
     await this.settle(adm, result.usage, 'completed', started);
-    return { kind: 'json', headers: adm.headers, body: result.body };
+    return { kind: 'json', headers: adm.headers, body: result.body, ...native };
   }
 
   /**
@@ -158,7 +173,7 @@ export class Gateway {
     });
     let consumerGone = true; // until the loop below finishes by itself
     // OpenAI: with include_usage every chunk before the usage chunk carries `usage: null`
-    const usageNull = req.body.stream_options?.include_usage === true;
+    const usageNull = !req.native && req.body.stream_options?.include_usage === true;
     try {
       for (;;) {
         if (head < queue.length) {
@@ -188,7 +203,7 @@ export class Gateway {
     }
     const out = outcome!;
     await this.settle(adm, out.usage, out.finished ? 'completed' : 'client_cancelled', started);
-    if (out.finished && req.body.stream_options?.include_usage === true) {
+    if (out.finished && usageNull) {
       const chat = req.endpoint === 'chat.completions';
       yield {
         id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion',
@@ -221,6 +236,8 @@ export class Gateway {
       requestId: adm.requestId, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, model: adm.model.id,
       endpoint: adm.endpoint, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
       inputPricePerMUnits: adm.prices.inputPricePerMUnits, outputPricePerMUnits: adm.prices.outputPricePerMUnits,
+      ...(usage.cachedTokens ? { cachedTokens: usage.cachedTokens, cachedInputPricePerMUnits: adm.prices.cachedInputPricePerMUnits } : {}),
+      ...(usage.reasoningTokens ? { reasoningTokens: usage.reasoningTokens } : {}),
       outcome, durationMs: performance.now() - started, atMs: this.ctx.clock.nowMs(), ...(adm.batch ? { billing: 'batch' as const } : {}),
     };
     const cost = usageCostMicro(rec);
@@ -246,6 +263,7 @@ export class Gateway {
   }
 }
 
+/** The stream's usage chunk: the upstream's own usage object (details included) when it sent one. */
 function usageBody(u: Usage) {
-  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
+  return { ...u.reported, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
 }

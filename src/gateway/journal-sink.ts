@@ -31,12 +31,19 @@ interface Queued {
 }
 
 export function encodeUsage(r: UsageRecord): string {
-  return JSON.stringify({ ...r, inputPricePerMUnits: String(r.inputPricePerMUnits), outputPricePerMUnits: String(r.outputPricePerMUnits) });
+  return JSON.stringify({
+    ...r, inputPricePerMUnits: String(r.inputPricePerMUnits), outputPricePerMUnits: String(r.outputPricePerMUnits),
+    cachedInputPricePerMUnits: r.cachedInputPricePerMUnits === undefined ? undefined : String(r.cachedInputPricePerMUnits),
+  });
 }
 
+/** Lines written before cached prices existed decode with none (cost as it was). */
 export function decodeUsage(line: string): UsageRecord {
   const o = JSON.parse(line);
-  return { ...o, inputPricePerMUnits: BigInt(o.inputPricePerMUnits), outputPricePerMUnits: BigInt(o.outputPricePerMUnits) };
+  return {
+    ...o, inputPricePerMUnits: BigInt(o.inputPricePerMUnits), outputPricePerMUnits: BigInt(o.outputPricePerMUnits),
+    cachedInputPricePerMUnits: o.cachedInputPricePerMUnits === undefined ? undefined : BigInt(o.cachedInputPricePerMUnits),
+  };
 }
 
 export class JournalSink implements UsageSink {

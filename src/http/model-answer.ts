@@ -17,14 +17,16 @@ export interface Door {
   family: Family;
   /** the body the pipeline runs (the surface's request, translated) */
   body: ModelBody;
-  /** the whole answer as the surface's clients read it */
-  json(answer: Chunk): unknown;
+  /** the surface's own request, for upstreams that speak the surface (ModelCall.native) */
+  native?: ModelBody | undefined;
+  /** the whole answer as the surface's clients read it; `native`: the answer is already in the surface's shape */
+  json(answer: Chunk, native?: boolean): unknown;
   /**
    * The stream's SSE frames, from the pipeline's chunks. The iteration of `chunks` ends only
    * once the usage is durable, so a last frame yielded after it tells the client the answer
    * is complete and billed.
    */
-  frames(chunks: AsyncIterable<Chunk>): AsyncIterable<string>;
+  frames(chunks: AsyncIterable<Chunk>, native?: boolean): AsyncIterable<string>;
   /** the frame that ends a stream the upstream broke (headers are gone) */
   errorFrame(e: AppError): string;
 }
@@ -56,10 +58,10 @@ export async function answerModelCall(gateway: Gateway, endpoint: ModelCall['end
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
   });
-  const answer = await gateway.run({ endpoint, principal: principalOf(req), body: door.body, signal: hangUp.signal });
+  const answer = await gateway.run({ endpoint, principal: principalOf(req), body: door.body, native: door.native, signal: hangUp.signal });
   reply.headers(answer.headers);
-  if (answer.kind === 'json') return reply.send(await door.json(answer.body));
-  const it = door.frames(answer.chunks)[Symbol.asyncIterator]();
+  if (answer.kind === 'json') return reply.send(await door.json(answer.body, answer.native));
+  const it = door.frames(answer.chunks, answer.native)[Symbol.asyncIterator]();
   const first = await it.next(); // a failure before anything is sent is a proper HTTP error
   const out = new PassThrough();
   reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');

@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.ts';
+import { ReadBufferReclaimer } from '../lib/read-buffers.ts';
 import type { UploadPart } from '../domain/files/files.ts';
 import type { App } from './types.ts';
 
@@ -17,9 +18,15 @@ function malformed(err: unknown, maxBytes: number): AppError {
   return new AppError('INVALID_REQUEST_BODY', 'the multipart body is malformed or ended early', { field: 'body', rule: code ?? 'multipart' });
 }
 
+/** Dead socket read buffers of long uploads are collected every few MB (lib/read-buffers.ts). */
+const reclaimer = new ReadBufferReclaimer();
+
 async function* guarded(stream: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<Uint8Array> {
   try {
-    for await (const chunk of stream) yield chunk;
+    for await (const chunk of stream) {
+      yield chunk;
+      reclaimer.read(chunk.byteLength);
+    }
   } catch (err) {
     throw malformed(err, maxBytes);
   }

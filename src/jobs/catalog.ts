@@ -47,9 +47,11 @@ export function backoffMs(retry: RetryPolicy, failures: number): number {
 
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
+const DeliveryPayload = Type.Object({ deliveryId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'media.task'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'media.task'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -119,6 +121,29 @@ export const CATALOG = {
   /** Expires batches past their completion window: lines not started go to the error file (batch_expired). */
   'batches.expire': defineJob({
     name: 'batches.expire', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * One delivery to a team webhook endpoint (domain/webhooks/deliver.ts): an attempt per
+   * start, exponential backoff (5 s × 3^n) up to 24 h, 16 attempts over about 6.5 days; an
+   * endpoint whose attempts all failed for 5 days is disabled on the way. One job at a time
+   * per delivery (a manual retry queues the next).
+   */
+  'webhook.endpoint': defineJob({
+    name: 'webhook.endpoint', payload: DeliveryPayload, singleton: true, singletonKey: (p) => p.deliveryId, concurrency: 8, leaseMs: 120_000,
+    retry: { maxAttempts: 16, backoff: { firstMs: 5_000, factor: 3, maxMs: 86_400_000 } },
+  }),
+  /**
+   * One delivery to a request's own URL (extra.webhook.url; compat.md): the first attempt and
+   * up to 5 retries on a timeout or a non-2xx answer, 10 s × 2^n apart.
+   */
+  'webhook.url': defineJob({
+    name: 'webhook.url', payload: DeliveryPayload, singleton: true, singletonKey: (p) => p.deliveryId, concurrency: 8, leaseMs: 120_000,
+    retry: { maxAttempts: 6, backoff: { firstMs: 10_000, factor: 2, maxMs: 300_000 } },
+  }),
+  /** Deletes ended webhook deliveries 30 days after they were created (the delivery log's retention). */
+  'webhooks.prune': defineJob({
+    name: 'webhooks.prune', payload: NoPayload, everyMs: 3_600_000, concurrency: 1, leaseMs: 60_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
   /**

@@ -24,6 +24,9 @@ export const ID_PREFIX = {
   file: 'file',
   response: 'resp',
   batch: 'batch',
+  webhookEndpoint: 'whep',
+  /** a webhook delivery: the Standard Webhooks message id (`webhook-id`) */
+  webhookDelivery: 'msg',
   mediaModel: 'mm',
   task: 'task',
 } as const;

@@ -23,6 +23,7 @@ export function isSecretField(name: string): boolean {
 const SECRET_TEXT: [RegExp, string][] = [
   [/\bsk_[A-Za-z0-9_-]{16,}/g, `sk_${REDACTED}`],
   [/\bgop_[A-Za-z0-9_-]{16,}/g, `gop_${REDACTED}`],
+  [/\bwhsec_[A-Za-z0-9+/=]{16,}/g, `whsec_${REDACTED}`],
   [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi, `$1 ${REDACTED}`],
   [/(?<!sha256:)\b[0-9a-fA-F]{64}\b/g, REDACTED], // a key's hash; an image digest (sha256:…) stays
   [/(\/\/[^/\s:@"]+:)[^@\s/"]+@/g, `$1${REDACTED}@`],

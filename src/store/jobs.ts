@@ -155,6 +155,16 @@ export async function expireAllLeases(db: DbOrTx, nowMs: number): Promise<number
   return rows.length;
 }
 
+/**
+ * A queued job starts afresh now: due at once, its failed starts forgotten (a manual retry
+ * of work whose job is still waiting for its backoff). False when it is not queued.
+ */
+export async function restartQueuedJob(db: DbOrTx, id: string, nowMs: number): Promise<boolean> {
+  const rows = await db.update(jobs).set({ dueAtMs: nowMs, attempts: 0, updatedAtMs: nowMs })
+    .where(and(eq(jobs.id, id), eq(jobs.state, 'queued'))).returning({ id: jobs.id });
+  return rows.length > 0;
+}
+
 /** Delete up to `limit` jobs that ended in `state` before `beforeMs`; how many went. */
 export async function deleteFinishedJobs(db: DbOrTx, state: 'completed' | 'failed', beforeMs: number, limit: number): Promise<number> {
   const ids = db.select({ id: jobs.id }).from(jobs)

@@ -13,8 +13,14 @@ export const usageEvents = pgTable('usage_events', {
   endpoint: text('endpoint').notNull(), // chat.completions | completions | embeddings | rerank
   promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
   completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+  /** of promptTokens, how many the upstream served from its cache (usage.prompt_tokens_details.cached_tokens) */
+  cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull().default(0),
+  /** of completionTokens, how many were reasoning (usage.completion_tokens_details.reasoning_tokens); billed as output */
+  reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull().default(0),
   inputPricePerMUnits: bigint('input_price_per_m_units', { mode: 'bigint' }).notNull(),
   outputPricePerMUnits: bigint('output_price_per_m_units', { mode: 'bigint' }).notNull(),
+  /** the cached prompt tokens' price; null when none were cached */
+  cachedInputPricePerMUnits: bigint('cached_input_price_per_m_units', { mode: 'bigint' }),
   costMicro: bigint('cost_micro', { mode: 'bigint' }).notNull(),
   ledgerId: text('ledger_id'), // null when the cost was zero (nothing to post)
   outcome: text('outcome').notNull(), // completed | client_cancelled

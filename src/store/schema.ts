@@ -127,6 +127,8 @@ export const llmModels = pgTable('llm_models', {
   /** Batch API prices (billing method 5); null: half the interactive price, rounded down */
   batchInputPricePerMUnits: bigint('batch_input_price_per_m_units', { mode: 'bigint' }),
   batchOutputPricePerMUnits: bigint('batch_output_price_per_m_units', { mode: 'bigint' }),
+  /** Price of prompt tokens the upstream served from its cache; null: the input price */
+  cachedInputPricePerMUnits: bigint('cached_input_price_per_m_units', { mode: 'bigint' }),
   status: text('status').notNull(),
   upstream: jsonb('upstream').notNull(),
   createdAt: createdAt(),
@@ -165,5 +167,7 @@ export * from './schema-files.ts';
 export * from './schema-responses.ts';
 // Batch jobs and their lines (OpenAI-compatible Batches API).
 export * from './schema-batches.ts';
+// Webhooks: team signing secrets, endpoints and the delivery log.
+export * from './schema-webhooks.ts';
 // The media model catalogue and async media tasks.
 export * from './schema-media.ts';

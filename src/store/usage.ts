@@ -34,15 +34,18 @@ function usageEventsInsertSql(rows: UsageEventRow[], opts: { skipExisting?: bool
   const col = <K extends keyof UsageEventRow>(k: K) => sql.param(rows.map((r) => str(r[k])));
   return sql`
     insert into usage_events (id, request_id, team_id, member_id, key_id, model, endpoint, prompt_tokens, completion_tokens,
-                              input_price_per_m_units, output_price_per_m_units, cost_micro, ledger_id, outcome, duration_ms, created_at)
-    select id, request_id, team_id, member_id, key_id, model, endpoint, pt::bigint, ct::bigint, ip::bigint, op::bigint, cost::bigint,
-           ledger_id, outcome, dur::integer, created::timestamptz
+                              cached_tokens, reasoning_tokens, input_price_per_m_units, output_price_per_m_units,
+                              cached_input_price_per_m_units, cost_micro, ledger_id, outcome, duration_ms, created_at)
+    select id, request_id, team_id, member_id, key_id, model, endpoint, pt::bigint, ct::bigint, cached::bigint, reasoning::bigint,
+           ip::bigint, op::bigint, cp::bigint, cost::bigint, ledger_id, outcome, dur::integer, created::timestamptz
       from unnest(${col('id')}::text[], ${col('requestId')}::text[], ${col('teamId')}::text[], ${col('memberId')}::text[],
                   ${col('keyId')}::text[], ${col('model')}::text[], ${col('endpoint')}::text[], ${col('promptTokens')}::text[],
-                  ${col('completionTokens')}::text[], ${col('inputPricePerMUnits')}::text[], ${col('outputPricePerMUnits')}::text[],
+                  ${col('completionTokens')}::text[], ${col('cachedTokens')}::text[], ${col('reasoningTokens')}::text[],
+                  ${col('inputPricePerMUnits')}::text[], ${col('outputPricePerMUnits')}::text[], ${col('cachedInputPricePerMUnits')}::text[],
                   ${col('costMicro')}::text[], ${col('ledgerId')}::text[], ${col('outcome')}::text[], ${col('durationMs')}::text[],
                   ${sql.param(rows.map((r) => r.createdAt.toISOString()))}::text[])
-        as u(id, request_id, team_id, member_id, key_id, model, endpoint, pt, ct, ip, op, cost, ledger_id, outcome, dur, created)
+        as u(id, request_id, team_id, member_id, key_id, model, endpoint, pt, ct, cached, reasoning, ip, op, cp, cost, ledger_id,
+             outcome, dur, created)
     ${opts.skipExisting ? sql`on conflict (request_id) do nothing` : sql``}`;
 }
 

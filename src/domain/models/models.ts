@@ -9,7 +9,7 @@ export const MODEL_STATUSES = ['available', 'offline'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 /** Where a model is served: the built-in simulator, or OpenAI-compatible HTTP servers in failover order. */
-export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string };
+export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string; responses?: boolean };
 export type UpstreamSpec = UpstreamTarget | UpstreamTarget[];
 
 export interface ModelInput {
@@ -22,13 +22,15 @@ export interface ModelInput {
   /** Batch API prices (billing method 5); omitted or null: half the interactive price */
   batchInputTokenPricePerM?: number | string | null | undefined;
   batchOutputTokenPricePerM?: number | string | null | undefined;
+  /** Price of prompt tokens the upstream reports as cached; omitted or null: the input price */
+  cachedInputTokenPricePerM?: number | string | null | undefined;
   status: string;
   upstream: unknown;
 }
 
 function validateTarget(t: unknown, field: string): UpstreamTarget {
   if (t === 'sim') return 'sim';
-  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?}');
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?, responses?}');
   const o = t as Record<string, unknown>;
   if (typeof o.url !== 'string') throw invalid(`${field}.url`, 'required, an http(s) URL');
   let u: URL;
@@ -42,9 +44,11 @@ function validateTarget(t: unknown, field: string): UpstreamTarget {
   if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(o.apiKeyEnv))) {
     throw invalid(`${field}.apiKeyEnv`, 'must be an environment variable name');
   }
-  const out: { url: string; model?: string; apiKeyEnv?: string } = { url: o.url };
+  if (o.responses !== undefined && typeof o.responses !== 'boolean') throw invalid(`${field}.responses`, 'must be a boolean');
+  const out: { url: string; model?: string; apiKeyEnv?: string; responses?: boolean } = { url: o.url };
   if (typeof o.model === 'string') out.model = o.model;
   if (typeof o.apiKeyEnv === 'string') out.apiKeyEnv = o.apiKeyEnv;
+  if (o.responses === true) out.responses = true;
   return out;
 }
 
@@ -78,6 +82,7 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
     outputPricePerMUnits: price(input.outputTokenPricePerM, 'outputTokenPricePerM'),
     batchInputPricePerMUnits: input.batchInputTokenPricePerM == null ? null : price(input.batchInputTokenPricePerM, 'batchInputTokenPricePerM'),
     batchOutputPricePerMUnits: input.batchOutputTokenPricePerM == null ? null : price(input.batchOutputTokenPricePerM, 'batchOutputTokenPricePerM'),
+    cachedInputPricePerMUnits: input.cachedInputTokenPricePerM == null ? null : price(input.cachedInputTokenPricePerM, 'cachedInputTokenPricePerM'),
     status: input.status,
     upstream: validateUpstream(input.upstream),
     createdAt: new Date(ctx.clock.nowMs()),
@@ -117,6 +122,8 @@ export function modelAdminView(m: q.ModelRow) {
     // null: half the interactive price (gateway/admission.ts batchPrices)
     batchInputTokenPricePerM: m.batchInputPricePerMUnits?.toString() ?? null,
     batchOutputTokenPricePerM: m.batchOutputPricePerMUnits?.toString() ?? null,
+    // null: the input price (gateway/admission.ts interactivePrices)
+    cachedInputTokenPricePerM: m.cachedInputPricePerMUnits?.toString() ?? null,
     status: m.status,
     upstream: m.upstream,
     created: Math.floor(m.createdAt.getTime() / 1000),

@@ -21,6 +21,12 @@ export interface UsageRecord {
   completionTokens: number;
   inputPricePerMUnits: bigint;
   outputPricePerMUnits: bigint;
+  /** of promptTokens, how many the upstream served from its cache; absent: none */
+  cachedTokens?: number | undefined;
+  /** of completionTokens, how many were reasoning (billed as output, as OpenAI counts them); absent: none */
+  reasoningTokens?: number | undefined;
+  /** the cached prompt tokens' price; absent: the input price */
+  cachedInputPricePerMUnits?: bigint | undefined;
   outcome: 'completed' | 'client_cancelled';
   durationMs: number;
   atMs: number;
@@ -28,9 +34,22 @@ export interface UsageRecord {
   billing?: 'batch' | undefined;
 }
 
-/** Exact cost in micro-units: price is units per 1e6 tokens and 1 unit is 1e6 micro. */
-export function usageCostMicro(u: Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'inputPricePerMUnits' | 'outputPricePerMUnits'>): bigint {
-  return BigInt(u.promptTokens) * u.inputPricePerMUnits + BigInt(u.completionTokens) * u.outputPricePerMUnits;
+type Priced = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'inputPricePerMUnits' | 'outputPricePerMUnits' | 'cachedTokens' | 'cachedInputPricePerMUnits'>;
+
+/** Cached prompt tokens, never more than the prompt (an upstream's report is not trusted beyond that). */
+export function cachedOf(u: Pick<UsageRecord, 'promptTokens' | 'cachedTokens'>): number {
+  return Math.max(0, Math.min(u.cachedTokens ?? 0, u.promptTokens));
+}
+
+/**
+ * Exact cost in micro-units: price is units per 1e6 tokens and 1 unit is 1e6 micro. Cached
+ * prompt tokens are priced at the cached input price, the rest of the prompt at the input
+ * price; reasoning tokens are part of the completion tokens (OpenAI's usage) and priced as output.
+ */
+export function usageCostMicro(u: Priced): bigint {
+  const cached = BigInt(cachedOf(u));
+  return (BigInt(u.promptTokens) - cached) * u.inputPricePerMUnits + cached * (u.cachedInputPricePerMUnits ?? u.inputPricePerMUnits)
+    + BigInt(u.completionTokens) * u.outputPricePerMUnits;
 }
 
 function posting(u: UsageRecord, cost: bigint): PostingInput {
@@ -42,6 +61,8 @@ function posting(u: UsageRecord, cost: bigint): PostingInput {
     detail: {
       billNum0: String(u.promptTokens), billNum1: String(u.completionTokens),
       basePrice0: u.inputPricePerMUnits.toString(), basePrice1: u.outputPricePerMUnits.toString(),
+      // of billNum0, the tokens priced at the cached input price (only when there are any)
+      ...(cachedOf(u) > 0 ? { cachedTokens: String(cachedOf(u)), cachedPrice: (u.cachedInputPricePerMUnits ?? u.inputPricePerMUnits).toString() } : {}),
     },
   };
 }
@@ -69,7 +90,9 @@ export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = fals
       const events = (ledgerIds: Map<string, string>): UsageEventRow[] => list.map((u, i) => ({
         id: newId('event', u.atMs), requestId: u.requestId, teamId, memberId: u.memberId, keyId: u.keyId,
         model: u.model, endpoint: u.endpoint, promptTokens: u.promptTokens, completionTokens: u.completionTokens,
+        cachedTokens: cachedOf(u), reasoningTokens: Math.max(0, Math.min(u.reasoningTokens ?? 0, u.completionTokens)),
         inputPricePerMUnits: u.inputPricePerMUnits, outputPricePerMUnits: u.outputPricePerMUnits,
+        cachedInputPricePerMUnits: cachedOf(u) > 0 ? (u.cachedInputPricePerMUnits ?? u.inputPricePerMUnits) : null,
         costMicro: costs[i]!, ledgerId: ledgerIds.get(`llm:${u.requestId}`) ?? null, outcome: u.outcome,
         durationMs: Math.round(u.durationMs), createdAt: new Date(u.atMs),
       }));

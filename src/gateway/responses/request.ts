@@ -41,6 +41,13 @@ export function inputItems(input: ResponsesBody['input']): Item[] {
 
 type ChatMessage = Record<string, unknown> & { role: string };
 
+/**
+ * Lenient: the chat body only measures a request that goes to its upstream as it is (a
+ * Responses-speaking upstream, ModelCall.native): what chat cannot carry is kept as text
+ * (so its size still counts) instead of refused.
+ */
+let lenient = false;
+
 /** Input items as chat messages. Function calls join the assistant message before them, as chat carries them. */
 export function chatMessages(items: Item[], field = 'input'): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -57,7 +64,8 @@ export function chatMessages(items: Item[], field = 'input'): ChatMessage[] {
     } else if (type === 'function_call_output') {
       if (typeof item.call_id !== 'string') refuse(`${where}.call_id`, `Missing required parameter: '${where}.call_id'.`);
       out.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : partsText(item.output) });
-    } else if (type !== 'reasoning') { // no chat upstream takes reasoning back: it is dropped
+    } else if (lenient) out.push({ role: 'user', content: JSON.stringify(item) });
+    else if (type !== 'reasoning') { // no chat upstream takes reasoning back: it is dropped
       refuse(`${where}.type`, `Invalid value: '${type}'. Supported input item types here are message, function_call, function_call_output.`);
     }
   }
@@ -81,6 +89,7 @@ function message(item: Item, where: string): ChatMessage {
   const parts = (item.content as Part[]).map((p, j) => {
     if (p?.type === 'input_text' || p?.type === 'output_text') return { type: 'text', text: String(p.text ?? '') };
     if (p?.type === 'input_image' && typeof p.image_url === 'string') return { type: 'image_url', image_url: { url: p.image_url } };
+    if (lenient) return { type: 'text', text: JSON.stringify(p) };
     return refuse(`${where}.content.${j}.type`, `Invalid value: '${String(p?.type)}'. Supported content types here are input_text and input_image (by URL).`);
   });
   return { role: chatRole, content: parts.length === 1 && parts[0]!.type === 'text' ? (parts[0] as { text: string }).text : parts };
@@ -88,6 +97,9 @@ function message(item: Item, where: string): ChatMessage {
 
 function chatTools(tools: FunctionTool[]): unknown[] {
   return tools.map((t, i) => {
+    if (t.type !== 'function' && lenient) {
+      return { type: 'function', function: { name: `builtin_${i}`, parameters: { type: 'object', description: JSON.stringify(t) } } };
+    }
     if (t.type !== 'function') refuse(`tools.${i}.type`, `Tools of type '${t.type}' are not supported by this gateway; use function tools.`);
     if (typeof t.name !== 'string') refuse(`tools.${i}.name`, `Missing required parameter: 'tools[${i}].name'.`);
     const fn: Record<string, unknown> = { name: t.name };
@@ -101,6 +113,7 @@ function chatTools(tools: FunctionTool[]): unknown[] {
 function chatToolChoice(c: ToolChoice): unknown {
   if (typeof c === 'string') return c;
   if (c.type === 'function') return { type: 'function', function: { name: c.name } };
+  if (lenient) return 'auto';
   return refuse('tool_choice.type', `Invalid value: '${c.type}'. Supported tool_choice here: auto, none, required, or {type: "function", name}.`);
 }
 
@@ -117,8 +130,18 @@ function responseFormat(f: TextFormat): unknown {
 /**
  * The chat body for a Responses request; `previous` is the stored conversation it continues
  * (input items). Instructions are not carried over from a previous response (OpenAI's rule).
+ * `opts.lenient`: only to measure a request sent on as it is (see `lenient`).
  */
-export function chatRequest(body: ResponsesBody, previous: Item[] = []): ModelBody {
+export function chatRequest(body: ResponsesBody, previous: Item[] = [], opts: { lenient?: boolean } = {}): ModelBody {
+  lenient = opts.lenient === true;
+  try {
+    return translate(body, previous);
+  } finally {
+    lenient = false;
+  }
+}
+
+function translate(body: ResponsesBody, previous: Item[]): ModelBody {
   const messages: ChatMessage[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') messages.push({ role: 'system', content: body.instructions });
   messages.push(...chatMessages(previous, 'previous_response_id'), ...chatMessages(inputItems(body.input)));

@@ -4,6 +4,7 @@ import { Pool } from 'undici';
 import { simTokenCount, promptSize } from '../tokens.ts';
 import { encodeJson } from '../../lib/json-encode.ts';
 import { UpstreamError, type StreamOutcome, type Upstream, type UpstreamRequest, type Usage } from './upstream.ts';
+import { responsesText, responsesUsage, TERMINAL_EVENTS } from './responses-native.ts';
 
 export interface HttpTarget {
   url: string; // base URL, e.g. http://host:8000/v1
@@ -17,6 +18,7 @@ export interface HttpOptions {
 }
 
 const PATHS = { 'chat.completions': '/chat/completions', completions: '/completions', embeddings: '/embeddings', rerank: '/rerank' } as const;
+const RESPONSES_PATH = '/responses';
 // Errors that mean the request never reached the server, so another upstream may take it.
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'EPIPE']);
 
@@ -28,10 +30,18 @@ function messageOf(json: unknown, text: string): string {
   return text.slice(0, 200);
 }
 
+const count = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0);
+
+/** What the upstream reports, billed as reported: cached and reasoning tokens are parts of the prompt and completion counts. */
 function usageOf(u: unknown): Usage | null {
-  const x = u as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
+  const x = u as Record<string, unknown> | null | undefined;
   if (!x || typeof x.prompt_tokens !== 'number') return null;
-  return { promptTokens: x.prompt_tokens, completionTokens: typeof x.completion_tokens === 'number' ? x.completion_tokens : 0 };
+  const pd = x.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined;
+  const cd = x.completion_tokens_details as { reasoning_tokens?: unknown } | null | undefined;
+  return {
+    promptTokens: x.prompt_tokens, completionTokens: typeof x.completion_tokens === 'number' ? x.completion_tokens : 0,
+    cachedTokens: count(pd?.cached_tokens), reasoningTokens: count(cd?.reasoning_tokens), reported: x,
+  };
 }
 
 /** When a server reports no usage: the prompt estimate and the simulator's count of the text received. */
@@ -63,7 +73,7 @@ export class HttpUpstream implements Upstream {
     const bytes = await encodeJson(body); // a big prompt is serialized in slices, not in one turn of the loop
     try {
       return await this.pool.request({
-        path: this.basePath + PATHS[req.endpoint], method: 'POST', headers, body: bytes,
+        path: this.basePath + (req.native ? RESPONSES_PATH : PATHS[req.endpoint]), method: 'POST', headers, body: bytes,
         signal: req.signal, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs,
       });
     } catch (e) {
@@ -74,6 +84,8 @@ export class HttpUpstream implements Upstream {
   }
 
   private upstreamBody(req: UpstreamRequest, stream: boolean): Record<string, unknown> {
+    // A Responses request goes as it was sent (Responses streams always end with the usage).
+    if (req.native) return { ...req.native, model: this.target.model ?? req.modelId };
     const body: Record<string, unknown> = { ...req.body, model: this.target.model ?? req.modelId };
     if (stream) body.stream_options = { ...(req.body.stream_options ?? {}), include_usage: true }; // we bill from it
     return body;
@@ -90,6 +102,7 @@ export class HttpUpstream implements Upstream {
       throw new UpstreamError(`upstream answered ${res.statusCode}: ${messageOf(json, text)}`, { status: res.statusCode });
     }
     json.model = req.modelId;
+    if (req.native) return { body: json, usage: responsesUsage(json.usage) ?? estimatedUsage(req, responsesText(json)) };
     const choices = (json.choices as Array<{ message?: { content?: unknown }; text?: unknown }> | undefined) ?? [];
     const usage = usageOf(json.usage) ?? estimatedUsage(req, choices.map((c) => String(c.message?.content ?? c.text ?? '')).join(' '));
     return { body: json, usage };
@@ -107,7 +120,22 @@ export class HttpUpstream implements Upstream {
     let text = '';
     let buf = '';
     let done = false;
-    const onEvent = (data: string) => {
+    const onEvent = req.native ? (data: string) => {
+      // Responses events pass through whole; the terminal one carries the response's usage.
+      let event: { type?: unknown; response?: Record<string, unknown>; delta?: unknown };
+      try {
+        event = JSON.parse(data);
+      } catch {
+        return;
+      }
+      if (event.response && typeof event.response === 'object') event.response.model = req.modelId;
+      if (typeof event.delta === 'string') text += event.delta;
+      if (typeof event.type === 'string' && TERMINAL_EVENTS.has(event.type)) {
+        done = true;
+        usage = responsesUsage(event.response?.usage);
+      }
+      emit(event as Record<string, unknown>);
+    } : (data: string) => {
       if (data === '[DONE]') {
         done = true;
         return;

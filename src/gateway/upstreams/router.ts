@@ -31,6 +31,12 @@ export class UpstreamRouter {
     return new HttpUpstream({ url: t.url, model: t.model, apiKey: t.apiKeyEnv ? this.config.upstreamCredential(t.apiKeyEnv) : undefined }, pool, opts);
   }
 
+  /** Whether a Responses request goes to the model as it is: every target says it speaks the Responses API (failover never changes the shape). */
+  speaksResponses(spec: UpstreamSpec | unknown): boolean {
+    const targets = (Array.isArray(spec) ? spec : [spec]) as UpstreamTarget[];
+    return targets.length > 0 && targets.every((t) => t !== 'sim' && t.responses === true);
+  }
+
   resolve(spec: unknown): Upstream[] {
     const key = JSON.stringify(spec);
     let list = this.resolved.get(key);

@@ -6,6 +6,12 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, served from the upstream's cache (`prompt_tokens_details.cached_tokens`) */
+  cachedTokens?: number;
+  /** of completionTokens, reasoning (`completion_tokens_details.reasoning_tokens`) */
+  reasoningTokens?: number;
+  /** the upstream's usage object as it reported it, handed back to the client whole */
+  reported?: Record<string, unknown>;
 }
 
 /**
@@ -30,6 +36,12 @@ export interface UpstreamRequest {
    * embeddings one per input, rerank [query, ...documents].
    */
   promptTokens?: number[];
+  /**
+   * A Responses API request for an upstream that speaks it (every target of the model has
+   * `responses: true`): sent as it is to `/responses` instead of `body` to chat completions,
+   * and answered in the Responses shapes (objects and stream events) instead of chat's.
+   */
+  native?: ModelBody | undefined;
 }
 
 export interface StreamOutcome {

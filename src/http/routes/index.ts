@@ -117,6 +117,16 @@ import batchesGetBatch from './batches/get-batch.ts';
 import batchesCancelBatch from './batches/cancel-batch.ts';
 import batchesListBatches from './batches/list-batches.ts';
 import blobsGetBlob from './blobs/get-blob.ts';
+// Webhooks (issue 14): the signing secret, team endpoints, their delivery logs
+import webhooksGetSecret from './webhooks/get-secret.ts';
+import webhooksRotateSecret from './webhooks/rotate-secret.ts';
+import webhooksCreateEndpoint from './webhooks/create-endpoint.ts';
+import webhooksListEndpoints from './webhooks/list-endpoints.ts';
+import webhooksGetEndpoint from './webhooks/get-endpoint.ts';
+import webhooksUpdateEndpoint from './webhooks/update-endpoint.ts';
+import webhooksDeleteEndpoint from './webhooks/delete-endpoint.ts';
+import webhooksListDeliveries from './webhooks/list-deliveries.ts';
+import webhooksRetryDelivery from './webhooks/retry-delivery.ts';
 // Media: the model catalogue and async tasks (issue 14)
 import mediaListModels from './media/list-models.ts';
 import mediaUploadModel from './media/upload-model.ts';
@@ -245,6 +255,16 @@ export const ROUTES: RouteRegistrar[] = [
   serverlessGetWorkerLog,
   adminServerlessGetLimits,
   adminServerlessSetLimits,
+  // webhooks
+  webhooksGetSecret,
+  webhooksRotateSecret,
+  webhooksCreateEndpoint,
+  webhooksListEndpoints,
+  webhooksGetEndpoint,
+  webhooksUpdateEndpoint,
+  webhooksDeleteEndpoint,
+  webhooksListDeliveries,
+  webhooksRetryDelivery,
   // media
   mediaListModels,
   mediaUploadModel,

@@ -6,6 +6,7 @@ const Target = Type.Union([
     url: Type.String({ description: 'OpenAI-compatible base URL, e.g. http://host:port/v1' }),
     model: Type.Optional(Type.String({ description: 'model name upstream' })),
     apiKeyEnv: Type.Optional(Type.String({ description: 'environment variable holding the upstream key' })),
+    responses: Type.Optional(Type.Boolean({ description: 'the server implements the Responses API (POST /responses): Responses requests are forwarded as sent instead of translated to chat' })),
   }),
 ]);
 export const UpstreamSchema = Type.Union([Target, Type.Array(Target, { minItems: 1, description: 'failover order' })]);
@@ -14,6 +15,7 @@ export const ModelAdminView = Type.Object({
   id: Type.String(), title: Type.String(), description: Type.String(), contextSize: Type.Integer(),
   inputTokenPricePerM: Type.String(), outputTokenPricePerM: Type.String(),
   batchInputTokenPricePerM: Type.Union([Type.String(), Type.Null()]), batchOutputTokenPricePerM: Type.Union([Type.String(), Type.Null()]),
+  cachedInputTokenPricePerM: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
   upstream: Type.Unknown(), created: Type.Integer(),
 });

@@ -18,6 +18,7 @@ export default function upsertModelRoute(app: App, s: Services): void {
         outputTokenPricePerM: PriceInput,
         batchInputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the input price' })),
         batchOutputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the output price' })),
+        cachedInputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'price of prompt tokens the upstream reports as cached; omitted or null: the input price' })),
         status: Type.String({ enum: ['available', 'offline'] }),
         upstream: UpstreamSchema,
       }),

@@ -15,6 +15,6 @@ export default function createResponseRoute(app: App, s: Services): void {
         body: ResponsesBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },
-    }, async (req, reply) => answerModelCall(s.gateway, 'chat.completions', req, reply, await responsesDoor(s, principalOf(req), req.body as Body)));
+    }, async (req, reply) => answerModelCall(s.gateway, 'chat.completions', req, reply, await responsesDoor(s, principalOf(req), req.body as Body, req.log)));
   }
 }

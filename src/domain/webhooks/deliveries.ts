@@ -1,0 +1,49 @@
+// An endpoint's delivery log, and a manual retry of one delivery.
+import * as q from '../../store/webhooks.ts';
+import { inTransaction } from '../changes.ts';
+import { paging } from '../compute/templates.ts';
+import { ENDPOINT_JOB, queueAttempt } from './enqueue.ts';
+import { getEndpoint } from './endpoints.ts';
+import { conflict, deliveryNotFound } from './errors.ts';
+import type { Webhooks } from './service.ts';
+
+export async function listDeliveries(w: Webhooks, teamId: string, endpointId: string, p: { pageSize?: number | undefined; pageNum?: number | undefined }): Promise<{ rows: q.DeliveryRow[]; total: number }> {
+  const { limit, offset } = paging(p.pageSize, p.pageNum);
+  await getEndpoint(w, teamId, endpointId);
+  return q.listDeliveries(w.ctx.db, endpointId, limit, offset);
+}
+
+/**
+ * Send an ended delivery (failed, or succeeded: a receiver that lost it) again now, with the
+ * same id and body and a full schedule of retries; its attempts keep counting. Refused while
+ * it is still pending (its next try is queued) and while the endpoint is disabled.
+ */
+export async function retryDelivery(w: Webhooks, teamId: string, endpointId: string, deliveryId: string): Promise<q.DeliveryRow> {
+  const endpoint = await getEndpoint(w, teamId, endpointId);
+  return inTransaction(w.ctx, async (tx) => {
+    const d = await q.findEndpointDelivery(tx, endpointId, deliveryId);
+    if (!d) throw deliveryNotFound(deliveryId);
+    if (endpoint.state !== 'enabled') {
+      throw conflict(`endpoint ${endpointId} is disabled: enable it first (update with enabled: true)`, { endpoint_id: endpointId, rule: 'the endpoint is enabled' });
+    }
+    if (d.state === 'pending') {
+      throw conflict(`delivery ${deliveryId} is pending: its next try is queued`, { delivery_id: deliveryId, rule: 'the delivery ended' });
+    }
+    const now = w.ctx.clock.nowMs();
+    const row = await q.updateDelivery(tx, deliveryId, d.state, { state: 'pending', nextAttemptAtMs: now, updatedAtMs: now });
+    if (!row) throw conflict(`delivery ${deliveryId} changed meanwhile; try again`, { delivery_id: deliveryId, rule: 'the delivery ended' });
+    await queueAttempt(tx, ENDPOINT_JOB, deliveryId, now);
+    return row;
+  });
+}
+
+/** How long the delivery log keeps an ended delivery. */
+export const KEEP_DELIVERIES_MS = 30 * 86_400_000;
+
+/** Deletes ended deliveries older than 30 days, 500 at a time (bounded per run). */
+export async function pruneDeliveryLog(w: Webhooks, signal: AbortSignal): Promise<void> {
+  const before = w.ctx.clock.nowMs() - KEEP_DELIVERIES_MS;
+  for (let i = 0; i < 1000 && !signal.aborted; i++) {
+    if ((await q.pruneDeliveries(w.ctx.db, before, 500)) < 500) break;
+  }
+}

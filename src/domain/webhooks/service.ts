@@ -1,0 +1,23 @@
+// What webhook operations need (built once in src/services.ts).
+import type { SecretBox } from '../../lib/secret-box.ts';
+import type { Ctx } from '../context.ts';
+
+/** The webhook settings of config.ts. */
+export interface WebhookSettings {
+  /** send to loopback, private and link-local addresses (GANTRY_WEBHOOK_ALLOW_PRIVATE=1; development, tests) */
+  allowPrivate: boolean;
+  /** one attempt's timeout (GANTRY_WEBHOOK_TIMEOUT_MS, default 5000 as compat.md's per-task webhooks) */
+  timeoutMs: number;
+}
+
+export interface WebhookLog {
+  warn(obj: object, msg: string): void;
+}
+
+export interface Webhooks {
+  ctx: Ctx;
+  /** seals the teams' signing secrets at rest (the data dir's key, GANTRY_SECRET_KEY) */
+  box: SecretBox;
+  settings: WebhookSettings;
+  log: WebhookLog;
+}
