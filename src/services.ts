@@ -192,7 +192,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
   registerWebhookJobs(webhooks, jobs);
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
-  const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media });
+  const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
   deps.registerJobs?.(jobs);
 

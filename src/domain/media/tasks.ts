@@ -3,7 +3,9 @@
 // and held (the one spend admission, a hold of the task's cost), run by the job (PROCESSING),
 // and ended in ONE place, `endTaskTx`, in the transaction that completes the job: SUCCEED
 // charges the hold to the ledger (category media), FAILED gives it back. That is also where
-// the end is announced (`onEnded`: webhook deliveries).
+// the end is announced, in the same transaction: `task.succeeded` / `task.failed` to the
+// team's webhook endpoints, and `{event_type: "ASYNC_TASK_RESULT", payload: <task result>}`
+// to the task's own extra.webhook.url (domain/webhooks/enqueue.ts).
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
@@ -16,6 +18,9 @@ import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
 import { inTransaction } from '../changes.ts';
 import { setHoldTx } from '../spend/holds.ts';
+import { enqueueWebhook } from '../webhooks/enqueue.ts';
+import { checkWebhookUrl } from '../webhooks/endpoints.ts';
+import { ASYNC_TASK_RESULT } from '../webhooks/codes.ts';
 import { lockTeamOrThrow, postLockedTx } from '../billing/ledger.ts';
 import { BILLING_METHOD } from '../billing/codes.ts';
 import { MEDIA_BILL_CATEGORY, TASK_TYPES, type TaskStatus, type TaskType } from './codes.ts';
@@ -47,27 +52,21 @@ export type TaskOutput = { kind: 'image' | 'audio'; key: string; type: string };
 
 export type TaskOutcome = { ok: true; outputs: TaskOutput[] } | { ok: false; reason: string };
 
-/**
- * Called in the transaction that ends a task (success or failure, test mode included), with
- * the row as ended: the place webhook deliveries are enqueued (extra.webhook.url, and team
- * endpoints subscribed to task events).
- */
-export type TaskEndedHook = (tx: Tx, row: q.MediaTaskRow) => Promise<void>;
-
 export interface TaskDeps {
   ctx: Ctx;
   spend: SpendAdmission;
   jobs: JobRunner;
   blobs: { store: BlobStore; links: BlobLinks };
   config: MediaConfig;
-  onEnded?: TaskEndedHook | undefined;
+  /** GANTRY_WEBHOOK_ALLOW_PRIVATE: whether extra.webhook.url may name a private address */
+  webhooksAllowPrivate: boolean;
 }
 
 const ENDED: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
 const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
 export const taskNotFound = (id: string) => new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });
 
-function checkExtra(extra: TaskExtra | undefined, type: TaskType): TaskExtra {
+function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: boolean): TaskExtra {
   const e = extra ?? {};
   if (type === TASK_TYPES.txt2img && e.response_image_type !== undefined && e.response_image_type !== 'png') {
     throw bad('extra.response_image_type', 'png (the one type Gantry writes)');
@@ -77,11 +76,7 @@ function checkExtra(extra: TaskExtra | undefined, type: TaskType): TaskExtra {
   }
   const w = e.webhook;
   if (w) {
-    let u: URL | undefined;
-    try {
-      u = new URL(w.url);
-    } catch { /* refused below */ }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw bad('extra.webhook.url', 'an http or https URL');
+    checkWebhookUrl('extra.webhook.url', w.url, allowPrivate);
     const status = w.test_mode?.return_task_status;
     if (w.test_mode?.enabled && !ENDED.includes(status ?? '')) {
       throw bad('extra.webhook.test_mode.return_task_status', `${ENDED.join(' or ')} when test_mode is enabled`);
@@ -98,14 +93,14 @@ export class MediaTasks {
   }
 
   async txt2img(p: Principal, body: { request: Txt2ImgRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
-    const extra = checkExtra(body.extra, TASK_TYPES.txt2img);
+    const extra = checkExtra(body.extra, TASK_TYPES.txt2img, this.d.webhooksAllowPrivate);
     const task = await checkTxt2Img(this.d.ctx, p, body.request);
     const cost = txt2ImgCostMicro(task, this.d.config.imagePriceUnits);
     return this.start(p, TASK_TYPES.txt2img, task, extra, cost, `${task.image_num} image(s) of ${task.model_name}`);
   }
 
   async txt2speech(p: Principal, body: { request: Txt2SpeechRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
-    const extra = checkExtra(body.extra, TASK_TYPES.txt2speech);
+    const extra = checkExtra(body.extra, TASK_TYPES.txt2speech, this.d.webhooksAllowPrivate);
     const task = checkTxt2Speech(body.request);
     const cost = txt2SpeechCostMicro(task, this.d.config.ttsPricePerMCharsUnits);
     return this.start(p, TASK_TYPES.txt2speech, task, extra, cost, `${charCount(task.texts)} characters of speech`);
@@ -179,7 +174,18 @@ export class MediaTasks {
       outputs: outcome.ok ? outcome.outputs : [], progressPercent: 100, updatedAtMs: now, endedAtMs: now,
     };
     await q.updateOpenTask(tx, row.id, ended);
-    await this.d.onEnded?.(tx, { ...row, ...ended });
+    await this.announceTx(tx, { ...row, ...ended });
+  }
+
+  /** The end of a task, to the team's endpoints (task.succeeded / task.failed) and to the task's own URL. */
+  private async announceTx(tx: Tx, row: q.MediaTaskRow): Promise<void> {
+    const result = this.view(row);
+    const event = row.status === 'TASK_STATUS_SUCCEED' ? 'task.succeeded' : 'task.failed';
+    await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event, payload: result }, { tx });
+    const url = (row.extra as TaskExtra).webhook?.url;
+    if (url) {
+      await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event: ASYNC_TASK_RESULT, url, payload: { event_type: ASYNC_TASK_RESULT, payload: result } }, { tx });
+    }
   }
 
   /** GET /v3/async/task-result: the team's task (another team's is not found). */

@@ -14,7 +14,7 @@ import { encodePng, pngSize } from '../../../lib/png.ts';
 import { encodeWav, wavInfo } from '../../../lib/wav.ts';
 
 async function withApp(env: Record<string, string>, fn: (t: TestApp, team: Team) => Promise<void>): Promise<void> {
-  const t = await buildTestApp({ env: { GANTRY_ESPEAK: 'off', ...env } });
+  const t = await buildTestApp({ env: { GANTRY_ESPEAK: 'off', GANTRY_WEBHOOK_ALLOW_PRIVATE: '1', ...env } });
   try {
     const team = await createTeam(t.app, t.creds.adminToken);
     await topup(t.app, t.creds.adminToken, team.userId, 100_000);
