@@ -43,4 +43,17 @@ CREATE UNIQUE INDEX "media_models_public_name" ON "media_models" USING btree ("s
 CREATE UNIQUE INDEX "media_models_team_name" ON "media_models" USING btree ("team_id","sd_name_in_api") WHERE team_id is not null;--> statement-breakpoint
 CREATE INDEX "media_models_team_id" ON "media_models" USING btree ("team_id","id");--> statement-breakpoint
 CREATE INDEX "media_models_type_id" ON "media_models" USING btree ("type","id");--> statement-breakpoint
-CREATE INDEX "media_tasks_team_id" ON "media_tasks" USING btree ("team_id","id");
+CREATE INDEX "media_tasks_team_id" ON "media_tasks" USING btree ("team_id","id");--> statement-breakpoint
+CREATE INDEX "media_tasks_open" ON "media_tasks" USING btree ("created_at_ms") WHERE ended_at_ms is null;--> statement-breakpoint
+-- filter.query is a substring search (LIKE '%…%' over the lower-cased sd_name, name and tags):
+-- a trigram index where the server has pg_trgm (PostgreSQL's contrib, a trusted extension);
+-- without it (the embedded store, a server without contrib) the search scans, which small
+-- catalogues do not notice.
+DO $$
+BEGIN
+  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  CREATE INDEX IF NOT EXISTS media_models_search_trgm ON media_models USING gin (search gin_trgm_ops);
+EXCEPTION WHEN others THEN
+  RAISE NOTICE 'pg_trgm is not available: filter.query scans the catalogue (%)', SQLERRM;
+END
+$$;

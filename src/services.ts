@@ -194,6 +194,9 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
   const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
+  jobs.handle('media.tasks.sweep', async (job) => {
+    await mediaTasks.failStranded(job.signal);
+  });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);

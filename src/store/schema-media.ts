@@ -70,4 +70,6 @@ export const mediaTasks = pgTable('media_tasks', {
   endedAtMs: ms('ended_at_ms'),
 }, (t) => [
   index('media_tasks_team_id').on(t.teamId, t.id),
+  /** tasks not ended: what the sweep looks at (few at any time) */
+  index('media_tasks_open').on(t.createdAtMs).where(sql`ended_at_ms is null`),
 ]);

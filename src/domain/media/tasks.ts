@@ -188,6 +188,21 @@ export class MediaTasks {
     }
   }
 
+  /** Fail the tasks whose job ended without ending them (jobs/media-tasks.ts sweep). Returns how many. */
+  async failStranded(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await q.strandedTasks(this.d.ctx.db, 100);
+      for (const r of rows) {
+        if (signal?.aborted) return n;
+        const reason = `the task could not be run: its job failed${r.lastError ? ` (${r.lastError})` : ''}`;
+        await inTransaction(this.d.ctx, (tx) => this.endTaskTx(tx, r.id, { ok: false, reason }));
+        n++;
+      }
+      if (rows.length < 100) return n;
+    }
+  }
+
   /** GET /v3/async/task-result: the team's task (another team's is not found). */
   async result(p: Principal, id: string): Promise<TaskResult> {
     const row = await q.findMediaTask(this.d.ctx.db, id);

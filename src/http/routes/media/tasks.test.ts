@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { sql } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
@@ -303,5 +304,24 @@ test('webhook test mode: the task ends at once with the status asked for, and no
     assert.equal(bad.body.metadata.field, 'extra.webhook.test_mode.return_task_status');
     const notUrl = await as(t.app, key).post('/v3/async/txt2img', img({}, { webhook: { url: 'ftp://x' } }));
     assert.equal(notUrl.body.metadata.field, 'extra.webhook.url');
+  });
+});
+
+test('a task whose job the runner failed (every start\'s process died) is failed by the sweep: unbilled, its hold released', async () => {
+  await withApp({}, async (t, team) => {
+    const key = team.owner.apiKey;
+    const r = await as(t.app, key).post('/v3/async/txt2img', img());
+    assert.equal((await balance(t, key)).pendingCharges, '60');
+    // what the runner leaves when the last start's lease ran out: the job failed, the task open
+    await t.store.db.execute(sql`update jobs set state = 'failed', last_error = 'lease of runner x expired' where name = 'media.task'`);
+    assert.equal((await result(t, key, r.body.task_id)).task.status, 'TASK_STATUS_QUEUED');
+    const ok = await as(t.app, key).post('/v3/async/txt2img', img({ image_num: 1 })); // a task whose job is alive is left alone
+    await t.services.jobs.runNow('media.tasks.sweep');
+    const failed = await result(t, key, r.body.task_id);
+    assert.equal(failed.task.status, 'TASK_STATUS_FAILED');
+    assert.match(failed.task.reason, /its job failed \(lease of runner x expired\)/);
+    assert.equal((await result(t, key, ok.body.task_id)).task.status, 'TASK_STATUS_QUEUED');
+    assert.equal((await balance(t, key)).pendingCharges, '30');
+    assert.deepEqual(await mediaBills(t, key), []);
   });
 });
