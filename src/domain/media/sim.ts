@@ -74,17 +74,21 @@ export const SIM_CHARS_PER_S = 14;
 /** Text to a WAV: espeak-ng when it runs, else the synthetic voice. */
 export async function simSpeech(text: string, o: SpeechOptions): Promise<Buffer> {
   if (o.espeak !== 'off') {
-    const spoken = await espeak(text, o).catch(() => undefined);
-    if (spoken) return spoken;
+    // the language as given (en-us), then its primary subtag (de-DE → de)
+    const tag = o.language.toLowerCase() || 'en';
+    for (const voice of new Set([tag, tag.split('-')[0]!])) {
+      const spoken = await espeak(text, voice, o).catch(() => undefined);
+      if (spoken) return spoken;
+    }
   }
   return syntheticSpeech(text, o);
 }
 
 /** espeak-ng's WAV on stdout; undefined when it is not installed or fails. */
-function espeak(text: string, o: SpeechOptions): Promise<Buffer | undefined> {
+function espeak(text: string, voice: string, o: SpeechOptions): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const args = ['--stdout', '-s', String(Math.round(160 * o.speed)), '-a', String(Math.round(Math.min(200, 100 * o.volume))),
-      '-v', o.language.toLowerCase() || 'en', '--', text];
+      '-v', voice, '--', text];
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(o.espeak, args, { stdio: ['ignore', 'pipe', 'ignore'], ...(o.signal ? { signal: o.signal } : {}) });

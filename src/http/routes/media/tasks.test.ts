@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
@@ -13,6 +14,7 @@ import { createTeam, topup, type Team } from '../../../../test/helpers/factories
 import { fetchLink, importModel, uploadModel } from '../../../../test/helpers/media.ts';
 import { encodePng, pngSize } from '../../../lib/png.ts';
 import { encodeWav, wavInfo } from '../../../lib/wav.ts';
+import { syntheticSpeech } from '../../../domain/media/sim.ts';
 
 async function withApp(env: Record<string, string>, fn: (t: TestApp, team: Team) => Promise<void>): Promise<void> {
   const t = await buildTestApp({ env: { GANTRY_ESPEAK: 'off', GANTRY_WEBHOOK_ALLOW_PRIVATE: '1', ...env } });
@@ -323,5 +325,33 @@ test('a task whose job the runner failed (every start\'s process died) is failed
     assert.equal((await result(t, key, ok.body.task_id)).task.status, 'TASK_STATUS_QUEUED');
     assert.equal((await balance(t, key)).pendingCharges, '30');
     assert.deepEqual(await mediaBills(t, key), []);
+  });
+});
+
+const espeakInstalled = (() => {
+  try {
+    return spawnSync('espeak-ng', ['--version']).status === 0;
+  } catch {
+    return false;
+  }
+})();
+
+test('txt2speech speaks through espeak-ng when it is installed', { skip: !espeakInstalled && 'espeak-ng is not installed' }, async () => {
+  await withApp({ GANTRY_ESPEAK: 'espeak-ng' }, async (t, team) => {
+    const key = team.owner.apiKey;
+    const text = 'Hello from Gantry, spoken by espeak.';
+    const wavs: Buffer[] = [];
+    for (const [language, speed] of [['en-US', 1], ['en-US', 2], ['de-DE', 1]] as const) {
+      const r = await as(t.app, key).post('/v3/async/txt2speech', { request: { voice_id: 'Emily', language, texts: [text], speed } });
+      const res = await run(t, key, r.body.task_id);
+      assert.equal(res.task.status, 'TASK_STATUS_SUCCEED');
+      wavs.push((await fetchLink(t, res.audios[0].audio_url)).bytes);
+    }
+    const [normal, fast, german] = wavs.map((w) => ({ w, info: wavInfo(w)! }));
+    assert.equal(normal!.info.sampleRate, 22050);
+    assert.equal(normal!.w.readUInt32LE(4), normal!.w.length - 8, 'the RIFF length is the file\'s');
+    assert.ok(!normal!.w.equals(syntheticSpeech(text, { speed: 1, volume: 1 })), 'not the synthetic voice');
+    assert.ok(fast!.info.durationS < normal!.info.durationS * 0.75, 'faster at speed 2');
+    assert.ok(german!.info.durationS > 0.5, 'de-DE falls back to espeak\'s de voice');
   });
 });
