@@ -3,7 +3,8 @@
 // filtered query, a page deep in the cursor chain and a rare text query. A database of its own
 // (created, then dropped) on BENCH_DATABASE_URL's server; Gantry in this process, the load
 // (one connection, requests one after another) too.
-// Usage: node bench/media-catalogue.ts [--records 100000] [--requests 1000] [--write]
+// Usage: node bench/media-catalogue.ts [--records 100000] [--requests 1000] [--write] [--keep]
+// (--keep: leave the database for EXPLAIN; its name is printed, drop it yourself)
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,7 +123,8 @@ try {
   }
 } finally {
   await store.close();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
+  if (process.argv.includes('--keep')) process.stdout.write(`kept database ${dbName}\n`);
+  else await admin.query(`drop database if exists ${dbName} with (force)`);
   await admin.end();
   rmSync(dataDir, { recursive: true, force: true });
 }
