@@ -45,6 +45,7 @@ CREATE INDEX "media_models_team_id" ON "media_models" USING btree ("team_id","id
 CREATE INDEX "media_models_type_id" ON "media_models" USING btree ("type","id");--> statement-breakpoint
 CREATE INDEX "media_tasks_team_id" ON "media_tasks" USING btree ("team_id","id");--> statement-breakpoint
 CREATE INDEX "media_tasks_open" ON "media_tasks" USING btree ("created_at_ms") WHERE ended_at_ms is null;--> statement-breakpoint
+CREATE INDEX "media_tasks_ended" ON "media_tasks" USING btree ("ended_at_ms") WHERE ended_at_ms is not null;--> statement-breakpoint
 -- filter.query is a substring search (LIKE '%…%' over the lower-cased sd_name, name and tags):
 -- a trigram index where the server has pg_trgm (PostgreSQL's contrib, a trusted extension);
 -- without it (the embedded store, a server without contrib) the search scans, which small

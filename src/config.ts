@@ -87,6 +87,8 @@ export interface MediaConfig {
   espeak: string;
   /** tasks one process runs at once (GANTRY_MEDIA_TASK_CONCURRENCY, default 4) */
   taskConcurrency: number;
+  /** how long an ended task and its outputs are kept (GANTRY_MEDIA_TASK_TTL_DAYS, default 7); then media.tasks.sweep removes them */
+  taskTtlMs: number;
 }
 
 export interface TtsVoice {
@@ -360,6 +362,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       ttsVoices: ttsVoices(env, problems),
       espeak: env.GANTRY_ESPEAK || 'espeak-ng',
       taskConcurrency: int('GANTRY_MEDIA_TASK_CONCURRENCY', 4, 1, 1000),
+      taskTtlMs: int('GANTRY_MEDIA_TASK_TTL_DAYS', 7, 1, 3650) * 86_400_000,
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

@@ -196,6 +196,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
   jobs.handle('media.tasks.sweep', async (job) => {
     await mediaTasks.failStranded(job.signal);
+    await mediaTasks.prune(job.signal);
   });
   deps.registerJobs?.(jobs);
 

@@ -1,6 +1,6 @@
 // Queries of the media model catalogue and media tasks (schema-media.ts). Catalogue pages are
 // keyset on id; a tenant sees the public records and its team's own.
-import { and, asc, eq, gt, inArray, isNull, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, like, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { mediaModels, mediaTasks } from './schema-media.ts';
 
@@ -122,4 +122,13 @@ export async function strandedTasks(db: DbOrTx, limit: number): Promise<{ id: st
       and not exists (select 1 from jobs j where j.name = 'media.task' and j.singleton_key = t.id and j.state in ('queued', 'running'))
     order by t.created_at_ms limit ${limit}`);
   return (r as unknown as { rows: { id: string; last_error: string | null }[] }).rows.map((x) => ({ id: x.id, lastError: x.last_error }));
+}
+
+/** Tasks that ended before `beforeMs`, oldest first (their outputs and rows are removed). */
+export async function endedTasksBefore(db: DbOrTx, beforeMs: number, limit: number): Promise<MediaTaskRow[]> {
+  return db.select().from(mediaTasks).where(lt(mediaTasks.endedAtMs, beforeMs)).orderBy(asc(mediaTasks.endedAtMs)).limit(limit);
+}
+
+export async function deleteMediaTask(db: DbOrTx, id: string): Promise<void> {
+  await db.delete(mediaTasks).where(eq(mediaTasks.id, id));
 }

@@ -72,4 +72,6 @@ export const mediaTasks = pgTable('media_tasks', {
   index('media_tasks_team_id').on(t.teamId, t.id),
   /** tasks not ended: what the sweep looks at (few at any time) */
   index('media_tasks_open').on(t.createdAtMs).where(sql`ended_at_ms is null`),
+  /** ended tasks by age: what the sweep removes once kept long enough */
+  index('media_tasks_ended').on(t.endedAtMs).where(sql`ended_at_ms is not null`),
 ]);

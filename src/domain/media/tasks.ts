@@ -203,6 +203,24 @@ export class MediaTasks {
     }
   }
 
+  /**
+   * Remove tasks ended more than GANTRY_MEDIA_TASK_TTL_DAYS ago: their outputs' bytes, then
+   * the row (a crash between leaves a row the next pass finishes: deletes are idempotent).
+   */
+  async prune(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await q.endedTasksBefore(this.d.ctx.db, this.d.ctx.clock.nowMs() - this.d.config.taskTtlMs, 100);
+      for (const r of rows) {
+        if (signal?.aborted) return n;
+        for (const o of r.outputs) await this.d.blobs.store.delete(o.key);
+        await q.deleteMediaTask(this.d.ctx.db, r.id);
+        n++;
+      }
+      if (rows.length < 100) return n;
+    }
+  }
+
   /** GET /v3/async/task-result: the team's task (another team's is not found). */
   async result(p: Principal, id: string): Promise<TaskResult> {
     const row = await q.findMediaTask(this.d.ctx.db, id);

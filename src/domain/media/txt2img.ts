@@ -53,8 +53,12 @@ export interface Txt2ImgTask {
 
 const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
 
-function int(v: number | undefined, field: string, min: number, max: number, def: number): number {
-  if (v === undefined) return def;
+/** An integer in [min, max]; `def` when absent (no `def`: required). */
+function int(v: number | undefined, field: string, min: number, max: number, def?: number): number {
+  if (v === undefined) {
+    if (def === undefined) throw bad(field, 'required');
+    return def;
+  }
   if (!Number.isInteger(v) || v < min || v > max) throw bad(field, `must be an integer in [${min}, ${max}]`);
   return v;
 }
@@ -62,8 +66,8 @@ function int(v: number | undefined, field: string, min: number, max: number, def
 /** Check the request against the catalogue the team sees; the seed is drawn now when -1 or absent. */
 export async function checkTxt2Img(ctx: Ctx, p: Principal, r: Txt2ImgRequest): Promise<Txt2ImgTask> {
   const L = IMAGE_LIMITS;
-  const width = int(r.width, 'request.width', L.minSide, L.maxSide, 0);
-  const height = int(r.height, 'request.height', L.minSide, L.maxSide, 0);
+  const width = int(r.width, 'request.width', L.minSide, L.maxSide);
+  const height = int(r.height, 'request.height', L.minSide, L.maxSide);
   const prompt = (r.prompt ?? '').trim();
   if (!prompt || prompt.length > L.maxPrompt) throw bad('request.prompt', `1-${L.maxPrompt} characters`);
   if ((r.negative_prompt ?? '').length > L.maxPrompt) throw bad('request.negative_prompt', `at most ${L.maxPrompt} characters`);
@@ -91,7 +95,7 @@ export async function checkTxt2Img(ctx: Ctx, p: Principal, r: Txt2ImgRequest): P
     if (!m) throw bad(field, `no ${type} named ${name} in the catalogue (GET /v3/model: sd_name_in_api of a ${type})`);
     if (m.status !== MODEL_STATUS.available) throw bad(field, `${type} ${name} is not available yet (status 0)`);
   }
-  const seed = r.seed === undefined || r.seed === -1 ? randomInt(0, 2 ** 32 - 1) : int(r.seed, 'request.seed', -1, L.maxSeed, 0);
+  const seed = r.seed === undefined || r.seed === -1 ? randomInt(0, 2 ** 32 - 1) : int(r.seed, 'request.seed', 0, L.maxSeed);
   return {
     model_name: r.model_name, prompt, negative_prompt: r.negative_prompt ?? '', width, height,
     image_num: int(r.image_num, 'request.image_num', 1, L.maxImages, 1), steps: int(r.steps, 'request.steps', 1, L.maxSteps, 20),

@@ -355,3 +355,23 @@ test('txt2speech speaks through espeak-ng when it is installed', { skip: !espeak
     assert.ok(german!.info.durationS > 0.5, 'de-DE falls back to espeak\'s de voice');
   });
 });
+
+test('ended tasks are kept GANTRY_MEDIA_TASK_TTL_DAYS, then removed with their outputs', async () => {
+  await withApp({ GANTRY_MEDIA_TASK_TTL_DAYS: '2', GANTRY_MEDIA_LINK_TTL_S: '604800' }, async (t, team) => {
+    const key = team.owner.apiKey;
+    const r = await as(t.app, key).post('/v3/async/txt2img', img({ image_num: 1 }));
+    const done = await run(t, key, r.body.task_id);
+    const open = await as(t.app, key).post('/v3/async/txt2img', img({ image_num: 1 })); // not ended: never removed by age
+    t.clock.advance(2 * 86_400_000 - 60_000);
+    await t.services.jobs.runNow('media.tasks.sweep');
+    assert.equal((await result(t, key, r.body.task_id)).task.status, 'TASK_STATUS_SUCCEED');
+    assert.equal((await fetchLink(t, done.images[0].image_url)).status, 200);
+    t.clock.advance(120_000);
+    await t.services.jobs.runNow('media.tasks.sweep');
+    const gone = await as(t.app, key).get('/v3/async/task-result', { task_id: r.body.task_id });
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.reason, 'TASK_NOT_FOUND');
+    assert.equal((await fetchLink(t, done.images[0].image_url)).status, 404, 'the image is gone with it');
+    assert.equal((await result(t, key, open.body.task_id)).task.status, 'TASK_STATUS_QUEUED');
+  });
+});
