@@ -36,8 +36,6 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
   await migrateStore(store);
   const ctx = standaloneCtx(store.db, systemClock);
   const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });
-  // The demo media catalogue's files go to the blob store, which the store's seeders do not reach.
-  if (creds) await seedMediaDemoFiles(config, ctx);
   const path = credentialsPath(config.dataDir);
   if (creds) {
     try {
@@ -51,16 +49,26 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
       return { store, creds, credentialsPath: path, saveError };
     }
   }
+  if (creds) await seedMediaDemoFiles(config, ctx);
   return { store, creds, credentialsPath: path };
 }
 
+/**
+ * The first start's demo media catalogue: its files go to the blob store, which the store's
+ * seeders do not reach. After the credentials are saved; a blob store that fails only costs
+ * the demo (said on stderr; `gantry admin media import` adds records any time).
+ */
 async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
   const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('./store/blobs/index.ts'), import('./domain/media/demo.ts')]);
-  const blobs = await openBlobStore(config.blobs);
   try {
-    await seedMediaDemo(ctx, blobs);
-  } finally {
-    await blobs.close();
+    const blobs = await openBlobStore(config.blobs);
+    try {
+      await seedMediaDemo(ctx, blobs);
+    } finally {
+      await blobs.close();
+    }
+  } catch (e) {
+    process.stderr.write(`The demo media catalogue was not seeded: ${(e as Error).message}\n`);
   }
 }
 
