@@ -30,6 +30,13 @@ CREATE TABLE "webhook_endpoints" (
 	"updated_at_ms" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "webhook_marks" (
+	"team_id" text NOT NULL,
+	"mark" text NOT NULL,
+	"created_at_ms" bigint NOT NULL,
+	CONSTRAINT "webhook_marks_team_id_mark_pk" PRIMARY KEY("team_id","mark")
+);
+--> statement-breakpoint
 CREATE TABLE "webhook_secrets" (
 	"team_id" text PRIMARY KEY NOT NULL,
 	"secret_sealed" text NOT NULL,

@@ -1,10 +1,13 @@
 // One config schema. loadConfig reads an env-like record and reports every problem at once.
 import { join } from 'node:path';
+import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
 
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** the embedded database's shared_buffers (GANTRY_PGLITE_SHARED_BUFFERS, store/pglite-options.ts) */
+  pgliteSharedBuffers: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: string;
@@ -188,6 +191,10 @@ export interface WebhooksConfig {
   allowPrivate: boolean;
   /** one attempt's timeout (GANTRY_WEBHOOK_TIMEOUT_MS, default 5000) */
   timeoutMs: number;
+  /** balance.low when the spendable balance falls below this, in 1/10000 USD (GANTRY_WEBHOOK_BALANCE_LOW_UNITS, default 100000: 10 USD) */
+  balanceLowUnits: number;
+  /** how often budget.threshold and balance.low are looked for (GANTRY_WEBHOOK_WATCH_INTERVAL_MS, default 60000) */
+  watchIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -286,12 +293,15 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
+  const sharedBuffers = env.GANTRY_PGLITE_SHARED_BUFFERS || DEFAULT_SHARED_BUFFERS;
+  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) problems.push(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${sharedBuffers}"`);
   const host = env.HOST || '127.0.0.1';
   const port = int('PORT', 8080, 0, 65535);
   const config: Config = {
     host,
     port,
     dataDir: env.GANTRY_DATA_DIR || join(cwd, 'data'),
+    pgliteSharedBuffers: sharedBuffers,
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     logLevel,
@@ -350,6 +360,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     webhooks: {
       allowPrivate: bool('GANTRY_WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+      balanceLowUnits: int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
+      watchIntervalMs: int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
     },
     media: {
       linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),

@@ -8,6 +8,7 @@ import type { Credentials } from './domain/bootstrap.ts';
 import type { Ctx } from './domain/context.ts';
 import { runAdminCli } from './cli/admin.ts';
 import { credentialsPath, saveCredentials } from './cli/credentials.ts';
+import { collectAfterStart } from './lib/gc.ts';
 
 interface Prepared {
   store: Store;
@@ -27,7 +28,7 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
   // The data dir comes first, before anything is committed: the first start's operator token
   // is saved in it, and a token committed but never saved is lost (only its hash is stored).
   ensurePrivateDir(config.dataDir);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES], command });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, procedures: [USAGE_PROCEDURES], command });
   const from = store.lockTakenOverFrom;
   if (from) {
     process.stderr.write(`Took over ${config.dataDir} from pid ${from.pid} on ${from.host} ("${from.command}" since ${from.since}), `
@@ -114,6 +115,7 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ host: config.host, port: config.port });
+  collectAfterStart(); // the start's garbage (lib/gc.ts): ~140 MB of idle RSS
   // on a port the system chose, endpoint URLs name the one it chose
   if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
   const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];

@@ -190,7 +190,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('responses.prune', responsesPruneHandler(responses));
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
-  registerWebhookJobs(webhooks, jobs);
+  registerWebhookJobs(webhooks, jobs, { watchIntervalMs: config.webhooks.watchIntervalMs });
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
   const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });

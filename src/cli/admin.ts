@@ -277,7 +277,7 @@ async function rotateToken(config: Config): Promise<number> {
   let store: Store;
   try {
     ensurePrivateDir(config.dataDir); // before the new token is committed: it is saved there
-    store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, command: 'admin token rotate' });
+    store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, poolSize: 1, command: 'admin token rotate' });
   } catch (e) {
     if (e instanceof DataDirLockedError) {
       return fail(`${e.message} Stop the server, run this command again, then start the server: it will accept only the new token.`);

@@ -51,7 +51,7 @@ const DeliveryPayload = Type.Object({ deliveryId: Type.String({ minLength: 1 }) 
 
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'media.task', 'media.tasks.sweep'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'webhooks.watch', 'media.task', 'media.tasks.sweep'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -144,6 +144,14 @@ export const CATALOG = {
   /** Deletes ended webhook deliveries 30 days after they were created (the delivery log's retention). */
   'webhooks.prune': defineJob({
     name: 'webhooks.prune', payload: NoPayload, everyMs: 3_600_000, concurrency: 1, leaseMs: 60_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * Looks for budget.threshold (80 % and 100 %) and balance.low crossings of teams subscribed
+   * to them, each announced once (domain/webhooks/watch.ts); every GANTRY_WEBHOOK_WATCH_INTERVAL_MS.
+   */
+  'webhooks.watch': defineJob({
+    name: 'webhooks.watch', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
   /**

@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
 import { RemotePGlite } from './pglite-remote.ts';
+import { pgliteOptions } from './pglite-options.ts';
 import { lockDataDir, type DataDirLock, type LockHolder } from './data-dir-lock.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
@@ -51,6 +52,8 @@ export interface StoreOptions {
   procedures?: string[];
   /** What this process runs, recorded in the data dir's lock for a process refused (`serve`, …). */
   command?: string;
+  /** PGlite: PostgreSQL's shared_buffers (GANTRY_PGLITE_SHARED_BUFFERS); default DEFAULT_SHARED_BUFFERS */
+  sharedBuffers?: string | undefined;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -81,12 +84,15 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       throw e;
     }
   }
-  const init = { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) };
+  const init = {
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}),
+  };
   let opened: PGlite | RemotePGlite | undefined;
   try {
     if (opts.pgliteThread === false) {
       if (opts.dataDir) keepPgliteFilesPrivate(); // the worker thread does this for itself
-      opened = new PGlite(init);
+      opened = new PGlite(pgliteOptions(init));
     } else {
       opened = new RemotePGlite({ ...init, procedures: opts.procedures ?? [] });
     }

@@ -11,12 +11,16 @@ import { drizzle } from 'drizzle-orm/pglite';
 import * as schema from './schema.ts';
 import type { Db } from './db.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
+import { pgliteOptions } from './pglite-options.ts';
+import { collectAfterStart } from '../lib/gc.ts';
 
 export interface WorkerInit {
   dataDir?: string;
   loadDataDir?: Blob;
   /** URLs of modules exporting `procedures: Record<string, Procedure>`. */
   procedures?: string[];
+  /** PostgreSQL's shared_buffers (pgliteOptions) */
+  sharedBuffers?: string;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a procedure declares its own argument type; the registry holds them all
@@ -36,8 +40,10 @@ export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok
 const port = parentPort!;
 const init = workerData as WorkerInit;
 if (init.dataDir) keepPgliteFilesPrivate();
-const pg = new PGlite({ ...(init.dataDir ? { dataDir: init.dataDir } : {}), ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}) });
+const pg = new PGlite(pgliteOptions(init));
 const procedures = loadProcedures(init.procedures ?? []);
+// this thread's start garbage (lib/gc.ts), once the database and the procedures are loaded
+void Promise.all([pg.waitReady, procedures]).then(() => collectAfterStart(), () => {});
 const localDb = drizzle(pg, { schema }) as unknown as Db;
 
 async function loadProcedures(urls: string[]): Promise<Map<string, Procedure>> {

@@ -1,7 +1,7 @@
 // Webhooks (src/domain/webhooks): each team's signing secret (sealed with the data dir's
 // key), its webhook endpoints, and one row per delivery (the delivery log). A delivery is
 // sent by a durable job (src/jobs/webhooks.ts); its row is what the team reads.
-import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -61,3 +61,15 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_endpoint').on(t.endpointId, t.id),
   index('webhook_deliveries_created').on(t.createdAtMs),
 ]);
+
+/**
+ * Thresholds already announced (budget.threshold, balance.low): one row per crossing, so the
+ * watch pass announces each once. The mark names the crossing: the budget, its limit, its
+ * period and the percentage, or `balance.low` (removed when the balance is above the
+ * threshold again, so the next fall is announced).
+ */
+export const webhookMarks = pgTable('webhook_marks', {
+  teamId: text('team_id').notNull(),
+  mark: text('mark').notNull(),
+  createdAtMs: ms('created_at_ms').notNull(),
+}, (t) => [primaryKey({ columns: [t.teamId, t.mark] })]);

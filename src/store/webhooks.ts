@@ -1,7 +1,7 @@
 // Queries of webhooks (schema-webhooks.ts): team secrets, endpoints, the delivery log.
 import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { webhookDeliveries, webhookEndpoints, webhookSecrets } from './schema-webhooks.ts';
+import { webhookDeliveries, webhookEndpoints, webhookMarks, webhookSecrets } from './schema-webhooks.ts';
 
 export type SecretRow = typeof webhookSecrets.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -53,6 +53,19 @@ export async function listEndpoints(db: DbOrTx, teamId: string, limit: number, o
   const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(webhookEndpoints).where(where);
   const rows = await db.select().from(webhookEndpoints).where(where).orderBy(desc(webhookEndpoints.id)).limit(limit).offset(offset);
   return { rows, total: c?.n ?? 0 };
+}
+
+/** Teams with an enabled endpoint subscribed to any of `events`, and which of them. */
+export async function teamsSubscribedTo(db: DbOrTx, events: readonly string[]): Promise<Map<string, Set<string>>> {
+  const rows = await db.select({ teamId: webhookEndpoints.teamId, events: webhookEndpoints.events }).from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.state, 'enabled'), sql`${webhookEndpoints.events} ?| ${sql.param([...events])}::text[]`));
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const set = out.get(r.teamId) ?? new Set<string>();
+    for (const e of r.events) if (events.includes(e)) set.add(e);
+    out.set(r.teamId, set);
+  }
+  return out;
 }
 
 /** The team's enabled endpoints subscribed to `event`. */
@@ -135,4 +148,25 @@ export async function pruneDeliveries(db: DbOrTx, beforeMs: number, limit: numbe
     .where(and(lt(webhookDeliveries.createdAtMs, beforeMs), ne(webhookDeliveries.state, 'pending'))).limit(limit);
   const rows = await db.delete(webhookDeliveries).where(inArray(webhookDeliveries.id, ids)).returning({ id: webhookDeliveries.id });
   return rows.length;
+}
+
+// --- marks (thresholds announced once)
+
+/** True when the mark is new (the crossing was not announced yet). */
+export async function addMark(db: DbOrTx, teamId: string, mark: string, nowMs: number): Promise<boolean> {
+  const rows = await db.insert(webhookMarks).values({ teamId, mark, createdAtMs: nowMs }).onConflictDoNothing().returning({ mark: webhookMarks.mark });
+  return rows.length > 0;
+}
+
+export async function removeMark(db: DbOrTx, teamId: string, mark: string): Promise<void> {
+  await db.delete(webhookMarks).where(and(eq(webhookMarks.teamId, teamId), eq(webhookMarks.mark, mark)));
+}
+
+/** Marks older than `beforeMs` (their budget period is long over), at most `limit`. */
+export async function pruneMarks(db: DbOrTx, beforeMs: number, limit: number): Promise<number> {
+  const rows = await db.execute(sql`
+    delete from webhook_marks where (team_id, mark) in (
+      select team_id, mark from webhook_marks where created_at_ms < ${beforeMs} and mark <> 'balance.low' limit ${limit})
+    returning mark`);
+  return (rows as unknown as { rows: unknown[] }).rows.length;
 }

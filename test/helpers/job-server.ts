@@ -24,7 +24,7 @@ export const CRASH_JOB = defineJob({
 
 const env = process.env;
 const config = loadConfig(env);
-const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, procedures: [USAGE_PROCEDURES] });
+const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, procedures: [USAGE_PROCEDURES] });
 await migrateStore(store);
 await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: config.seedVoucherUnits });
 const release = env.JOB_RELEASE_FILE!;

@@ -9,6 +9,7 @@ import type { FileService } from '../files/files.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
 import { finalizeIfDone, unansweredLine, type OutputLine } from './lines.ts';
+import { announceBatchEnd } from './webhooks.ts';
 
 export interface FinalizeDeps {
   ctx: Ctx;
@@ -70,9 +71,10 @@ export async function finalizeBatch(d: FinalizeDeps, batchId: string, complete: 
   await complete(async (tx) => {
     if (output) await output.ready(tx);
     if (errors) await errors.ready(tx);
-    await q.setBatchStatus(tx, batchId, ['PROGRESS', 'CANCELLING'], {
+    const ended = await q.setBatchStatus(tx, batchId, ['PROGRESS', 'CANCELLING'], {
       ...final, outputFileId: output?.id ?? '', errorFileId: errors?.id ?? '', updatedAtMs: end,
     });
+    await announceBatchEnd(ctx, tx, ended);
   });
 }
 
@@ -90,7 +92,9 @@ export async function expireBatches(d: FinalizeDeps, signal: AbortSignal): Promi
     if (signal.aborted) break;
     await ctx.db.transaction(async (tx) => {
       if (b.status === 'VALIDATING') {
-        if (await q.setBatchStatus(tx, b.id, ['VALIDATING'], { status: 'EXPIRED', expiredAtMs: now, updatedAtMs: now })) await q.deleteLines(tx, b.id);
+        const expired = await q.setBatchStatus(tx, b.id, ['VALIDATING'], { status: 'EXPIRED', expiredAtMs: now, updatedAtMs: now });
+        if (expired) await q.deleteLines(tx, b.id);
+        await announceBatchEnd(ctx, tx, expired);
         return;
       }
       if (b.status === 'PROGRESS') await q.markExpired(tx, b.id, now);

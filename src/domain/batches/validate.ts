@@ -15,6 +15,7 @@ import * as q from '../../store/batches.ts';
 import { findFile } from '../../store/files.ts';
 import type { Tx } from '../../store/db.ts';
 import type { BatchErrors } from './view.ts';
+import { announceBatchEnd } from './webhooks.ts';
 
 /** A body's first problem for an endpoint: the parameter (`body.messages`…) and why; undefined when valid. */
 export type CheckBody = (endpoint: string, body: Record<string, unknown>) => { param: string; message: string } | undefined;
@@ -93,6 +94,7 @@ export async function validateBatch(d: ValidateDeps, batchId: string, signal: Ab
         status: 'FAILED', errors: { object: 'list', data: errors }, failedAtMs: now, updatedAtMs: now,
       });
       if (failed) await q.deleteLines(tx, batchId);
+      await announceBatchEnd(ctx, tx, failed);
       return;
     }
     const started = await q.setBatchStatus(tx, batchId, ['VALIDATING'], { status: 'PROGRESS', inProgressAtMs: now, total: requests, model: model!.id, updatedAtMs: now });

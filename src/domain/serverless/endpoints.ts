@@ -15,6 +15,7 @@ import { resolveSpec, type EndpointInput } from './spec.ts';
 import { UPDATABLE_STATES, type EndpointState } from './codes.ts';
 import { appNameTaken, endpointNotFound, wrongState } from './errors.ts';
 import type { Serverless } from './service.ts';
+import { announceEndpointState } from './webhooks.ts';
 
 /** Who pays for an endpoint's GPU time: its team, and the member and key that created it. */
 export function payerOfEndpoint(row: Pick<q.EndpointRow, 'teamId' | 'memberId' | 'keyId'>): Payer {
@@ -107,6 +108,7 @@ export async function updateEndpoint(s: Serverless, p: Principal, id: string, in
         desiredWorkers: Math.min(Math.max(row.desiredWorkers, minNum), maxNum), nextReconcileAtMs: now, updatedAt: new Date(now),
         ...(restart ? { state, stateSinceMs: now, stateError: '', stateMessage: '' } : {}),
       });
+      await announceEndpointState(ctx, tx, { endpoint: { ...row, appName: spec.appName }, from: row.state, to: state, nowMs: now });
       ctx.changes.publish({
         type: 'endpoint.changed', teamId: row.teamId, endpointId: id, appName: spec.appName,
         ...(row.appName !== spec.appName ? { previousAppName: row.appName } : {}),
@@ -128,6 +130,7 @@ export async function deleteEndpoint(s: Serverless, p: Principal, id: string): P
     if (row.state === 'terminating') return; // asked again: already on its way
     const now = ctx.clock.nowMs();
     await q.updateEndpoint(tx, id, { state: 'terminating', stateSinceMs: now, desiredWorkers: 0, nextReconcileAtMs: now, updatedAt: new Date(now) });
+    await announceEndpointState(ctx, tx, { endpoint: row, from: row.state, to: 'terminating', nowMs: now });
     ctx.changes.publish({ type: 'endpoint.changed', teamId: row.teamId, endpointId: id, appName: row.appName });
   });
 }

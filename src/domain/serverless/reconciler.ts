@@ -21,6 +21,7 @@ import type { EndpointRow, WorkerRow } from '../../store/serverless-workers.ts';
 import { decide } from './autoscaler.ts';
 import type { WorkerLoad } from './load.ts';
 import { meterWorkerTx, payerOfEndpoint } from './metering.ts';
+import { announceEndpointState } from './webhooks.ts';
 
 export interface RuntimeOptions {
   /** seconds of a new worker's GPU time admission sets aside (config.serverless.holdSeconds) */
@@ -337,7 +338,10 @@ export class ServerlessRuntime {
       const left = await scopeBaseMicro(this.c.ctx.db, ep.teamId, scope, now) - await this.c.spend.reservedMicro(scope) + own;
       if (left > 0n) continue;
       const why = RUN_OUT[scope.kind];
-      await q.updateEndpointRow(this.c.ctx.db, ep.id, { state: 'stopped', stateError: why.error, stateMessage: why.message, stateSinceMs: now, desiredWorkers: 0, updatedAt: new Date(now) });
+      await inTransaction(this.c.ctx, async (tx) => {
+        await q.updateEndpointRow(tx, ep.id, { state: 'stopped', stateError: why.error, stateMessage: why.message, stateSinceMs: now, desiredWorkers: 0, updatedAt: new Date(now) });
+        await announceEndpointState(this.c.ctx, tx, { endpoint: ep, from: ep.state, to: 'stopped', error: why.error, message: why.message, nowMs: now });
+      });
       log.push(`endpoint stopped: ${why.message}`);
       return { ...ep, state: 'stopped', stateError: why.error, stateMessage: why.message };
     }
@@ -373,9 +377,12 @@ export class ServerlessRuntime {
       }
     }
     if (next.state !== ep.state || next.error !== ep.stateError || next.message !== ep.stateMessage) {
-      await q.updateEndpointRow(this.c.ctx.db, ep.id, {
-        state: next.state, stateError: next.error, stateMessage: next.message, updatedAt: new Date(now),
-        ...(next.state !== ep.state ? { stateSinceMs: now } : {}), ...(next.state === 'failed' || next.state === 'stopped' ? { desiredWorkers: 0 } : {}),
+      await inTransaction(this.c.ctx, async (tx) => {
+        await q.updateEndpointRow(tx, ep.id, {
+          state: next.state, stateError: next.error, stateMessage: next.message, updatedAt: new Date(now),
+          ...(next.state !== ep.state ? { stateSinceMs: now } : {}), ...(next.state === 'failed' || next.state === 'stopped' ? { desiredWorkers: 0 } : {}),
+        });
+        await announceEndpointState(this.c.ctx, tx, { endpoint: ep, from: ep.state, to: next.state, error: next.error, message: next.message, nowMs: now });
       });
       if (next.state !== ep.state) log.push(`endpoint ${ep.state} → ${next.state}${next.message ? `: ${next.message}` : ''}`);
     }

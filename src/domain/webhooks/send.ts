@@ -30,23 +30,26 @@ export interface SendResult {
 const USER_AGENT = 'Gantry-Webhooks/1';
 const MAX_READ_BYTES = 4096;
 
-/** The address to connect to, checked; an Error saying why not. */
-async function resolve(host: string, allowPrivate: boolean): Promise<{ address: string; family: 4 | 6 }> {
+type Address = { address: string; family: 4 | 6 };
+
+/** The addresses the host resolves to, every one checked; an Error saying why not. */
+async function resolve(host: string, allowPrivate: boolean): Promise<Address[]> {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;
   const literal = isIP(bare);
-  const found = literal ? [{ address: bare, family: literal as 4 | 6 }] : (await dnsLookup(bare, { all: true, verbatim: true })) as { address: string; family: 4 | 6 }[];
+  const found = literal ? [{ address: bare, family: literal as 4 | 6 }] : (await dnsLookup(bare, { all: true, verbatim: true })) as Address[];
   if (!found.length) throw new Error(`${host} resolves to no address`);
   if (!allowPrivate) {
     const bad = found.find((a) => isPrivateAddress(a.address));
     if (bad) throw new Error(`${host} resolves to ${bad.address}, a private, loopback or link-local address: refused (GANTRY_WEBHOOK_ALLOW_PRIVATE is off)`);
   }
-  return found[0]!;
+  return found;
 }
 
-function pinned(to: { address: string; family: 4 | 6 }): LookupFunction {
+/** A lookup that answers only the addresses checked (all of them when asked: happy eyeballs tries each). */
+function pinned(to: Address[]): LookupFunction {
   return ((_host: string, opts: { all?: boolean }, cb: (err: Error | null, address: unknown, family?: number) => void) => {
-    if (opts?.all) cb(null, [to]);
-    else cb(null, to.address, to.family);
+    if (opts?.all) cb(null, to);
+    else cb(null, to[0]!.address, to[0]!.family);
   }) as unknown as LookupFunction;
 }
 

@@ -8,6 +8,8 @@ export interface WebhookSettings {
   allowPrivate: boolean;
   /** one attempt's timeout (GANTRY_WEBHOOK_TIMEOUT_MS, default 5000 as compat.md's per-task webhooks) */
   timeoutMs: number;
+  /** balance.low below this spendable balance, in interface units (GANTRY_WEBHOOK_BALANCE_LOW_UNITS) */
+  balanceLowUnits: number;
 }
 
 export interface WebhookLog {

@@ -90,6 +90,11 @@ test('signatures verify with the team secret; after a rotation both for 24 hours
     assert.ok(verifyStandardWebhook(s2, r3.headers, r3.body, nowS(t)));
     assert.ok(!verifyStandardWebhook(s1, r3.headers, r3.body, nowS(t)), 'the old secret no longer signs after 24 hours');
     assert.equal((await deliveries(t, team, id)).length, 3);
+    // a host name is resolved and the connection pinned to what was checked (here allowed: loopback)
+    const port = new URL(rx.url).port;
+    await enqueueWebhook(t.services.ctx, { teamId: team.userId, event: 'ASYNC_TASK_RESULT', url: `http://localhost:${port}/by-name`, payload: { ok: true } });
+    await deliver(t);
+    assert.equal(rx.received.at(-1)!.path, '/by-name');
   });
 });
 
@@ -292,6 +297,7 @@ test('endpoints: create, list, get, update, delete; validation; only Owner and A
       id, url: rx.url, events: ['batch.completed', 'instance.state_changed'], description: 'ops', state: 'enabled',
       disabled_reason: null, disabled_at: null, failing_since: null, created_at: nowS(t), updated_at: nowS(t),
     });
+    t.clock.advance(1); // newest first: ids made in the same millisecond have no order between them
     const second = await endpoint(t, team, `${rx.url}/2`, ['balance.low']);
     const list = await owner.get(`${BASE}/endpoints`, { pageSize: 1, pageNum: 1 });
     assert.equal(list.body.total, 2);
