@@ -82,7 +82,10 @@ test('kill -9 during media tasks: the restarted process finishes them; none lost
       const jobs = await q(sql`select payload->>'taskId' as task, attempts from jobs where name = 'media.task'`);
       assert.equal(jobs.length, TASKS, 'one job per task');
       for (const id of endedBefore) assert.equal(jobs.find((j) => j.task === id)!.attempts, 1, `task ${id} ended before the kill and never ran again`);
-      assert.ok(jobs.some((j) => Number(j.attempts) === 2), 'the task running at the kill started again');
+      // one task at a time (concurrency 1): at most the one running at the kill started twice
+      // (none, when it committed between the last poll and the kill)
+      const starts = jobs.reduce((n, j) => n + Number(j.attempts), 0);
+      assert.ok(starts === TASKS || starts === TASKS + 1, `${starts} starts for ${TASKS} tasks`);
       const [holds] = await q(sql`select count(*)::int as n from spend_holds`);
       assert.equal(holds!.n, 0);
     } finally {
