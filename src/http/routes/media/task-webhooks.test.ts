@@ -138,9 +138,10 @@ test('team endpoints subscribed to task.succeeded and task.failed get the result
     await runTasks(t);
     await txt2img(t, team, { url: `${rx.url}/own`, test_mode: { enabled: true, return_task_status: 'TASK_STATUS_FAILED' } });
     await deliver(t);
-    const team_ = rx.received.filter((r) => r.path.endsWith('/team')).map((r) => JSON.parse(r.body));
-    assert.deepEqual(team_.map((b) => [b.type, b.data.task.status]), [['task.succeeded', 'TASK_STATUS_SUCCEED'], ['task.failed', 'TASK_STATUS_FAILED']]);
-    assert.equal(team_[0].data.task.task_id, ok.body.task_id);
+    // deliveries are sent in parallel: no order between them
+    const team_ = rx.received.filter((r) => r.path.endsWith('/team')).map((r) => JSON.parse(r.body)).sort((a, b) => a.type.localeCompare(b.type));
+    assert.deepEqual(team_.map((b) => [b.type, b.data.task.status]), [['task.failed', 'TASK_STATUS_FAILED'], ['task.succeeded', 'TASK_STATUS_SUCCEED']]);
+    assert.equal(team_[1].data.task.task_id, ok.body.task_id);
     assert.equal(rx.received.filter((r) => r.path.endsWith('/own')).length, 1);
   });
 });
