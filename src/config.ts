@@ -63,6 +63,37 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
   console: ConsoleConfig;
+  media: MediaConfig;
+}
+
+/** The media model catalogue and async media tasks (src/domain/media). */
+export interface MediaConfig {
+  /** lifetime of catalogue download links and task output links, seconds (GANTRY_MEDIA_LINK_TTL_S, default one day) */
+  linkTtlS: number;
+  /** the largest model file a team may upload (GANTRY_MEDIA_UPLOAD_MAX_MB, default 8192) */
+  uploadMaxBytes: number;
+  /** price of one txt2img image, units (GANTRY_MEDIA_IMAGE_PRICE, default 30 = $0.003) */
+  imagePriceUnits: bigint;
+  /** price of text to speech per million characters, units (GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS, default 150000 = $15) */
+  ttsPricePerMCharsUnits: bigint;
+  /**
+   * txt2img upstream: an OpenAI-compatible base URL (`…/v1`) serving /images/generations
+   * (GANTRY_MEDIA_IMAGE_UPSTREAM; unset: the built-in simulator) and its key
+   * (GANTRY_MEDIA_IMAGE_UPSTREAM_KEY).
+   */
+  imageUpstream: { url: string; apiKey: string | undefined } | undefined;
+  /**
+   * Text-to-speech voices served by an OpenAI-compatible /audio/speech upstream
+   * (GANTRY_MEDIA_TTS_VOICES, JSON: `{"<voice_id>": {"url": "…/v1", "model": "tts-1", "voice": "alloy", "apiKeyEnv": "NAME"}}`);
+   * any other voice_id is the built-in simulator's.
+   */
+  ttsVoices: Record<string, TtsVoice>;
+  /** the espeak-ng program the simulator speaks with when it is installed (GANTRY_ESPEAK, default `espeak-ng`; `off`: a synthetic voice) */
+  espeak: string;
+  /** tasks one process runs at once (GANTRY_MEDIA_TASK_CONCURRENCY, default 4) */
+  taskConcurrency: number;
+  /** how long an ended task and its outputs are kept (GANTRY_MEDIA_TASK_TTL_DAYS, default 7); then media.tasks.sweep removes them */
+  taskTtlMs: number;
 }
 
 export interface ConsoleConfig {
@@ -70,6 +101,13 @@ export interface ConsoleConfig {
   sessionTtlMs: number;
   /** send the session cookie with `Secure` (GANTRY_PUBLIC_URL is https; a request seen as https adds it too) */
   secureCookie: boolean;
+}
+
+export interface TtsVoice {
+  url: string;
+  model: string;
+  voice: string;
+  apiKey: string | undefined;
 }
 
 /**
@@ -177,6 +215,33 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** GANTRY_MEDIA_TTS_VOICES: voice ids served by OpenAI-compatible upstreams. */
+function ttsVoices(env: Env, problems: string[]): Record<string, TtsVoice> {
+  const raw = env.GANTRY_MEDIA_TTS_VOICES;
+  if (!raw) return {};
+  const fail = (why: string) => {
+    problems.push(`GANTRY_MEDIA_TTS_VOICES ${why}`);
+    return {};
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return fail('must be JSON: {"<voice_id>": {"url": "http://…/v1", "model": "…", "voice": "…", "apiKeyEnv": "NAME"}}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return fail('must be a JSON object of voices');
+  const out: Record<string, TtsVoice> = {};
+  for (const [id, v] of Object.entries(parsed as Record<string, Record<string, unknown>>)) {
+    if (!v || typeof v.url !== 'string' || !/^https?:\/\//.test(v.url)) return fail(`voice ${id}: url must be an http(s) URL`);
+    if (typeof v.model !== 'string' || !v.model) return fail(`voice ${id}: model is required`);
+    out[id] = {
+      url: v.url.replace(/\/+$/, ''), model: v.model, voice: typeof v.voice === 'string' && v.voice ? v.voice : id,
+      apiKey: typeof v.apiKeyEnv === 'string' ? env[v.apiKeyEnv] : undefined,
+    };
+  }
+  return out;
+}
 
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
@@ -310,6 +375,19 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     console: {
       sessionTtlMs: int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
       secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
+    },
+    media: {
+      linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),
+      uploadMaxBytes: int('GANTRY_MEDIA_UPLOAD_MAX_MB', 8192, 1, 1_048_576) * 1024 * 1024,
+      imagePriceUnits: BigInt(int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
+      ttsPricePerMCharsUnits: BigInt(int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),
+      imageUpstream: env.GANTRY_MEDIA_IMAGE_UPSTREAM
+        ? { url: url('GANTRY_MEDIA_IMAGE_UPSTREAM', ['http:', 'https:'])!.replace(/\/+$/, ''), apiKey: env.GANTRY_MEDIA_IMAGE_UPSTREAM_KEY || undefined }
+        : undefined,
+      ttsVoices: ttsVoices(env, problems),
+      espeak: env.GANTRY_ESPEAK || 'espeak-ng',
+      taskConcurrency: int('GANTRY_MEDIA_TASK_CONCURRENCY', 4, 1, 1000),
+      taskTtlMs: int('GANTRY_MEDIA_TASK_TTL_DAYS', 7, 1, 3650) * 86_400_000,
     },
   };
   if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');

@@ -5,6 +5,7 @@ import type { Store } from './store/db.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { DataDirError, ensurePrivateDir } from './lib/private-files.ts';
 import type { Credentials } from './domain/bootstrap.ts';
+import type { Ctx } from './domain/context.ts';
 import { runAdminCli } from './cli/admin.ts';
 import { credentialsPath, saveCredentials } from './cli/credentials.ts';
 import { collectAfterStart } from './lib/gc.ts';
@@ -49,7 +50,27 @@ async function prepare(config: Config, command: string): Promise<Prepared> {
       return { store, creds, credentialsPath: path, saveError };
     }
   }
+  if (creds) await seedMediaDemoFiles(config, ctx);
   return { store, creds, credentialsPath: path };
+}
+
+/**
+ * The first start's demo media catalogue: its files go to the blob store, which the store's
+ * seeders do not reach. After the credentials are saved; a blob store that fails only costs
+ * the demo (said on stderr; `gantry admin media import` adds records any time).
+ */
+async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
+  const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('./store/blobs/index.ts'), import('./domain/media/demo.ts')]);
+  try {
+    const blobs = await openBlobStore(config.blobs);
+    try {
+      await seedMediaDemo(ctx, blobs);
+    } finally {
+      await blobs.close();
+    }
+  } catch (e) {
+    process.stderr.write(`The demo media catalogue was not seeded: ${(e as Error).message}\n`);
+  }
 }
 
 function credentialLines(creds: Credentials): string[] {

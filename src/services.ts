@@ -49,6 +49,9 @@ import { BatchService } from './domain/batches/service.ts';
 import { registerBatchJobs } from './jobs/batches.ts';
 import type { Webhooks } from './domain/webhooks/service.ts';
 import { registerWebhookJobs } from './jobs/webhooks.ts';
+import { MediaCatalogue } from './domain/media/catalogue.ts';
+import { MediaTasks } from './domain/media/tasks.ts';
+import { mediaTaskHandler } from './jobs/media-tasks.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -101,6 +104,8 @@ export interface Services {
   webhooks: Webhooks;
   /** Console sessions (domain/console): a cookie acting as the key or operator token it was opened with. */
   sessions: SessionDeps;
+  /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
+  media: { catalogue: MediaCatalogue; tasks: MediaTasks };
 }
 
 export interface BuiltServices {
@@ -189,6 +194,13 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
   registerWebhookJobs(webhooks, jobs, { watchIntervalMs: config.webhooks.watchIntervalMs });
+  // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
+  const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
+  jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
+  jobs.handle('media.tasks.sweep', async (job) => {
+    await mediaTasks.failStranded(job.signal);
+    await mediaTasks.prune(job.signal);
+  });
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -209,6 +221,10 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     batches: new BatchService(ctx, jobs),
     webhooks,
     sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
+    media: {
+      catalogue: new MediaCatalogue(ctx, blobs, { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes }),
+      tasks: mediaTasks,
+    },
   };
   return {
     services,

@@ -23,7 +23,7 @@ test('every route declares a family, and every reason it can be handed maps into
         assert.ok(mayAnswer(r.family, reasonInFamily(r.family, reason)), `${r.method} ${r.url}: ${reason}`);
       }
     }
-    assert.deepEqual([...families].sort(), ['account', 'anthropic', 'billing', 'gpu', 'llm', 'operator', 'serverless']);
+    assert.deepEqual([...families].sort(), ['account', 'anthropic', 'billing', 'gpu', 'llm', 'media', 'operator', 'serverless']);
   } finally {
     await t.close();
   }

@@ -20,6 +20,7 @@ import {
   type Field, type Known, type Mutation, type Operation, type Problem, type Request,
 } from './helpers/fuzz.ts';
 import { familyOfPath } from '../src/http/families.ts';
+import { seedMediaDemo } from '../src/domain/media/demo.ts';
 
 const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = Number(process.env.FUZZ_SEED ?? 20250601);
@@ -103,8 +104,10 @@ const known: Known = (name, op) => {
     case 'budget_limit': return 20_000;
     case 'mode': return 'all_enabled';
     case 'mountPath': return '/data';
-    case 'url': return op.url.startsWith('/openapi/v1/webhook/') ? 'https://example.com/hook' : undefined;
+    case 'url': return op.url.startsWith('/openapi/v1/webhook/') || op.url.startsWith('/v3/async/') ? 'https://example.com/hook' : undefined;
     case 'events': return op.url.startsWith('/openapi/v1/webhook/') ? ['batch.completed'] : undefined;
+    case 'model_name': return op.url === '/v3/async/txt2img' ? 'sd_xl_base_1.0.safetensors' : undefined;
+    case 'task_id': return ids.task;
     default: return undefined;
   }
 };
@@ -200,6 +203,10 @@ before(async () => {
   const hook = await as(h.app, A.owner.apiKey).post('/openapi/v1/webhook/endpoints', { url: 'https://example.com/hook', events: ['batch.completed'] });
   assert.equal(hook.status, 200, JSON.stringify(hook.body));
   ids.webhookEndpoint = hook.body.id;
+  await seedMediaDemo(h.services.ctx, h.services.blobs.store); // the catalogue txt2img's names are checked against
+  const task = await as(h.app, A.owner.apiKey).post('/v3/async/txt2speech', { request: { voice_id: 'fuzz', texts: ['fuzz'] } });
+  assert.equal(task.status, 200, JSON.stringify(task.body));
+  ids.task = task.body.task_id;
   ops = operations(h.app.swagger(), h.routes).sort(destructiveLast);
 });
 after(async () => {

@@ -38,6 +38,9 @@ const GROUP_HELP: Record<string, string> = {
   serverless: `  serverless limits [get]                      the ranges endpoint create/update accept
   serverless limits set --<field> <value> …   change some: --maxGPUNum 4 --minWorkerNum 0 --cudaVersionList 12.1,12.2
                                                (fields as GET shows them; the others are kept; min ≤ max)`,
+  media: `  media import <folder|manifest.json>          public media models: a manifest {"models":[{"file", "type", …}]},
+                                               or a folder's manifest.json, or files under <type>/ subfolders
+  media delete <id>                            remove a public media model and its file`,
   call: '  call <METHOD> <path> [json]                  any operator API call',
   token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
 };
@@ -185,6 +188,9 @@ export function toRequest(args: string[]): { method: string; path: string; body?
         return { method: 'PUT', path: '/admin/v1/serverless/limits', body };
       }
       break;
+    case 'media':
+      if (verb === 'delete') return { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` };
+      break;
     case 'call':
       return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: JSON.parse(a2) } : {}) };
   }
@@ -202,9 +208,14 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     process.stderr.write(`unknown admin command: ${args.join(' ')}\n\n${USAGE}\n`);
     return 2;
   }
-  let req: ReturnType<typeof toRequest>;
+  const mediaImport = args[0] === 'media' && args[1] === 'import';
+  if (mediaImport && args.length !== 3) {
+    process.stderr.write(`usage: gantry admin media import <folder|manifest.json>\n\n${groupUsage('media')}\n`);
+    return 2;
+  }
+  let req: ReturnType<typeof toRequest> | undefined;
   try {
-    req = toRequest(args);
+    if (!mediaImport) req = toRequest(args);
   } catch (e) {
     process.stderr.write((e as Error).message + '\n');
     return 2;
@@ -223,6 +234,10 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   if (!token) {
     process.stderr.write(`no operator token: set GANTRY_ADMIN_TOKEN or run from the directory holding ${credPath}\n`);
     return 2;
+  }
+  if (!req) {
+    const { runMediaImport } = await import('./media-import.ts');
+    return runMediaImport(args[2]!, base, token, (line) => process.stdout.write(line + '\n'));
   }
   const res = await fetch(base + req.path, {
     method: req.method,

@@ -69,10 +69,11 @@ export const FAMILY_TABLE: Record<Family, FamilyTable> = {
     },
   },
   media: {
+    // FORBIDDEN (403): a key whose role may not use media (Gantry's decision, docs/compat-decisions.md)
     reasons: ['INVALID_REQUEST_BODY', 'MISSING_API_KEY', 'INVALID_API_KEY', 'API_NOT_FOUND', 'RATE_LIMIT_EXCEEDED',
-      'BILLING_BALANCE_NOT_ENOUGH', 'TASK_NOT_FOUND', 'TASK_FAILED', 'BUDGET_EXCEEDED'],
+      'BILLING_BALANCE_NOT_ENOUGH', 'TASK_NOT_FOUND', 'TASK_FAILED', 'BUDGET_EXCEEDED', 'FORBIDDEN'],
     stand: {
-      invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'INVALID_API_KEY', notFound: 'API_NOT_FOUND',
+      invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'FORBIDDEN', notFound: 'API_NOT_FOUND',
       conflict: 'INVALID_REQUEST_BODY', balance: 'BILLING_BALANCE_NOT_ENOUGH', budget: 'BUDGET_EXCEEDED',
       rate: 'RATE_LIMIT_EXCEEDED', capacity: 'TASK_FAILED', failure: 'TASK_FAILED',
     },

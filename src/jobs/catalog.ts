@@ -51,7 +51,7 @@ const DeliveryPayload = Type.Object({ deliveryId: Type.String({ minLength: 1 }) 
 
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'webhooks.watch'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'webhooks.watch', 'media.task', 'media.tasks.sweep'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -152,6 +152,27 @@ export const CATALOG = {
    */
   'webhooks.watch': defineJob({
     name: 'webhooks.watch', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
+  }),
+  /**
+   * One async media task (txt2img, txt2speech; jobs/media-tasks.ts): renders its outputs
+   * (idempotent: the same blobs again after a crash) and ends the task once, in the
+   * transaction that completes the job (charged on success, released on failure). The last
+   * attempt, or a refusal that cannot pass, fails the task instead of retrying.
+   */
+  'media.task': defineJob({
+    name: 'media.task', payload: Type.Object({ taskId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    singleton: true, singletonKey: (p) => p.taskId, concurrency: 4, leaseMs: 120_000,
+    retry: { maxAttempts: 5, backoff: { firstMs: 2000, factor: 4, maxMs: 300_000 } },
+  }),
+  /**
+   * Fails (unbilled, hold released, announced) the tasks whose media.task job the runner
+   * failed without the handler ending them: every start's process died (kill -9, lost
+   * replicas) until the attempts ran out. Then removes tasks ended more than
+   * GANTRY_MEDIA_TASK_TTL_DAYS ago, with their outputs.
+   */
+  'media.tasks.sweep': defineJob({
+    name: 'media.tasks.sweep', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 60_000, factor: 2, maxMs: 3_600_000 } },
   }),
 } satisfies { [N in JobName]: JobType & { name: N } };

@@ -27,6 +27,8 @@ export const ID_PREFIX = {
   webhookEndpoint: 'whep',
   /** a webhook delivery: the Standard Webhooks message id (`webhook-id`) */
   webhookDelivery: 'msg',
+  mediaModel: 'mm',
+  task: 'task',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

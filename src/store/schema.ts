@@ -171,3 +171,5 @@ export * from './schema-batches.ts';
 export * from './schema-webhooks.ts';
 // Console sessions (cookie secrets, hashed).
 export * from './schema-console.ts';
+// The media model catalogue and async media tasks.
+export * from './schema-media.ts';

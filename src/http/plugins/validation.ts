@@ -23,10 +23,12 @@ export function registerValidation(app: App): void {
   const text = makeAjv('array');
   // Model calls forward their body to the upstream and store none of its strings: a NUL in a
   // prompt is the client's content, as OpenAI takes it. Every other route may store what it
-  // is sent, and PostgreSQL keeps no NUL in text (see judged below).
+  // is sent, and PostgreSQL keeps no NUL in text (see judged below): media tasks, whose
+  // requests are kept with the task, too.
   const forwardedBodies = new Set<string>();
   app.addHook('onRoute', (r) => {
-    if (r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels') for (const m of [r.method].flat()) forwardedBodies.add(`${m} ${r.url}`);
+    const modelCall = r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels' && r.config.family !== 'media';
+    if (modelCall) for (const m of [r.method].flat()) forwardedBodies.add(`${m} ${r.url}`);
   });
   app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
     const isBody = httpPart === 'body';

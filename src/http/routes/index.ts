@@ -133,6 +133,15 @@ import consoleFiles from './console/assets.ts';
 import consoleSignIn from './console/sign-in.ts';
 import consoleGetSession from './console/get-session.ts';
 import consoleSignOut from './console/sign-out.ts';
+// Media: the model catalogue and async tasks (issue 14)
+import mediaListModels from './media/list-models.ts';
+import mediaUploadModel from './media/upload-model.ts';
+import mediaDeleteModel from './media/delete-model.ts';
+import adminMediaImportModel from './admin/media-import-model.ts';
+import adminMediaDeleteModel from './admin/media-delete-model.ts';
+import mediaGetTaskResult from './media/get-task-result.ts';
+import mediaTxt2img from './media/txt2img.ts';
+import mediaTxt2speech from './media/txt2speech.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -267,4 +276,13 @@ export const ROUTES: RouteRegistrar[] = [
   webhooksDeleteEndpoint,
   webhooksListDeliveries,
   webhooksRetryDelivery,
+  // media
+  mediaListModels,
+  mediaUploadModel,
+  mediaDeleteModel,
+  adminMediaImportModel,
+  adminMediaDeleteModel,
+  mediaGetTaskResult,
+  mediaTxt2img,
+  mediaTxt2speech,
 ];

@@ -1,0 +1,357 @@
+// The media model catalogue (interface.md "Get media model catalogue"; rules in ./README.md):
+// public records are the operator's (imported), private ones a team's uploads. Pages are
+// keyset on the record id with an opaque cursor; every key of a team sees the public records
+// and the team's own. A record's file is a blob; `download_url` is a signed Gantry link.
+import type { Ctx } from '../context.ts';
+import type { Principal } from '../roles.ts';
+import type { UploadPart } from '../files/files.ts';
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
+import * as q from '../../store/media.ts';
+import {
+  BASE_MODEL_TYPES, MODEL_SOURCES, MODEL_STATUS, MODEL_TYPE_DISPLAY, MODEL_TYPES, VISIBILITIES, sdNameInApi, type ModelType,
+} from './codes.ts';
+
+export interface MediaModelRecord {
+  id: number;
+  name: string;
+  hash_sha256: string;
+  sd_name: string;
+  type: { name: string; display_name: string };
+  categories: string[];
+  status: number;
+  download_url: string;
+  tags: string[];
+  cover_url: string;
+  source: string;
+  base_model: string;
+  base_model_type: string;
+  download_url_ttl: number;
+  sd_name_in_api: string;
+  is_sdxl: boolean;
+}
+
+export interface CataloguePage {
+  models: MediaModelRecord[];
+  pagination: { next_cursor: string };
+}
+
+/** The query as the route read it (dotted keys; brackets were renamed by the query parser). */
+export interface CatalogueQuery {
+  'filter.visibility'?: string | undefined;
+  'filter.source'?: string | undefined;
+  'filter.types'?: string | undefined;
+  'filter.is_sdxl'?: string | undefined;
+  'filter.query'?: string | undefined;
+  'filter.is_inpainting'?: string | undefined;
+  'pagination.limit'?: string | undefined;
+  'pagination.cursor'?: string | undefined;
+}
+
+export interface CatalogueOptions {
+  /** lifetime of a download link, seconds (interface.md: default one day) */
+  downloadTtlS: number;
+  /** the largest file a team may upload, bytes */
+  uploadMaxBytes: number;
+}
+
+/** interface.md: pagination.limit in (0, 100]; Gantry's default when unset. */
+export const MAX_PAGE = 100;
+export const DEFAULT_PAGE = 20;
+const TEXT_MAX = 255;
+const LIST_MAX = 32;
+
+const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
+
+/** A list parameter: one value, a comma-joined list, or the parameter repeated. */
+function listParam(raw: string | string[] | undefined, field: string, allowed: readonly string[]): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const values = [raw].flat().flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const v of values) if (!allowed.includes(v)) throw bad(field, `must be one of ${allowed.join(', ')} (comma-separated for several)`);
+  return values.length ? values : undefined;
+}
+
+function boolParam(raw: string | undefined, field: string): boolean | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw bad(field, 'must be true or false');
+}
+
+/** The cursor names the last record of the page before; clients treat it as opaque. */
+const CURSOR = /^c_(\d{1,10})$/;
+export const cursorAfter = (id: number) => `c_${id}`;
+
+function limitParam(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_PAGE;
+  const n = /^\d{1,4}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(n > 0 && n <= MAX_PAGE)) throw bad('pagination.limit', `must be an integer in (0, ${MAX_PAGE}]`);
+  return n;
+}
+
+function cursorParam(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const m = CURSOR.exec(raw);
+  if (!m || Number(m[1]) > 2_147_483_647) throw bad('pagination.cursor', 'not a cursor this catalogue gave: pass next_cursor of the previous page, or nothing');
+  return Number(m[1]);
+}
+
+/** What operators and uploads describe a record with. */
+export interface ModelInput {
+  name?: string | undefined;
+  sd_name?: string | undefined;
+  type?: string | undefined;
+  source?: string | undefined;
+  base_model?: string | undefined;
+  base_model_type?: string | undefined;
+  is_sdxl?: string | boolean | undefined;
+  tags?: string | string[] | undefined;
+  categories?: string | string[] | undefined;
+  cover_url?: string | undefined;
+}
+
+export interface CheckedModel {
+  name: string;
+  sdName: string;
+  sdNameInApi: string;
+  type: ModelType;
+  source: string;
+  baseModel: string;
+  baseModelType: string;
+  isSdxl: boolean;
+  tags: string[];
+  categories: string[];
+  coverUrl: string;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function text(v: string | undefined, field: string, opts: { required?: boolean; max?: number } = {}): string {
+  const s = (v ?? '').trim();
+  if (opts.required && !s) throw bad(field, 'required');
+  if (s.length > (opts.max ?? TEXT_MAX)) throw bad(field, `at most ${opts.max ?? TEXT_MAX} characters`);
+  if (CONTROL.test(s)) throw bad(field, 'no control characters');
+  return s;
+}
+
+function textList(v: string | string[] | undefined, field: string): string[] {
+  if (v === undefined) return [];
+  let items: unknown = v;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    try {
+      items = t.startsWith('[') ? JSON.parse(t) : t.split(',');
+    } catch {
+      throw bad(field, 'a JSON array of strings or a comma-separated list');
+    }
+  }
+  if (!Array.isArray(items) || !items.every((x) => typeof x === 'string')) throw bad(field, 'a list of strings');
+  const out = [...new Set(items.map((x) => text(x, field, { max: 64 })).filter(Boolean))];
+  if (out.length > LIST_MAX) throw bad(field, `at most ${LIST_MAX} entries`);
+  return out;
+}
+
+/** Check a record's description; `filename` is the uploaded file's name (the default sd_name). */
+export function checkModelInput(input: ModelInput, filename: string, opts: { public: boolean }): CheckedModel {
+  const type = text(input.type, 'type', { required: true });
+  if (!(MODEL_TYPES as readonly string[]).includes(type)) throw bad('type', `must be one of ${MODEL_TYPES.join(', ')}`);
+  const sdName = text(input.sd_name ?? filename, 'sd_name', { required: true });
+  if (sdName.includes('/') || sdName.includes('\\') || sdName.startsWith('.')) throw bad('sd_name', 'a file name: no path separators, not starting with a dot');
+  const name = text(input.name ?? sdName, 'name', { required: true });
+  // a team's uploads are `uploading` (interface.md's example); the operator names the source
+  const source = opts.public ? text(input.source || 'civitai', 'source') : 'uploading';
+  if (!(MODEL_SOURCES as readonly string[]).includes(source)) throw bad('source', `must be one of ${MODEL_SOURCES.join(', ')}`);
+  const baseModelType = text(input.base_model_type || 'Standard', 'base_model_type');
+  if (!(BASE_MODEL_TYPES as readonly string[]).includes(baseModelType)) throw bad('base_model_type', `must be one of ${BASE_MODEL_TYPES.join(', ')}`);
+  const sdxl = typeof input.is_sdxl === 'boolean' ? input.is_sdxl : boolParam(input.is_sdxl, 'is_sdxl');
+  const coverUrl = text(input.cover_url, 'cover_url', { max: 2048 });
+  if (coverUrl && !/^https?:\/\//.test(coverUrl)) throw bad('cover_url', 'an http or https URL');
+  return {
+    name, sdName, sdNameInApi: sdNameInApi(type as ModelType, sdName), type: type as ModelType, source,
+    baseModel: text(input.base_model, 'base_model', { max: 64 }), baseModelType, isSdxl: sdxl ?? false,
+    tags: textList(input.tags, 'tags'), categories: textList(input.categories, 'categories'), coverUrl,
+  };
+}
+
+const searchText = (m: CheckedModel) => [m.sdName, m.name, ...m.tags].join('\n').toLowerCase();
+
+/** Multipart fields of an upload, before its file. */
+const FIELDS = new Set(['name', 'sd_name', 'type', 'source', 'base_model', 'base_model_type', 'is_sdxl', 'tags', 'categories', 'cover_url']);
+
+export class MediaCatalogue {
+  private readonly ctx: Ctx;
+  private readonly blobs: BlobStore;
+  private readonly links: BlobLinks;
+  readonly opts: CatalogueOptions;
+
+  constructor(ctx: Ctx, blobs: { store: BlobStore; links: BlobLinks }, opts: CatalogueOptions) {
+    this.ctx = ctx;
+    this.blobs = blobs.store;
+    this.links = blobs.links;
+    this.opts = opts;
+  }
+
+  view(r: q.MediaModelRow): MediaModelRecord {
+    const ready = r.status === MODEL_STATUS.available;
+    return {
+      id: r.id, name: r.name, hash_sha256: r.hashSha256, sd_name: r.sdName,
+      type: { name: r.type, display_name: MODEL_TYPE_DISPLAY[r.type as ModelType] ?? r.type },
+      categories: r.categories, status: r.status, download_url: ready ? this.links.url(r.blobKey, this.opts.downloadTtlS) : '',
+      tags: r.tags, cover_url: r.coverUrl, source: r.source, base_model: r.baseModel, base_model_type: r.baseModelType,
+      download_url_ttl: this.opts.downloadTtlS, sd_name_in_api: r.sdNameInApi, is_sdxl: r.isSdxl,
+    };
+  }
+
+  async list(p: Principal, query: CatalogueQuery): Promise<CataloguePage> {
+    const visibility = listParam(query['filter.visibility'], 'filter.visibility', VISIBILITIES);
+    const limit = limitParam(query['pagination.limit']);
+    const rows = await q.listMediaModels(this.ctx.db, {
+      teamId: p.teamId,
+      visibility: visibility?.length === 1 ? visibility[0] as 'public' | 'private' : undefined,
+      sources: listParam(query['filter.source'], 'filter.source', MODEL_SOURCES),
+      types: listParam(query['filter.types'], 'filter.types', MODEL_TYPES),
+      isSdxl: boolParam(query['filter.is_sdxl'], 'filter.is_sdxl'),
+      query: text(query['filter.query'], 'filter.query').toLowerCase() || undefined,
+      inpainting: boolParam(query['filter.is_inpainting'], 'filter.is_inpainting') ?? false,
+      afterId: cursorParam(query['pagination.cursor']),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return { models: page.map((r) => this.view(r)), pagination: { next_cursor: rows.length > limit ? cursorAfter(page.at(-1)!.id) : '' } };
+  }
+
+  /**
+   * A team's upload (multipart: the fields, then `file`). The record is written first with
+   * status 0 (unavailable), then the bytes, hashed as they stream; then status 1. A failure
+   * removes both.
+   */
+  upload(p: Principal, parts: AsyncIterable<UploadPart>): Promise<MediaModelRecord> {
+    return this.receive(parts, { teamId: p.teamId, maxBytes: this.opts.uploadMaxBytes });
+  }
+
+  /**
+   * An operator's import of a public record (the admin API, `gantry admin media import`): the
+   * bytes first, under a key of their own, then the record (a record of the same
+   * sd_name_in_api is replaced, and its old file removed).
+   */
+  importPublic(parts: AsyncIterable<UploadPart>): Promise<MediaModelRecord> {
+    return this.receive(parts, { teamId: null, maxBytes: Number.MAX_SAFE_INTEGER });
+  }
+
+  private async receive(parts: AsyncIterable<UploadPart>, o: { teamId: string | null; maxBytes: number }): Promise<MediaModelRecord> {
+    const fields: Record<string, string> = {};
+    let done: MediaModelRecord | undefined;
+    for await (const part of parts) {
+      if (done) throw bad(part.name, 'nothing may follow the file');
+      if (part.kind === 'field') {
+        if (!FIELDS.has(part.name)) throw bad(part.name, `unknown field; the fields are ${[...FIELDS].join(', ')} and then file`);
+        fields[part.name] = part.value;
+        continue;
+      }
+      if (part.name !== 'file') throw bad(part.name, 'the file goes in the field named file');
+      const input = checkModelInput(fields, part.filename, { public: o.teamId === null });
+      done = o.teamId === null ? await this.storePublic(input, part.stream) : await this.storePrivate(o.teamId, input, part.stream, o.maxBytes);
+    }
+    if (!done) throw bad('file', 'required: a multipart field named file, after the other fields');
+    return done;
+  }
+
+  private async storePrivate(teamId: string, m: CheckedModel, stream: AsyncIterable<Uint8Array>, maxBytes: number): Promise<MediaModelRecord> {
+    const now = this.ctx.clock.nowMs();
+    let row: q.MediaModelRow;
+    try {
+      row = await q.insertMediaModel(this.ctx.db, {
+        teamId, ...rowFields(m), status: MODEL_STATUS.unavailable, blobKey: `media/models/${newId('mediaModel', now)}`, createdAtMs: now, updatedAtMs: now,
+      });
+    } catch (err) {
+      if (q.isModelNameTaken(err)) throw bad('sd_name', `this team already has a ${m.type} named ${m.sdNameInApi}`);
+      throw err;
+    }
+    try {
+      const put = await this.blobs.put(row.blobKey, capped(stream, maxBytes), { contentType: 'application/octet-stream' });
+      const ready = await q.updateMediaModel(this.ctx.db, row.id, {
+        hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, updatedAtMs: this.ctx.clock.nowMs(),
+      });
+      if (!ready) throw new AppError('CONFLICT', 'the record was deleted while its file was uploaded', { field: 'file' });
+      return this.view(ready);
+    } catch (err) {
+      await this.blobs.delete(row.blobKey).catch(() => {});
+      await q.deleteMediaModel(this.ctx.db, row.id).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async storePublic(m: CheckedModel, stream: AsyncIterable<Uint8Array>): Promise<MediaModelRecord> {
+    return this.view(await importPublicModel(this.ctx, this.blobs, m, stream));
+  }
+
+  /** A team deletes one of its uploads; a public record or another team's is not found. */
+  async removePrivate(p: Principal, id: number): Promise<void> {
+    const row = await this.find(id);
+    if (!row || row.teamId !== p.teamId) throw notFound('model', String(id));
+    await this.remove(row);
+  }
+
+  /** The operator deletes a public record. */
+  async removePublic(id: number): Promise<void> {
+    const row = await this.find(id);
+    if (!row || row.teamId !== null) throw notFound('public model', String(id));
+    await this.remove(row);
+  }
+
+  /** Ids are int32 (an identity column): a larger one names no record. */
+  private async find(id: number): Promise<q.MediaModelRow | undefined> {
+    return Number.isInteger(id) && id > 0 && id <= 2_147_483_647 ? q.findMediaModel(this.ctx.db, id) : undefined;
+  }
+
+  /** The row first (no link is signed for it after this), then the bytes. */
+  private async remove(row: q.MediaModelRow): Promise<void> {
+    await q.deleteMediaModel(this.ctx.db, row.id);
+    await this.blobs.delete(row.blobKey);
+  }
+}
+
+/**
+ * Store a public record's bytes under a key of their own, then write the record (replacing a
+ * record of the same sd_name_in_api, whose old file is then removed). A crash between the
+ * two leaves bytes no record names, never a record without its bytes.
+ */
+export async function importPublicModel(ctx: Ctx, blobs: BlobStore, m: CheckedModel, stream: AsyncIterable<Uint8Array>): Promise<q.MediaModelRow> {
+  const now = ctx.clock.nowMs();
+  const blobKey = `media/models/${newId('mediaModel', now)}`;
+  const put = await blobs.put(blobKey, stream, { contentType: 'application/octet-stream' });
+  const existing = await q.findPublicModelByName(ctx.db, m.sdNameInApi);
+  const fields = { ...rowFields(m), hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, blobKey, updatedAtMs: now };
+  try {
+    const row = existing
+      ? await q.updateMediaModel(ctx.db, existing.id, fields)
+      : await q.insertMediaModel(ctx.db, { teamId: null, ...fields, createdAtMs: now });
+    if (!row) throw new AppError('CONFLICT', `the record ${m.sdNameInApi} was deleted during the import; import it again`, { field: 'sd_name' });
+    if (existing) await blobs.delete(existing.blobKey).catch(() => {});
+    return row;
+  } catch (err) {
+    await blobs.delete(blobKey).catch(() => {});
+    if (q.isModelNameTaken(err)) throw new AppError('CONFLICT', `another import of ${m.sdNameInApi} ran at the same time; import it again`, { field: 'sd_name' });
+    throw err;
+  }
+}
+
+function rowFields(m: CheckedModel) {
+  return {
+    name: m.name, sdName: m.sdName, sdNameInApi: m.sdNameInApi, type: m.type, categories: m.categories, tags: m.tags,
+    search: searchText(m), coverUrl: m.coverUrl, source: m.source, baseModel: m.baseModel, baseModelType: m.baseModelType,
+    isSdxl: m.isSdxl,
+  };
+}
+
+/** The upload's bytes, refused past `maxBytes` (the put then keeps nothing). */
+async function* capped(stream: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<Uint8Array> {
+  let n = 0;
+  for await (const chunk of stream) {
+    n += chunk.byteLength;
+    if (n > maxBytes) throw new AppError('INVALID_REQUEST_BODY', `file: at most ${maxBytes} bytes`, { field: 'file', rule: 'max_bytes', limit: maxBytes });
+    yield chunk;
+  }
+}

@@ -1,0 +1,38 @@
+// The closed sets of the media area (interface.md "Media model record", compat.md "Media and
+// async tasks"), in one place: the catalogue, tasks, routes and schemas import them.
+export const MODEL_TYPES = ['checkpoint', 'lora', 'vae', 'controlnet', 'upscaler', 'textualinversion'] as const;
+export type ModelType = (typeof MODEL_TYPES)[number];
+
+export const MODEL_TYPE_DISPLAY: Record<ModelType, string> = {
+  checkpoint: 'Checkpoint', lora: 'LoRA', vae: 'VAE', controlnet: 'ControlNet', upscaler: 'Upscaler', textualinversion: 'Textual Inversion',
+};
+
+export const MODEL_SOURCES = ['civitai', 'training', 'uploading'] as const;
+export type ModelSource = (typeof MODEL_SOURCES)[number];
+
+export const BASE_MODEL_TYPES = ['Standard', 'Inpainting'] as const;
+
+export const VISIBILITIES = ['public', 'private'] as const;
+
+/** A record's file is stored and hashed (1) or not yet (0). */
+export const MODEL_STATUS = { unavailable: 0, available: 1 } as const;
+
+export const TASK_STATUSES = ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const ENDED_TASK_STATUSES = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] as const;
+
+export const TASK_TYPES = { txt2img: 'TXT_TO_IMG', txt2speech: 'TXT_TO_SPEECH' } as const;
+export type TaskType = (typeof TASK_TYPES)[keyof typeof TASK_TYPES];
+
+/** Bill rows of media tasks: their own category (billing/bills.ts USAGE_CATEGORIES), billed per use. */
+export const MEDIA_BILL_CATEGORY = 'media';
+
+/**
+ * The name a task uses for a record: a checkpoint, VAE, ControlNet or upscaler by its file
+ * name; a LoRA or an embedding by its file name without the extension (as prompts name them).
+ */
+export function sdNameInApi(type: ModelType, sdName: string): string {
+  if (type !== 'lora' && type !== 'textualinversion') return sdName;
+  const dot = sdName.lastIndexOf('.');
+  return dot > 0 ? sdName.slice(0, dot) : sdName;
+}

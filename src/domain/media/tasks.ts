@@ -1,0 +1,254 @@
+// Async media tasks (/v3/async; compat.md "Media and async tasks"; rules in ./README.md).
+// A task is a row and a durable job (media.task): created QUEUED with its worst case admitted
+// and held (the one spend admission, a hold of the task's cost), run by the job (PROCESSING),
+// and ended in ONE place, `endTaskTx`, in the transaction that completes the job: SUCCEED
+// charges the hold to the ledger (category media), FAILED gives it back. That is also where
+// the end is announced, in the same transaction: `task.succeeded` / `task.failed` to the
+// team's webhook endpoints, and `{event_type: "ASYNC_TASK_RESULT", payload: <task result>}`
+// to the task's own extra.webhook.url (domain/webhooks/enqueue.ts).
+import type { Ctx } from '../context.ts';
+import type { Principal } from '../roles.ts';
+import type { JobRunner } from '../../jobs/runner.ts';
+import type { SpendAdmission } from '../spend/admission.ts';
+import type { MediaConfig } from '../../config.ts';
+import type { Tx } from '../../store/db.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
+import * as q from '../../store/media.ts';
+import { inTransaction } from '../changes.ts';
+import { setHoldTx } from '../spend/holds.ts';
+import { enqueueWebhook } from '../webhooks/enqueue.ts';
+import { checkWebhookUrl } from '../webhooks/endpoints.ts';
+import { ASYNC_TASK_RESULT } from '../webhooks/codes.ts';
+import { lockTeamOrThrow, postLockedTx } from '../billing/ledger.ts';
+import { BILLING_METHOD } from '../billing/codes.ts';
+import { MEDIA_BILL_CATEGORY, TASK_TYPES, type TaskStatus, type TaskType } from './codes.ts';
+import { checkTxt2Img, txt2ImgCostMicro, type Txt2ImgRequest, type Txt2ImgTask } from './txt2img.ts';
+import { charCount, checkTxt2Speech, txt2SpeechCostMicro, type Txt2SpeechRequest, type Txt2SpeechTask } from './txt2speech.ts';
+
+export interface WebhookSpec {
+  url: string;
+  test_mode?: { enabled?: boolean | undefined; return_task_status?: string | undefined } | undefined;
+}
+
+/** The client's `extra` (kept on the task): response types and the per-task webhook. */
+export interface TaskExtra {
+  response_image_type?: string | undefined;
+  response_audio_type?: string | undefined;
+  enable_nsfw_detection?: boolean | undefined;
+  webhook?: WebhookSpec | undefined;
+}
+
+export interface TaskResult {
+  extra: Record<string, unknown>;
+  task: { task_id: string; status: TaskStatus; reason: string; task_type: string; eta: number; progress_percent: number };
+  images: { image_url: string; image_url_ttl: number; image_type: string; nsfw_detection_result: null }[];
+  videos: never[];
+  audios: { audio_url: string; audio_url_ttl: number; audio_type: string }[];
+}
+
+export type TaskOutput = { kind: 'image' | 'audio'; key: string; type: string };
+
+export type TaskOutcome = { ok: true; outputs: TaskOutput[] } | { ok: false; reason: string };
+
+export interface TaskDeps {
+  ctx: Ctx;
+  spend: SpendAdmission;
+  jobs: JobRunner;
+  blobs: { store: BlobStore; links: BlobLinks };
+  config: MediaConfig;
+  /** GANTRY_WEBHOOK_ALLOW_PRIVATE: whether extra.webhook.url may name a private address */
+  webhooksAllowPrivate: boolean;
+}
+
+const ENDED: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
+const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
+export const taskNotFound = (id: string) => new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });
+
+function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: boolean): TaskExtra {
+  const e = extra ?? {};
+  if (type === TASK_TYPES.txt2img && e.response_image_type !== undefined && e.response_image_type !== 'png') {
+    throw bad('extra.response_image_type', 'png (the one type Gantry writes)');
+  }
+  if (type === TASK_TYPES.txt2speech && e.response_audio_type !== undefined && e.response_audio_type !== 'wav') {
+    throw bad('extra.response_audio_type', 'wav (the one type Gantry writes)');
+  }
+  const w = e.webhook;
+  if (w) {
+    checkWebhookUrl('extra.webhook.url', w.url, allowPrivate);
+    const status = w.test_mode?.return_task_status;
+    if (w.test_mode?.enabled && !ENDED.includes(status ?? '')) {
+      throw bad('extra.webhook.test_mode.return_task_status', `${ENDED.join(' or ')} when test_mode is enabled`);
+    }
+  }
+  return e;
+}
+
+export class MediaTasks {
+  private readonly d: TaskDeps;
+
+  constructor(d: TaskDeps) {
+    this.d = d;
+  }
+
+  async txt2img(p: Principal, body: { request: Txt2ImgRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
+    const extra = checkExtra(body.extra, TASK_TYPES.txt2img, this.d.webhooksAllowPrivate);
+    const task = await checkTxt2Img(this.d.ctx, p, body.request);
+    const cost = txt2ImgCostMicro(task, this.d.config.imagePriceUnits);
+    return this.start(p, TASK_TYPES.txt2img, task, extra, cost, `${task.image_num} image(s) of ${task.model_name}`);
+  }
+
+  async txt2speech(p: Principal, body: { request: Txt2SpeechRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
+    const extra = checkExtra(body.extra, TASK_TYPES.txt2speech, this.d.webhooksAllowPrivate);
+    const task = checkTxt2Speech(body.request);
+    const cost = txt2SpeechCostMicro(task, this.d.config.ttsPricePerMCharsUnits);
+    return this.start(p, TASK_TYPES.txt2speech, task, extra, cost, `${charCount(task.texts)} characters of speech`);
+  }
+
+  /**
+   * Test mode ends the task at once with the status asked for (nothing runs, nothing is
+   * charged) and announces it. Otherwise the cost is admitted and held, the row written and
+   * the job queued in one transaction.
+   */
+  private async start(p: Principal, type: TaskType, request: Txt2ImgTask | Txt2SpeechTask, extra: TaskExtra, costMicro: bigint, what: string): Promise<{ task_id: string }> {
+    const { ctx } = this.d;
+    const now = ctx.clock.nowMs();
+    const row: q.NewMediaTaskRow = {
+      id: newId('task', now), teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, taskType: type, status: 'TASK_STATUS_QUEUED',
+      request, extra, costMicro, createdAtMs: now, updatedAtMs: now,
+    };
+    const test = extra.webhook?.test_mode;
+    if (test?.enabled) {
+      await inTransaction(ctx, async (tx) => {
+        await q.insertMediaTask(tx, { ...row, costMicro: 0n });
+        await this.endTaskTx(tx, row.id, test.return_task_status === 'TASK_STATUS_SUCCEED'
+          ? { ok: true, outputs: [] } : { ok: false, reason: 'test mode: the task was asked to fail' });
+      });
+      return { task_id: row.id };
+    }
+    const payer = { teamId: p.teamId, memberId: p.memberId, keyId: p.keyId };
+    await this.d.spend.withReservation(payer, costMicro, what, () => inTransaction(ctx, async (tx) => {
+      await q.insertMediaTask(tx, row);
+      if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
+      await this.d.jobs.enqueue('media.task', { taskId: row.id }, { tx });
+    }));
+    return { task_id: row.id };
+  }
+
+  /** The task as the job sees it; undefined when gone or ended. */
+  async open(id: string): Promise<q.MediaTaskRow | undefined> {
+    const row = await q.findMediaTask(this.d.ctx.db, id);
+    return row && row.endedAtMs === null ? row : undefined;
+  }
+
+  /** The job started it (a rerun after a crash starts it again): PROCESSING. */
+  async processing(id: string, progressPercent: number): Promise<void> {
+    await q.updateOpenTask(this.d.ctx.db, id, { status: 'TASK_STATUS_PROCESSING', progressPercent, updatedAtMs: this.d.ctx.clock.nowMs() });
+  }
+
+  /**
+   * THE end of a task, inside the transaction that completes its job: the row ends (once: a
+   * task already ended is left alone), success charges what was held, failure releases it,
+   * and the end is announced.
+   */
+  async endTaskTx(tx: Tx, id: string, outcome: TaskOutcome): Promise<void> {
+    const now = this.d.ctx.clock.nowMs();
+    const row = await q.lockMediaTask(tx, id);
+    if (!row || row.endedAtMs !== null) return;
+    const payer = { teamId: row.teamId, memberId: row.memberId, keyId: row.keyId };
+    if (outcome.ok && row.costMicro > 0n) {
+      const team = await lockTeamOrThrow(tx, row.teamId);
+      const request = row.request as Record<string, unknown>;
+      await postLockedTx(tx, team, [{
+        teamId: row.teamId, kind: 'charge', amountMicro: row.costMicro, idempotencyKey: `media-task:${row.id}`,
+        category: MEDIA_BILL_CATEGORY, billingMethod: BILLING_METHOD.payAsYouGo,
+        productId: row.taskType === TASK_TYPES.txt2img ? 'txt2img' : 'txt2speech',
+        productName: String(row.taskType === TASK_TYPES.txt2img ? request.model_name : request.voice_id),
+        ownerId: row.id, memberId: row.memberId, keyId: row.keyId, detail: { task_id: row.id, task_type: row.taskType },
+      }], now);
+    }
+    if (row.costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, 0n, now);
+    const ended = {
+      status: (outcome.ok ? 'TASK_STATUS_SUCCEED' : 'TASK_STATUS_FAILED') as TaskStatus, reason: outcome.ok ? '' : outcome.reason.slice(0, 1000),
+      outputs: outcome.ok ? outcome.outputs : [], progressPercent: 100, updatedAtMs: now, endedAtMs: now,
+    };
+    await q.updateOpenTask(tx, row.id, ended);
+    await this.announceTx(tx, { ...row, ...ended });
+  }
+
+  /** The end of a task, to the team's endpoints (task.succeeded / task.failed) and to the task's own URL. */
+  private async announceTx(tx: Tx, row: q.MediaTaskRow): Promise<void> {
+    const result = this.view(row);
+    const event = row.status === 'TASK_STATUS_SUCCEED' ? 'task.succeeded' : 'task.failed';
+    await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event, payload: result }, { tx });
+    const url = (row.extra as TaskExtra).webhook?.url;
+    if (url) {
+      await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event: ASYNC_TASK_RESULT, url, payload: { event_type: ASYNC_TASK_RESULT, payload: result } }, { tx });
+    }
+  }
+
+  /** Fail the tasks whose job ended without ending them (jobs/media-tasks.ts sweep). Returns how many. */
+  async failStranded(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await q.strandedTasks(this.d.ctx.db, 100);
+      for (const r of rows) {
+        if (signal?.aborted) return n;
+        const reason = `the task could not be run: its job failed${r.lastError ? ` (${r.lastError})` : ''}`;
+        await inTransaction(this.d.ctx, (tx) => this.endTaskTx(tx, r.id, { ok: false, reason }));
+        n++;
+      }
+      if (rows.length < 100) return n;
+    }
+  }
+
+  /**
+   * Remove tasks ended more than GANTRY_MEDIA_TASK_TTL_DAYS ago: their outputs' bytes, then
+   * the row (a crash between leaves a row the next pass finishes: deletes are idempotent).
+   */
+  async prune(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await q.endedTasksBefore(this.d.ctx.db, this.d.ctx.clock.nowMs() - this.d.config.taskTtlMs, 100);
+      for (const r of rows) {
+        if (signal?.aborted) return n;
+        for (const o of r.outputs) await this.d.blobs.store.delete(o.key);
+        await q.deleteMediaTask(this.d.ctx.db, r.id);
+        n++;
+      }
+      if (rows.length < 100) return n;
+    }
+  }
+
+  /** GET /v3/async/task-result: the team's task (another team's is not found). */
+  async result(p: Principal, id: string): Promise<TaskResult> {
+    const row = await q.findMediaTask(this.d.ctx.db, id);
+    if (!row || row.teamId !== p.teamId) throw taskNotFound(id);
+    return this.view(row);
+  }
+
+  /** The task result body (also what a webhook delivers): output links signed now. */
+  view(row: q.MediaTaskRow): TaskResult {
+    const ttl = this.d.config.linkTtlS;
+    const url = (key: string) => this.d.blobs.links.url(key, ttl);
+    const request = row.request as Partial<Txt2ImgTask>;
+    return {
+      extra: row.taskType === TASK_TYPES.txt2img && request.seed !== undefined ? { seed: String(request.seed) } : {},
+      task: {
+        task_id: row.id, status: row.status as TaskStatus, reason: row.reason, task_type: row.taskType,
+        eta: row.endedAtMs !== null ? 0 : etaSeconds(row), progress_percent: row.progressPercent,
+      },
+      images: row.outputs.filter((o) => o.kind === 'image').map((o) => ({ image_url: url(o.key), image_url_ttl: ttl, image_type: o.type, nsfw_detection_result: null })),
+      videos: [],
+      audios: row.outputs.filter((o) => o.kind === 'audio').map((o) => ({ audio_url: url(o.key), audio_url_ttl: ttl, audio_type: o.type })),
+    };
+  }
+}
+
+/** A rough estimate of the seconds left: a second an image or a text. */
+function etaSeconds(row: q.MediaTaskRow): number {
+  const r = row.request as { image_num?: number; texts?: string[] };
+  const units = r.image_num ?? r.texts?.length ?? 1;
+  return Math.max(1, Math.ceil(units * (1 - row.progressPercent / 100)));
+}

@@ -1,0 +1,119 @@
+// txt2img (POST /v3/async/txt2img): the request checked against the catalogue (the
+// checkpoint, LoRAs, embeddings and VAE must be available records the team sees), its cost
+// (images × the operator's price per image), and its rendering: PNGs from an
+// OpenAI-compatible upstream, or the simulator's, deterministic per seed.
+import { randomInt } from 'node:crypto';
+import type { Ctx } from '../context.ts';
+import type { Principal } from '../roles.ts';
+import { invalid } from '../../lib/errors.ts';
+import { unitsToMicro } from '../../lib/money.ts';
+import * as q from '../../store/media.ts';
+import { MODEL_STATUS, type ModelType } from './codes.ts';
+import { simImage } from './sim.ts';
+import { upstreamImages, type ImageUpstream } from './upstream.ts';
+
+export const IMAGE_LIMITS = {
+  minSide: 128, maxSide: 2048, maxImages: 8, maxSteps: 100, maxPrompt: 1024, maxLoras: 5, maxEmbeddings: 5, maxSeed: 4_294_967_295,
+} as const;
+
+export interface Txt2ImgRequest {
+  model_name: string;
+  prompt: string;
+  negative_prompt?: string | undefined;
+  width: number;
+  height: number;
+  image_num?: number | undefined;
+  steps?: number | undefined;
+  seed?: number | undefined;
+  guidance_scale?: number | undefined;
+  sampler_name?: string | undefined;
+  clip_skip?: number | undefined;
+  sd_vae?: string | undefined;
+  loras?: { model_name: string; strength?: number | undefined }[] | undefined;
+  embeddings?: { model_name: string }[] | undefined;
+}
+
+/** What a txt2img task keeps: the request as checked, the seed fixed (a rerun draws the same images). */
+export interface Txt2ImgTask {
+  model_name: string;
+  prompt: string;
+  negative_prompt: string;
+  width: number;
+  height: number;
+  image_num: number;
+  steps: number;
+  seed: number;
+  guidance_scale: number;
+  sampler_name: string;
+  clip_skip: number;
+  sd_vae: string;
+  loras: { model_name: string; strength: number }[];
+  embeddings: { model_name: string }[];
+}
+
+const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
+
+/** An integer in [min, max]; `def` when absent (no `def`: required). */
+function int(v: number | undefined, field: string, min: number, max: number, def?: number): number {
+  if (v === undefined) {
+    if (def === undefined) throw bad(field, 'required');
+    return def;
+  }
+  if (!Number.isInteger(v) || v < min || v > max) throw bad(field, `must be an integer in [${min}, ${max}]`);
+  return v;
+}
+
+/** Check the request against the catalogue the team sees; the seed is drawn now when -1 or absent. */
+export async function checkTxt2Img(ctx: Ctx, p: Principal, r: Txt2ImgRequest): Promise<Txt2ImgTask> {
+  const L = IMAGE_LIMITS;
+  const width = int(r.width, 'request.width', L.minSide, L.maxSide);
+  const height = int(r.height, 'request.height', L.minSide, L.maxSide);
+  const prompt = (r.prompt ?? '').trim();
+  if (!prompt || prompt.length > L.maxPrompt) throw bad('request.prompt', `1-${L.maxPrompt} characters`);
+  if ((r.negative_prompt ?? '').length > L.maxPrompt) throw bad('request.negative_prompt', `at most ${L.maxPrompt} characters`);
+  const loras = r.loras ?? [];
+  const embeddings = r.embeddings ?? [];
+  if (loras.length > L.maxLoras) throw bad('request.loras', `at most ${L.maxLoras}`);
+  if (embeddings.length > L.maxEmbeddings) throw bad('request.embeddings', `at most ${L.maxEmbeddings}`);
+  for (const [i, l] of loras.entries()) {
+    if (l.strength !== undefined && !(l.strength >= -2 && l.strength <= 2)) throw bad(`request.loras[${i}].strength`, 'must be in [-2, 2]');
+  }
+  const guidance = r.guidance_scale ?? 7.5;
+  if (!(guidance >= 1 && guidance <= 30)) throw bad('request.guidance_scale', 'must be in [1, 30]');
+
+  // every name must be an available record of its type that the team sees (its own first)
+  const wanted: [field: string, name: string, type: ModelType][] = [
+    ['request.model_name', r.model_name, 'checkpoint'],
+    ...loras.map((l, i): [string, string, ModelType] => [`request.loras[${i}].model_name`, l.model_name, 'lora']),
+    ...embeddings.map((e, i): [string, string, ModelType] => [`request.embeddings[${i}].model_name`, e.model_name, 'textualinversion']),
+    ...(r.sd_vae ? [['request.sd_vae', r.sd_vae, 'vae'] as [string, string, ModelType]] : []),
+  ];
+  const rows = await q.findVisibleModelsByName(ctx.db, p.teamId, [...new Set(wanted.map((w) => w[1]))]);
+  for (const [field, name, type] of wanted) {
+    const candidates = rows.filter((m) => m.sdNameInApi === name && m.type === type);
+    const m = candidates.find((c) => c.teamId === p.teamId) ?? candidates.find((c) => c.teamId === null);
+    if (!m) throw bad(field, `no ${type} named ${name} in the catalogue (GET /v3/model: sd_name_in_api of a ${type})`);
+    if (m.status !== MODEL_STATUS.available) throw bad(field, `${type} ${name} is not available yet (status 0)`);
+  }
+  const seed = r.seed === undefined || r.seed === -1 ? randomInt(0, 2 ** 32 - 1) : int(r.seed, 'request.seed', 0, L.maxSeed);
+  return {
+    model_name: r.model_name, prompt, negative_prompt: r.negative_prompt ?? '', width, height,
+    image_num: int(r.image_num, 'request.image_num', 1, L.maxImages, 1), steps: int(r.steps, 'request.steps', 1, L.maxSteps, 20),
+    seed, guidance_scale: guidance, sampler_name: r.sampler_name || 'Euler a', clip_skip: int(r.clip_skip, 'request.clip_skip', 1, 12, 1),
+    sd_vae: r.sd_vae ?? '', loras: loras.map((l) => ({ model_name: l.model_name, strength: l.strength ?? 1 })), embeddings,
+  };
+}
+
+export function txt2ImgCostMicro(t: Txt2ImgTask, pricePerImageUnits: bigint): bigint {
+  return unitsToMicro(pricePerImageUnits) * BigInt(t.image_num);
+}
+
+/** The task's PNGs: image i of the simulator is drawn from seed + i. */
+export async function renderTxt2Img(t: Txt2ImgTask, upstream: ImageUpstream | undefined, signal?: AbortSignal): Promise<Buffer[]> {
+  if (upstream) {
+    return upstreamImages(upstream, { model: t.model_name, prompt: t.prompt, n: t.image_num, width: t.width, height: t.height, seed: t.seed }, signal);
+  }
+  const out: Buffer[] = [];
+  for (let i = 0; i < t.image_num; i++) out.push(await simImage(t.width, t.height, (t.seed + i) >>> 0));
+  return out;
+}

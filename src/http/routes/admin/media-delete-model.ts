@@ -1,0 +1,19 @@
+// DELETE /admin/v1/media/models/{id}: the operator removes a public record and its file.
+import { Type } from 'typebox';
+import { errors, OperatorBearer } from '../../schemas.ts';
+import type { App, Services } from '../../types.ts';
+import { ModelIdParams } from '../media/schemas.ts';
+
+export default function adminMediaDeleteModel(app: App, s: Services): void {
+  app.delete('/admin/v1/media/models/:id', {
+    config: { family: 'operator', auth: { kind: 'operator' } },
+    schema: {
+      tags: ['operator'], summary: 'Delete a public media model', security: OperatorBearer,
+      params: ModelIdParams,
+      response: { 200: Type.Object({}), ...errors(400, 401, 404) },
+    },
+  }, async (req) => {
+    await s.media.catalogue.removePublic(Number((req.params as { id: string }).id));
+    return {};
+  });
+}

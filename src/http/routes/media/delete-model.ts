@@ -1,0 +1,20 @@
+// DELETE /v3/model/{id}: a team deletes one of its uploads (a public record, or another
+// team's, is API_NOT_FOUND); its file goes with it.
+import { Type } from 'typebox';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { ModelIdParams } from './schemas.ts';
+
+export default function deleteModel(app: App, s: Services): void {
+  app.delete('/v3/model/:id', {
+    config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
+    schema: {
+      tags: ['media'], summary: 'Delete a private model the team uploaded', security: KeyBearer,
+      params: ModelIdParams,
+      response: { 200: Type.Object({}), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => {
+    await s.media.catalogue.removePrivate(principalOf(req), Number((req.params as { id: string }).id));
+    return {};
+  });
+}

@@ -1,0 +1,59 @@
+// Shapes of the media routes (interface.md "Media model record", compat.md "Media and async tasks").
+import { Type } from 'typebox';
+
+export const MediaModelRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  hash_sha256: Type.String(),
+  sd_name: Type.String({ description: 'file name' }),
+  type: Type.Object({ name: Type.String(), display_name: Type.String() }),
+  categories: Type.Array(Type.String()),
+  status: Type.Integer({ description: '0 unavailable, 1 available' }),
+  download_url: Type.String({ description: 'a signed link, valid download_url_ttl seconds; empty while status is 0' }),
+  tags: Type.Array(Type.String()),
+  cover_url: Type.String(),
+  source: Type.String({ description: 'civitai | training | uploading' }),
+  base_model: Type.String(),
+  base_model_type: Type.String({ description: 'Standard | Inpainting' }),
+  download_url_ttl: Type.Integer(),
+  sd_name_in_api: Type.String({ description: 'the name tasks use (txt2img model_name, loras, embeddings)' }),
+  is_sdxl: Type.Boolean(),
+});
+
+/** The fields of an upload or import, before the file (multipart; documented, read by the domain). */
+export const UPLOAD_FIELDS_DOC = 'multipart fields name, type, base_model (and base_model_type, is_sdxl, tags, categories, cover_url, sd_name), then file';
+
+export const ModelIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,10}$', description: 'a record id' }) });
+
+const TaskStatus = Type.String({ enum: ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] });
+
+export const TaskResult = Type.Object({
+  extra: Type.Record(Type.String(), Type.Unknown(), { description: 'txt2img: the seed used' }),
+  task: Type.Object({
+    task_id: Type.String(), status: TaskStatus, reason: Type.String(), task_type: Type.String({ description: 'TXT_TO_IMG | TXT_TO_SPEECH' }),
+    eta: Type.Integer({ description: 'seconds, an estimate' }), progress_percent: Type.Integer(),
+  }),
+  images: Type.Array(Type.Object({ image_url: Type.String(), image_url_ttl: Type.Integer(), image_type: Type.String(), nsfw_detection_result: Type.Null() })),
+  videos: Type.Array(Type.Unknown()),
+  audios: Type.Array(Type.Object({ audio_url: Type.String(), audio_url_ttl: Type.Integer(), audio_type: Type.String() })),
+});
+
+export const TaskCreated = Type.Object({ task_id: Type.String() });
+
+const Webhook = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  test_mode: Type.Optional(Type.Object({
+    enabled: Type.Optional(Type.Boolean()),
+    return_task_status: Type.Optional(TaskStatus),
+  })),
+});
+
+/** `extra` of an async request: response types and the per-task webhook. */
+export function TaskExtra(kind: 'image' | 'audio') {
+  return Type.Optional(Type.Object({
+    ...(kind === 'image'
+      ? { response_image_type: Type.Optional(Type.String({ maxLength: 16, description: 'png' })), enable_nsfw_detection: Type.Optional(Type.Boolean()) }
+      : { response_audio_type: Type.Optional(Type.String({ maxLength: 16, description: 'wav' })) }),
+    webhook: Type.Optional(Webhook),
+  }));
+}
