@@ -19,7 +19,6 @@ async function sharedBuffers(opts: { pgliteThread: boolean; sharedBuffers?: stri
 test('PGlite starts with the configured shared_buffers', async () => {
   assert.equal(await sharedBuffers({ pgliteThread: true }), '32MB');
   assert.equal(await sharedBuffers({ pgliteThread: false, sharedBuffers: '16MB' }), '16MB');
-  assert.equal(await sharedBuffers({ pgliteThread: true, sharedBuffers: '48MB' }), '48MB');
 });
 
 test('GANTRY_PGLITE_SHARED_BUFFERS is validated', () => {
