@@ -50,8 +50,10 @@ test('Redis down: 503 naming Redis within 100 ms, /readyz says so, serving again
     await c.redis.start();
     const back = Date.now();
     let recoveredMs = -1;
+    let answeredAfter = 0; // one replica may serve again a round before the other
     while (Date.now() - back < 10_000) {
       const [ra, rb] = await Promise.all([call(a), call(b)]);
+      answeredAfter += [ra, rb].filter((r) => r.status === 200).length;
       if (ra.status === 200 && rb.status === 200) {
         recoveredMs = Date.now() - back;
         break;
@@ -59,10 +61,10 @@ test('Redis down: 503 naming Redis within 100 ms, /readyz says so, serving again
       await new Promise((res) => setTimeout(res, 20));
     }
     assert.ok(recoveredMs >= 0 && recoveredMs <= 1000, `serving again after ${recoveredMs} ms`);
-    // Nothing refused was admitted later: the ledger holds exactly the two answered before and the two after.
+    // Nothing refused was admitted later: the ledger holds exactly the two answered before and those answered after.
     const usage = await c.api(a, c.adminToken, 'GET', `/admin/v1/teams/${t.userId}/usage`);
     assert.equal(usage.status, 200, JSON.stringify(usage.body));
-    assert.equal(usage.body.requests, 4, JSON.stringify(usage.body));
+    assert.equal(usage.body.requests, 2 + answeredAfter, JSON.stringify(usage.body));
     process.stdout.write(`# redis down: 40 refusals, p99 ${p99.toFixed(1)} ms; serving again ${recoveredMs} ms after Redis returned\n`);
     assertAlive(c);
   } finally {
