@@ -6,21 +6,11 @@
 import { spawn } from 'node:child_process';
 import { encodePng } from '../../lib/png.ts';
 import { encodeWav, wavInfo } from '../../lib/wav.ts';
+import { rng } from '../../lib/prng.ts';
 
-/** A small, fast, seedable PRNG (mulberry32): the same seed, the same image. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function simImage(width: number, height: number, seed: number): Promise<Buffer> {
-  const rnd = prng(seed);
+  const rnd = rng(seed); // the same seed, the same image
   const c0 = [rnd() * 255, rnd() * 255, rnd() * 255];
   const c1 = [rnd() * 255, rnd() * 255, rnd() * 255];
   const angle = rnd() * Math.PI * 2;

@@ -10,17 +10,9 @@ export const WORDS = ('the a of to and in is that for it as with on was by this 
   'light river stone garden window market signal system number letter music paper orange silver quiet rapid').split(' ');
 const PUNCT = [',', '.', ';', ':'];
 
-/** mulberry32: a tiny deterministic PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../lib/prng.ts';
+
+export { rng }; // the simulators' one PRNG (lib/prng.ts)
 
 function mix(...xs: number[]): number {
   let h = 0x811c9dc5;

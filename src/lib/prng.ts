@@ -1,0 +1,12 @@
+// One seedable PRNG for everything that must be deterministic per seed (the model and media
+// simulators): mulberry32, small and fast; the same seed gives the same sequence.
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
