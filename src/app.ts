@@ -132,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
         return done(e as Error);
       }
     }
-    const waiting = modelCall ? undefined : sink.settled();
+    // readers of money wait for the usage journal; public routes read none (and /healthz must stay cheap)
+    const waiting = modelCall || !auth || auth.kind === 'public' ? undefined : sink.settled();
     if (waiting === undefined) done();
     else waiting.then(() => done(), done);
   });

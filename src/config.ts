@@ -38,9 +38,13 @@ export interface Config {
    * How model usage is made durable before a response completes on the embedded store
    * (GANTRY_USAGE_JOURNAL): `on` a local journal (survives the process being killed),
    * `fsync` the journal and fdatasync (survives power loss), `off` a database commit per
-   * group of requests. PostgreSQL always commits (replicas keep nothing locally).
+   * group of requests. On PostgreSQL, `on` and `fsync` journal in the usage_journal table
+   * (one insert per group of requests, moved into the ledger in the background by any
+   * replica) and `off` commits the ledger rows before each response.
    */
   usageJournal: 'on' | 'fsync' | 'off';
+  /** How long a journaled usage record may wait to share its move into the ledger (GANTRY_USAGE_MOVE_DELAY_MS). */
+  usageMoveDelayMs: number;
   /**
    * While Redis cannot be reached: refuse model calls with 503 (false, the default), or
    * admit them on this replica's own counters (true; see README for the overspend it allows).
@@ -324,6 +328,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     jobsPollMs: int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
     runJobs: bool('GANTRY_RUN_JOBS', true),
     usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
+    usageMoveDelayMs: int('GANTRY_USAGE_MOVE_DELAY_MS', 200, 1, 3_600_000),
     redisFailOpen: bool('GANTRY_REDIS_FAIL_OPEN', false),
     seedVoucherUnits,
     bodyLimits: { llm: mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },

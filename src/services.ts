@@ -22,6 +22,7 @@ import type { SessionDeps } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
+import { PgJournalSink } from './gateway/pg-journal-sink.ts';
 import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
 import { recordUsage } from './domain/usage/record.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
@@ -115,15 +116,17 @@ export interface BuiltServices {
   close(): Promise<void>;
 }
 
-/** The embedded store journals usage (unless configured off); PostgreSQL commits it. */
+/** Usage is journaled (unless configured off): in a local file beside the embedded store, in a table on PostgreSQL. */
 async function openUsageSink(deps: ServiceDeps, ctx: Ctx): Promise<UsageSink> {
   const dir = deps.usageJournalDir ?? (deps.store.dataDir ? join(deps.store.dataDir, 'usage-journal') : undefined);
-  if (deps.store.kind !== 'pglite' || deps.config.usageJournal === 'off' || !dir) return new CommitSink(ctx);
+  if (deps.config.usageJournal === 'off') return new CommitSink(ctx);
+  if (deps.store.kind === 'postgres') return PgJournalSink.open(ctx, deps.log, { maxDelayMs: deps.config.usageMoveDelayMs });
+  if (!dir) return new CommitSink(ctx);
   const { procedure } = deps.store;
   const write: WriteUsage = procedure
     ? (batch, careful) => procedure('recordUsage', { batch, careful }) // built and stored on the database's thread
     : (batch, careful) => recordUsage(ctx, batch, careful);
-  return JournalSink.open(deps.log, { dir, write, fsync: deps.config.usageJournal === 'fsync' });
+  return JournalSink.open(deps.log, { dir, write, fsync: deps.config.usageJournal === 'fsync', maxDelayMs: deps.config.usageMoveDelayMs });
 }
 
 export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {

@@ -2,7 +2,9 @@
 // undici proxy, (c) Gantry with every check on (key auth, model, policy, team models,
 // RPM/TPM, key + member budget + balance reservation, settlement, durable ledger write).
 // Each runs in its own process; this process is the load generator.
-// Usage: node bench/gateway/run.ts [--write] [--seconds N]   (--write updates bench/README.md)
+// Usage: node bench/gateway/run.ts [--write] [--seconds N] [--only c,d] [--conns 1,50]
+// (--write updates bench/README.md; --only/--conns run some cells and print only their lines,
+// for profiling one variant with BENCH_PROFILE)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,10 @@ const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const args = process.argv.slice(2);
 const seconds = Number(args[args.indexOf('--seconds') + 1] ?? 0) || 4;
 const children: ChildProcess[] = [];
+const listArg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1]!.split(',') : null);
+const only = listArg('--only');
+const connsList = (listArg('--conns') ?? ['1', '50']).map(Number);
+const wanted = (letter: string) => !only || only.includes(letter);
 
 async function start(script: string, ...rest: string[]): Promise<any> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the Gantry process there (for finding the gap).
@@ -72,11 +78,11 @@ try {
     await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/key-budget', { member_id: ownerMemberId, key_id: keyId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
     await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/budget', { member_id: ownerMemberId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
   };
-  const gantry = await start('gantry.ts');
-  await setup(gantry);
+  const gantry = wanted('c') ? await start('gantry.ts') : null;
+  if (gantry) await setup(gantry);
   // Optional: the replica configuration (PostgreSQL + Redis) as a fourth variant.
   const pgUrl = process.env.BENCH_DATABASE_URL;
-  const gantryPg = pgUrl ? await start('gantry.ts', '--postgres') : null;
+  const gantryPg = pgUrl && wanted('d') ? await start('gantry.ts', '--postgres') : null;
   if (gantryPg) await setup(gantryPg);
   await new Promise((r) => setTimeout(r, 1200));
 
@@ -84,14 +90,14 @@ try {
   const variants = [
     { name: 'a direct', url: mock.url, path: '/v1/chat/completions', headers: json, server: mock },
     { name: 'b bare proxy', url: proxy.url, path: '/v1/chat/completions', headers: json, server: proxy },
-    { name: 'c gantry', url: gantry.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantry.creds.apiKey}` }, server: gantry },
+    ...(gantry ? [{ name: 'c gantry', url: gantry.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantry.creds.apiKey}` }, server: gantry }] : []),
     ...(gantryPg ? [{ name: 'd gantry pg', url: gantryPg.url, path: '/openai/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gantryPg.creds.apiKey}` }, server: gantryPg }] : []),
   ];
   // CPU time of the serving process per answered request, warm-up included on both sides.
   const cpuPerReq: Record<string, Record<number, { all: number; main: number }>> = {};
   const results: Record<string, Record<number, LoadResult>> = {};
-  for (const conns of [1, 50]) {
-    for (const v of variants) {
+  for (const conns of connsList) {
+    for (const v of variants.filter((x) => wanted(x.name[0]!))) {
       const cpu0 = await v.server.cpuUs();
       const r = await load(v.url, v.path, v.headers, request, conns, 1000, seconds * 1000);
       const cpu1 = await v.server.cpuUs();
@@ -103,6 +109,11 @@ try {
       process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})\n`);
     }
   }
+  if (only || connsList.length !== 2) { // a partial run: its lines above are the result
+    await Promise.all(children.map((c) => new Promise((r) => { c.once('exit', r); c.stdin?.end(); })));
+    process.exit(0);
+  }
+  if (!gantry) throw new Error('unreachable');
   const usage = await (await fetch(`${gantry.url}/admin/v1/teams/${gantry.creds.userId}/usage`, { headers: { authorization: `Bearer ${gantry.creds.adminToken}` } })).json() as { events: number; ledgerCharges: number };
 
   const a = results['a direct']!;

@@ -70,6 +70,9 @@ test('two replicas share a batch: both run chunks of it; every line once, billed
     const output = String((await api(a, key, 'GET', `/openai/v1/files/${done.output_file_id}/content`)).body).trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(output.map((o) => o.custom_id), lines.map((_, i) => `r${i}`), 'every line once, in order');
 
+    // a reader of money, as a user checking the bill would: lines' usage still in the usage
+    // journal is moved into the ledger first
+    assert.equal((await api(b, key, 'GET', '/openapi/v1/billing/balance/detail')).status, 200);
     const q = async (query: ReturnType<typeof sql>) => ((await store.db.execute(query)) as unknown as { rows: Record<string, unknown>[] }).rows;
     const owners = await q(sql`select lease_owner, count(*)::int as n from jobs where name = 'batch.lines' and state = 'completed' group by lease_owner`);
     assert.equal(owners.length, 2, `both replicas ran chunks: ${JSON.stringify(owners)}`);

@@ -30,3 +30,19 @@ export const usageEvents = pgTable('usage_events', {
   uniqueIndex('usage_events_request').on(t.requestId),
   index('usage_events_team_time').on(t.teamId, t.createdAt),
 ]);
+
+/**
+ * The PostgreSQL usage journal (src/gateway/pg-journal-sink.ts): a settled request is durable
+ * once its row is here (one insert, no transaction, before the response ends); any replica
+ * moves rows into the ledger and usage_events in batches, deleting them in the same
+ * transaction, so each is recorded exactly once. `record` is the UsageRecord as JSON text.
+ */
+export const usageJournal = pgTable('usage_journal', {
+  id: bigint('id', { mode: 'bigint' }).primaryKey().generatedAlwaysAsIdentity(),
+  teamId: text('team_id').notNull(),
+  requestId: text('request_id').notNull(),
+  record: text('record').notNull(),
+  /** set when the ledger refused the record alone: left out of moves until the next start retries it */
+  failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
+  error: text('error'),
+});

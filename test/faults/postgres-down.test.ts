@@ -38,8 +38,10 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     const settle = (ms: number) => new Promise((res) => setTimeout(res, ms)); // the traffic's own duration, not a wait for a change
     await settle(1000);
 
-    const downAt = Date.now();
+    // stopNow() blocks this process until PostgreSQL is down (pg_ctl -w): answers the servers
+    // sent before it stopped are read after it returns, so "down" starts when it returns
     c.pg.stopNow();
+    const downAt = Date.now();
     await settle(2000);
     // Management routes answer 503 the same way; /readyz names the database; /healthz stays up.
     const balance = await c.api(a, t.apiKey, 'GET', '/openapi/v1/billing/balance/detail');
@@ -66,7 +68,7 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
       assert.equal(r.body.reason, 'SERVICE_NOT_AVAILABLE');
       assert.equal(r.body.metadata.dependency, 'database', JSON.stringify(r.body));
     }
-    assert.ok(during.length > 0 && during.every((r) => r.status === 503), 'refused while the database is down');
+    assert.ok(during.length > 0 && during.every((r) => r.status === 503), `refused while the database is down: ${during.filter((r) => r.status !== 503).map((r) => `${r.status} at +${r.at - downAt} ms (${r.ms} ms)`).join(', ')}`);
     const refusedMs = answers.filter((r) => r.status === 503).map((r) => r.ms);
     const p99 = percentile(refusedMs, 99);
     // Refusals are fast (the replica knows the database is down); the bound leaves room for a
@@ -77,7 +79,11 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     const recoveredMs = firstOk.at - upAt;
     assert.ok(recoveredMs <= 1000, `serving again ${recoveredMs} ms after the database accepted connections`);
 
-    // answered = recorded = billed (a commit that landed while its answer was lost is counted apart)
+    // answered = recorded = billed (a commit that landed while its answer was lost is counted apart).
+    // A reader of money first: it moves what the usage journal holds into the ledger, as any
+    // balance or bill read does.
+    const read = await c.api(b, t.apiKey, 'GET', '/openapi/v1/billing/balance/detail');
+    assert.equal(read.status, 200, JSON.stringify(read.body));
     const answered = answers.filter((r) => r.status === 200).length;
     const db = new pg.Client({ connectionString: c.pg.url });
     await db.connect();

@@ -8,6 +8,7 @@ import { BILLING_METHOD } from '../billing/codes.ts';
 import type { Ctx } from '../context.ts';
 import { lockTeamOrThrow, postLockedTx, type PostingInput } from '../billing/ledger.ts';
 import { insertUsageEventsBulk, writeUsageBatch, type UsageEventRow } from '../../store/usage.ts';
+import type { Tx } from '../../store/db.ts';
 
 
 export interface UsageRecord {
@@ -76,45 +77,48 @@ function posting(u: UsageRecord, cost: bigint): PostingInput {
  * is idempotent: a request recorded by an earlier try is left as it is.
  */
 export async function recordUsage(ctx: Ctx, batch: UsageRecord[], careful = false): Promise<void> {
+  const nowMs = ctx.clock.nowMs();
+  await ctx.db.transaction((tx) => recordUsageTx(tx, nowMs, batch, careful));
+}
+
+/** recordUsage inside a transaction the caller holds (the PostgreSQL journal deletes what it records in the same one). */
+export async function recordUsageTx(tx: Tx, nowMs: number, batch: UsageRecord[], careful = false): Promise<void> {
   const byTeam = new Map<string, UsageRecord[]>();
   for (const u of batch) {
     const list = byTeam.get(u.teamId) ?? [];
     list.push(u);
     byTeam.set(u.teamId, list);
   }
-  const nowMs = ctx.clock.nowMs();
-  await ctx.db.transaction(async (tx) => {
-    for (const teamId of [...byTeam.keys()].sort()) {
-      const list = byTeam.get(teamId)!;
-      const costs = list.map(usageCostMicro);
-      const events = (ledgerIds: Map<string, string>): UsageEventRow[] => list.map((u, i) => ({
-        id: newId('event', u.atMs), requestId: u.requestId, teamId, memberId: u.memberId, keyId: u.keyId,
-        model: u.model, endpoint: u.endpoint, promptTokens: u.promptTokens, completionTokens: u.completionTokens,
-        cachedTokens: cachedOf(u), reasoningTokens: Math.max(0, Math.min(u.reasoningTokens ?? 0, u.completionTokens)),
-        inputPricePerMUnits: u.inputPricePerMUnits, outputPricePerMUnits: u.outputPricePerMUnits,
-        cachedInputPricePerMUnits: cachedOf(u) > 0 ? (u.cachedInputPricePerMUnits ?? u.inputPricePerMUnits) : null,
-        costMicro: costs[i]!, ledgerId: ledgerIds.get(`llm:${u.requestId}`) ?? null, outcome: u.outcome,
-        durationMs: Math.round(u.durationMs), createdAt: new Date(u.atMs),
-      }));
-      const charged = list.map((u, i) => ({ u, cost: costs[i]! })).filter((x) => x.cost > 0n);
-      if (!charged.length) {
-        await insertUsageEventsBulk(tx, events(new Map()), { skipExisting: careful });
-        continue;
-      }
-      const team = await lockTeamOrThrow(tx, teamId);
-      let folded = false;
-      const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, {
-        freshKeys: !careful,
-        announce: false, // the gateway settles its own reservations for these charges
-        persist: async (t, rows, wallet) => {
-          // Fast path: every charge is new, so each event's ledger id is known here and the
-          // events join the same statement. A careful pass may meet charges stored before;
-          // its events are written below, linked to whichever entry each request has.
-          folded = !careful;
-          await writeUsageBatch(t, teamId, rows, wallet, folded ? events(new Map(rows.map((r) => [r.idempotencyKey, r.id!]))) : []);
-        },
-      });
-      if (!folded) await insertUsageEventsBulk(tx, events(new Map(posted.map((p) => [p.entry.idempotencyKey, p.entry.id]))), { skipExisting: careful });
+  for (const teamId of [...byTeam.keys()].sort()) {
+    const list = byTeam.get(teamId)!;
+    const costs = list.map(usageCostMicro);
+    const events = (ledgerIds: Map<string, string>): UsageEventRow[] => list.map((u, i) => ({
+      id: newId('event', u.atMs), requestId: u.requestId, teamId, memberId: u.memberId, keyId: u.keyId,
+      model: u.model, endpoint: u.endpoint, promptTokens: u.promptTokens, completionTokens: u.completionTokens,
+      cachedTokens: cachedOf(u), reasoningTokens: Math.max(0, Math.min(u.reasoningTokens ?? 0, u.completionTokens)),
+      inputPricePerMUnits: u.inputPricePerMUnits, outputPricePerMUnits: u.outputPricePerMUnits,
+      cachedInputPricePerMUnits: cachedOf(u) > 0 ? (u.cachedInputPricePerMUnits ?? u.inputPricePerMUnits) : null,
+      costMicro: costs[i]!, ledgerId: ledgerIds.get(`llm:${u.requestId}`) ?? null, outcome: u.outcome,
+      durationMs: Math.round(u.durationMs), createdAt: new Date(u.atMs),
+    }));
+    const charged = list.map((u, i) => ({ u, cost: costs[i]! })).filter((x) => x.cost > 0n);
+    if (!charged.length) {
+      await insertUsageEventsBulk(tx, events(new Map()), { skipExisting: careful });
+      continue;
     }
-  });
+    const team = await lockTeamOrThrow(tx, teamId);
+    let folded = false;
+    const posted = await postLockedTx(tx, team, charged.map((x) => posting(x.u, x.cost)), nowMs, {
+      freshKeys: !careful,
+      announce: false, // the gateway settles its own reservations for these charges
+      persist: async (t, rows, wallet) => {
+        // Fast path: every charge is new, so each event's ledger id is known here and the
+        // events join the same statement. A careful pass may meet charges stored before;
+        // its events are written below, linked to whichever entry each request has.
+        folded = !careful;
+        await writeUsageBatch(t, teamId, rows, wallet, folded ? events(new Map(rows.map((r) => [r.idempotencyKey, r.id!]))) : []);
+      },
+    });
+    if (!folded) await insertUsageEventsBulk(tx, events(new Map(posted.map((p) => [p.entry.idempotencyKey, p.entry.id]))), { skipExisting: careful });
+  }
 }

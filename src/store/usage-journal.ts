@@ -1,0 +1,63 @@
+// The PostgreSQL usage journal's statements (table usage_journal, src/gateway/pg-journal-sink.ts).
+import { sql } from 'drizzle-orm';
+import type { DbOrTx, Tx } from './db.ts';
+
+export interface JournalRow {
+  id: string;
+  record: string;
+}
+
+const rowsOf = (res: unknown) => (res as { rows: Record<string, unknown>[] }).rows;
+
+/** One statement for any number of records (autocommitted: durable when it returns). */
+export async function appendJournal(db: DbOrTx, rows: Array<{ teamId: string; requestId: string; record: string }>): Promise<void> {
+  await db.execute(sql`
+    insert into usage_journal (team_id, request_id, record)
+    select * from unnest(${sql.param(rows.map((r) => r.teamId))}::text[], ${sql.param(rows.map((r) => r.requestId))}::text[],
+                         ${sql.param(rows.map((r) => r.record))}::text[])`);
+}
+
+/** The newest row that a move would take (null: nothing is waiting). */
+export async function journalHead(db: DbOrTx): Promise<string | null> {
+  const r = rowsOf(await db.execute(sql`select max(id)::text as id from usage_journal where failed_at is null`))[0];
+  return (r?.id as string | null | undefined) ?? null;
+}
+
+/**
+ * Take up to `limit` rows, oldest first, deleting them in the caller's transaction (which
+ * records them: both commit or neither). `skipLocked`: leave rows another mover holds (the
+ * background passes); without it, wait for that mover and skip what it took (a barrier).
+ */
+export async function takeJournal(tx: Tx, opts: { limit: number; upTo?: string | undefined; skipLocked: boolean; ids?: string[] }): Promise<JournalRow[]> {
+  const res = await tx.execute(sql`
+    delete from usage_journal where id in (
+      select id from usage_journal
+       where failed_at is null
+         ${opts.upTo !== undefined ? sql`and id <= ${opts.upTo}::bigint` : sql``}
+         ${opts.ids ? sql`and id = any(${sql.param(opts.ids)}::bigint[])` : sql``}
+       order by id limit ${opts.limit}
+       for update ${opts.skipLocked ? sql`skip locked` : sql``})
+    returning id::text as id, record`);
+  return rowsOf(res).map((r) => ({ id: r.id as string, record: r.record as string }));
+}
+
+/** The ledger refused this record alone: keep it out of moves (and barriers) until a start retries it. */
+export async function markJournalFailed(db: DbOrTx, id: string, error: string): Promise<void> {
+  await db.execute(sql`update usage_journal set failed_at = now(), error = ${error.slice(0, 2000)} where id = ${id}::bigint`);
+}
+
+/** At start: records that failed before are tried again (the cause may be gone). */
+export async function retryFailedJournal(db: DbOrTx): Promise<number> {
+  return rowsOf(await db.execute(sql`with u as (update usage_journal set failed_at = null, error = null where failed_at is not null returning 1) select count(*)::int as n from u`))[0]!.n as number;
+}
+
+export async function failedJournalCount(db: DbOrTx): Promise<number> {
+  return rowsOf(await db.execute(sql`select count(*)::int as n from usage_journal where failed_at is not null`))[0]!.n as number;
+}
+
+/** Which of these requests are in the journal (a commit whose outcome its writer never learned). */
+export async function journaledRequestIds(db: DbOrTx, requestIds: string[]): Promise<Set<string>> {
+  if (!requestIds.length) return new Set();
+  const res = await db.execute(sql`select request_id from usage_journal where request_id = any(${sql.param(requestIds)}::text[])`);
+  return new Set(rowsOf(res).map((r) => r.request_id as string));
+}
