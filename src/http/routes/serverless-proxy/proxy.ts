@@ -9,7 +9,9 @@ import { request, type Dispatcher } from 'undici';
 import { AppError } from '../../../lib/errors.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import type { EndpointRow } from '../../../store/serverless-workers.ts';
+import type { ServerlessRouter } from '../../../domain/serverless/router.ts';
+
+type EndpointRow = Awaited<ReturnType<ServerlessRouter['resolve']>>;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and what the proxy sets itself. */
 const NOT_FORWARDED = new Set(['authorization', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
