@@ -37,6 +37,7 @@ import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
 import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
 import { MemoryLoad, type WorkerLoad } from './domain/serverless/load.ts';
+import { EndpointMetrics } from './domain/serverless/metrics.ts';
 import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
 import { RedisLoad } from './store/serverless-load-redis.ts';
 // serverless management API
@@ -89,8 +90,8 @@ export interface Services {
   compute: Compute & { reconcile(): Promise<number> };
   /** The durable job runner (src/jobs): enqueue, and runDue() for tests. */
   jobs: JobRunner;
-  /** Serverless workers (the runtime, a job), the router of endpoint URLs, and their shared load; reconcile() runs a pass now (tests). */
-  serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; reconcile(): Promise<number> };
+  /** Serverless workers (the runtime, a job), the router of endpoint URLs, their shared load, and this process's endpoint metrics counters; reconcile() runs a pass now (tests). */
+  serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; metrics: EndpointMetrics; reconcile(): Promise<number> };
   /** Serverless endpoints, the management API's part: store, clock, admission, URLs (domain/serverless). */
   serverless: Serverless;
   /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
@@ -177,8 +178,10 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
   // replicas share worker slots and queues through Redis; one process keeps them in memory
   const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl }) : new MemoryLoad();
+  // per-minute requests and workers: counted in memory by this process, flushed every 5 s (additive across replicas)
+  const endpointMetrics = new EndpointMetrics(ctx, { onError: (err) => log.warn({ err }, 'endpoint metrics flush failed; kept for the next') });
   const serverlessRuntime = new ServerlessRuntime(compute, workerLoad, {
-    holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs,
+    holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs, metrics: endpointMetrics,
     onError: (endpointId, err) => log.error({ err, endpointId }, 'serverless reconcile failed; will retry'),
   });
   jobs.handle('serverless.reconcile', serverlessReconcileHandler(serverlessRuntime), { everyMs: config.reconcileIntervalMs });
@@ -215,7 +218,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     operatorToken,
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
-    serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, reconcile: () => jobs.runNow('serverless.reconcile') },
+    serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, metrics: endpointMetrics, reconcile: () => jobs.runNow('serverless.reconcile') },
     // serverless management API
     serverless: { ctx, spend, settings: config.serverless },
     blobs,
@@ -233,12 +236,14 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     services,
     startBackground: () => {
       health.start();
+      endpointMetrics.start();
       if (config.runJobs) jobs.start();
     },
     close: async () => {
       health.stop();
       await jobs.stop();
       serverlessRouter.close();
+      await endpointMetrics.close(); // before the store closes: the last seconds' counts
       await workerLoad.close();
       if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
       await gateway.close();

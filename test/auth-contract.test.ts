@@ -77,6 +77,14 @@ test('tenant routes: a role the table forbids → 403 FORBIDDEN', async () => {
   assert.ok(checked > 10);
 });
 
+test('endpoint metrics (a Gantry extension) are read as endpoints are: roles that read compute reach the endpoint lookup, others 403', async () => {
+  for (const role of ROLES) {
+    const r = await call(h.app, 'GET', '/gpu-instance/openapi/v1/endpoint/metrics?id=ep-none', { token: team.members[role].apiKey });
+    if (can(role, 'readCompute')) assert.deepEqual([r.status, r.body.reason], [400, 'SERVERLESS_ENDPOINT_NOT_FOUND'], role);
+    else assert.deepEqual([r.status, r.body.reason], [403, 'FORBIDDEN'], role);
+  }
+});
+
 test('operator routes: no token, a wrong token, or a tenant key → 401', async () => {
   const ops = routes('operator');
   assert.ok(ops.length >= 20);

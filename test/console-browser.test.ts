@@ -143,6 +143,8 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await page.getByRole('heading', { name: 'echo' }).waitFor();
     await page.locator('pre.log:not([data-lines="0"])').waitFor({ timeout: 60_000 });
     await page.getByText('Log: live').waitFor();
+    // …and its requests and workers over time, drawn (the reconciler's samples since it was created)
+    await page.locator('.chart[data-drawn="true"][aria-label="Requests and workers over time"] canvas').waitFor();
     await shot(page, 'serverless');
 
     // Usage: the chart is drawn (its canvas has pixels).

@@ -65,7 +65,7 @@ const known: Known = (name, op) => {
     case 'productId': return op.url.includes('/gpu/products/') || op.url.includes('gpu-instance') ? 'prd_rtx4090_24g' : undefined;
     case 'id':
       if (op.url.endsWith('/endpoint/create')) return 'prd_rtx4090_24g'; // products[].id
-      if (op.url.endsWith('/endpoint') || op.url.endsWith('/endpoint/update')) return ids.endpoint; // not the logs: following one never ends
+      if (op.url.endsWith('/endpoint') || op.url.endsWith('/endpoint/update') || op.url.endsWith('/endpoint/metrics')) return ids.endpoint; // not the logs: following one never ends
       if (op.url.startsWith('/openapi/v1/webhook/endpoints/')) return ids.webhookEndpoint;
       return op.url.includes('repository/auth') ? ids.registryAuth : op.url === '/admin/v1/models' ? 'fuzz/model' : undefined;
     case 'model': return op.url === '/admin/v1/quotas' ? 'fuzz/model' : op.url.includes('/admin/v1/models') ? undefined : chat;

@@ -1,8 +1,8 @@
 // Tables of serverless endpoints (src/domain/serverless/README.md): the endpoint with its
-// whole configuration, its workers (one driver workload each) and its log lines. Prices
-// are units (1/10000 USD) per GPU-hour; metered money is micro.
+// whole configuration, its workers (one driver workload each), its log lines and its
+// per-minute metrics. Prices are units (1/10000 USD) per GPU-hour; metered money is micro.
 import { sql } from 'drizzle-orm';
-import { pgTable, text, bigint, integer, boolean, jsonb, timestamp, index, uniqueIndex, bigserial } from 'drizzle-orm/pg-core';
+import { pgTable, text, bigint, integer, boolean, jsonb, timestamp, index, uniqueIndex, bigserial, primaryKey } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull();
 const ms = (name: string) => bigint(name, { mode: 'number' });
@@ -83,3 +83,25 @@ export const endpointLogs = pgTable('endpoint_logs', {
   atMs: ms('at_ms').notNull(),
   line: text('line').notNull(),
 }, (t) => [index('endpoint_logs_endpoint').on(t.endpointId, t.seq), index('endpoint_logs_worker').on(t.workerId, t.seq)]);
+
+/**
+ * Per endpoint per UTC minute: what the routers answered and what the reconciler saw. Every
+ * column adds up (or takes the greater) when a replica flushes its counts, so several
+ * processes write the same row without losing each other's counts (domain/serverless/metrics.ts).
+ * Means are the sums over `samples` (reconciler passes that looked at the endpoint).
+ */
+export const endpointMetrics = pgTable('endpoint_metrics', {
+  endpointId: text('endpoint_id').notNull(),
+  // the minute's start, Unix ms (a multiple of 60000)
+  minuteMs: ms('minute_ms').notNull(),
+  // a worker answered with a status below 500
+  answered: ms('answered').notNull().default(0),
+  // a worker answered 5xx, or Gantry ended it: queue full, queue timeout, worker unreachable, cut at requestTimeout
+  failed: ms('failed').notNull().default(0),
+  samples: ms('samples').notNull().default(0),
+  waitingSum: ms('waiting_sum').notNull().default(0),
+  waitingPeak: integer('waiting_peak').notNull().default(0),
+  runningSum: ms('running_sum').notNull().default(0),
+  startingSum: ms('starting_sum').notNull().default(0),
+  desiredSum: ms('desired_sum').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.endpointId, t.minuteMs] }), index('endpoint_metrics_minute').on(t.minuteMs)]);

@@ -3,7 +3,7 @@
 // API's queries are in serverless-endpoints.ts.
 import { and, asc, eq, inArray, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { endpointLogs, endpoints, endpointWorkers } from './schema-serverless.ts';
+import { endpointLogs, endpointMetrics, endpoints, endpointWorkers } from './schema-serverless.ts';
 
 export type EndpointRow = typeof endpoints.$inferSelect;
 export type WorkerRow = typeof endpointWorkers.$inferSelect;
@@ -32,10 +32,11 @@ export async function findEndpointRow(db: DbOrTx, id: string): Promise<EndpointR
 export async function updateEndpointRow(db: DbOrTx, id: string, patch: Partial<typeof endpoints.$inferInsert>): Promise<void> {
   await db.update(endpoints).set(patch).where(eq(endpoints.id, id));
 }
-/** The endpoint is gone: its row, its workers' rows and its log. */
+/** The endpoint is gone: its row, its workers' rows, its log and its metrics. */
 export async function deleteEndpointRows(db: DbOrTx, id: string): Promise<void> {
   await db.delete(endpointWorkers).where(eq(endpointWorkers.endpointId, id));
   await db.delete(endpointLogs).where(eq(endpointLogs.endpointId, id));
+  await db.delete(endpointMetrics).where(eq(endpointMetrics.endpointId, id));
   await db.delete(endpoints).where(eq(endpoints.id, id));
 }
 

@@ -1,11 +1,13 @@
 // Serverless endpoints: a page of endpoints, one endpoint with its workers and their states,
-// its scaling events and worker logs followed live (EventSource), and editing its worker
-// limits (the update replaces the endpoint: every other field is sent back as read).
+// a chart of its requests and workers over time (endpoint-metrics.js), its scaling events and
+// worker logs followed live (EventSource), and editing its worker limits (the update replaces
+// the endpoint: every other field is sent back as read).
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
 import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad } from '../ui.js';
 import { GPU } from './instances.js';
+import { EndpointMetrics } from './endpoint-metrics.js';
 
 const PAGE = 20;
 
@@ -37,6 +39,7 @@ function Endpoint({ id }) {
       { label: 'Healthy', cell: (w) => (w.healthy ? 'yes' : 'no') },
       { label: 'Log', cell: (w) => html`<button type="button" onClick=${() => setLogOf({ kind: 'worker', id: w.id })}>Follow log</button>` },
     ]} />
+    <${EndpointMetrics} id=${id} />
     ${can('changeCompute') && html`<${Edit} e=${e} onSaved=${state.reload} />`}
     <h2>${logOf.kind === 'endpoint' ? 'Scaling events (endpoint log)' : `Log of worker ${logOf.id}`}</h2>
     ${logOf.kind === 'worker' && html`<button type="button" onClick=${() => setLogOf({ kind: 'endpoint', id })}>Back to the endpoint log</button>`}

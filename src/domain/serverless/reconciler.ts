@@ -20,6 +20,8 @@ import * as q from '../../store/serverless-workers.ts';
 import type { EndpointRow, WorkerRow } from '../../store/serverless-workers.ts';
 import { decide } from './autoscaler.ts';
 import type { WorkerLoad } from './load.ts';
+import { METRICS_RETENTION_MS, type EndpointMetrics } from './metrics.ts';
+import { pruneEndpointMetrics } from '../../store/serverless-metrics.ts';
 import { meterWorkerTx, payerOfEndpoint } from './metering.ts';
 import { announceEndpointState } from './webhooks.ts';
 
@@ -31,6 +33,8 @@ export interface RuntimeOptions {
   /** health probe over HTTP; true when the path answered 2xx/3xx within the timeout */
   probe?: (address: string, path: string, timeoutMs: number) => Promise<boolean>;
   onError?: (endpointId: string, err: unknown) => void;
+  /** where each pass's look at an endpoint is counted (its minute's workers and queue) */
+  metrics?: EndpointMetrics;
 }
 
 /** How long an ended worker's row (and its log) is kept for the endpoint view. */
@@ -63,6 +67,7 @@ export class ServerlessRuntime {
   private readonly meterIntervalMs: number;
   private readonly probe: (address: string, path: string, timeoutMs: number) => Promise<boolean>;
   private readonly onError: ((endpointId: string, err: unknown) => void) | undefined;
+  private readonly metrics: EndpointMetrics | undefined;
   /** when each worker was last probed (this replica; a new one probes at once) */
   private readonly probedAt = new Map<string, number>();
   /** the last refusal to add a worker, per endpoint (this replica), so the log says it once */
@@ -76,6 +81,7 @@ export class ServerlessRuntime {
     this.meterIntervalMs = opts.meterIntervalMs ?? 60_000;
     this.probe = opts.probe ?? httpProbe;
     this.onError = opts.onError;
+    this.metrics = opts.metrics;
   }
 
   private now(): number {
@@ -94,6 +100,7 @@ export class ServerlessRuntime {
     if (this.now() - this.lastPruneMs > 60_000) {
       this.lastPruneMs = this.now();
       await q.pruneEndedWorkers(this.c.ctx.db, this.now() - KEEP_ENDED_MS);
+      await pruneEndpointMetrics(this.c.ctx.db, this.now() - METRICS_RETENTION_MS);
     }
   }
 
@@ -141,11 +148,25 @@ export class ServerlessRuntime {
     else if (d.create > 0) this.lastRefusal.delete(ep.id);
     if (ep.desiredWorkers !== d.desired) await q.updateEndpointRow(this.c.ctx.db, ep.id, { desiredWorkers: d.desired });
     workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
+    this.sample(ep, workers, d.desired, queue.waiting);
     await this.settleEndpoint(ep, workers, refused, log);
     if (log.length) {
       await q.appendLog(this.c.ctx.db, log.map((line) => ({ endpointId: ep.id, workerId: null, atMs: now, line })));
     }
     if (routableChanged) this.c.ctx.changes.publish({ type: 'endpoint.workers.changed', teamId: ep.teamId, endpointId: ep.id });
+  }
+
+  /**
+   * The pass's look at the endpoint, for its metrics. An endpoint with nothing to show (no
+   * worker, none wanted, nothing waiting: scaled to zero, stopped) is not counted, so idle
+   * endpoints add no rows; its minutes read as zeros.
+   */
+  private sample(ep: EndpointRow, workers: WorkerRow[], desired: number, waiting: number): void {
+    if (!this.metrics || ep.state === 'terminating') return;
+    const running = workers.filter((w) => w.state === 'running').length;
+    const starting = workers.filter((w) => BOOTING.has(w.state)).length;
+    if (!running && !starting && !desired && !waiting) return;
+    this.metrics.sample(ep.id, { waiting, running, starting, desired });
   }
 
   // ---- one worker ----

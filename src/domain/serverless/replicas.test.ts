@@ -1,5 +1,6 @@
 // Two Gantry processes on one PostgreSQL and one Redis serving one endpoint: either replica
-// takes requests for it, and the worker's maxConcurrent holds across both (slots in Redis).
+// takes requests for it, the worker's maxConcurrent holds across both (slots in Redis), and
+// the endpoint's metrics count the requests of both.
 // Needs TEST_DATABASE_URL and TEST_REDIS_URL (CI sets both); skipped otherwise.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,6 +67,18 @@ test('two replicas share one endpoint: both route to its worker, and maxConcurre
     const peak = Math.max(...answers.map((r) => r.body.peakInflight as number));
     assert.equal(peak, 2, `the worker answered at most maxConcurrent at once (peak ${peak})`);
     assert.ok(answers.some((r) => Number(r.headers.get('x-gantry-queue-ms')) > 0), 'requests waited for a slot');
+
+    // Metrics: each replica counted the requests it served and flushes them additively (a
+    // read flushes the reading replica's counts first): read through a, then through b, and
+    // the row holds both halves, with the worker a's reconciler saw running.
+    const range = `id=${id}&startTime=${Math.floor(Date.now() / 1000) - 600}&endTime=${Math.floor(Date.now() / 1000) + 60}`;
+    assert.equal((await api(a, key, 'GET', `${BASE}/endpoint/metrics?${range}`)).status, 200);
+    const m = await api(b, key, 'GET', `${BASE}/endpoint/metrics?${range}`);
+    assert.equal(m.status, 200, JSON.stringify(m.body));
+    const points = m.body.data as { answered: number; failed: number; running: number }[];
+    assert.equal(points.reduce((n, p) => n + p.answered, 0), 16, JSON.stringify(points.filter((p) => p.answered)));
+    assert.equal(points.reduce((n, p) => n + p.failed, 0), 0);
+    assert.ok(points.some((p) => p.running > 0), 'the worker was sampled running');
   } finally {
     await Promise.all(servers.map((s) => s.kill('SIGTERM')));
     await store.close();

@@ -17,8 +17,9 @@ export const endpointLogUrl = (s: ServerlessSettings, id: string) => `${s.public
 export const workerLogUrl = (s: ServerlessSettings, id: string) => `${s.publicBaseUrl}${WORKER_LOG_PATH}?id=${encodeURIComponent(id)}`;
 
 /**
- * A worker as the interface shows it. `metrics` is "": Gantry collects no per-worker metrics
- * (docs/compat-decisions.md) and shows none rather than a made-up number.
+ * A worker as the interface shows it. `metrics` is "": Gantry counts requests and workers per
+ * endpoint (GET /endpoint/metrics), not per worker, and points to nothing that is not the
+ * worker's own (docs/compat-decisions.md).
  */
 export function workerView(s: ServerlessSettings, w: WorkerRow) {
   return {

@@ -105,6 +105,7 @@ import serverlessDeleteEndpoint from './serverless/delete-endpoint.ts';
 import serverlessGetEndpointLimit from './serverless/get-endpoint-limit.ts';
 import serverlessGetEndpointLog from './serverless/get-endpoint-log.ts';
 import serverlessGetWorkerLog from './serverless/get-worker-log.ts';
+import serverlessGetEndpointMetrics from './serverless/get-endpoint-metrics.ts';
 import adminServerlessGetLimits from './admin/serverless-get-limits.ts';
 import adminServerlessSetLimits from './admin/serverless-set-limits.ts';
 // Files (issue 13) and signed blob links
@@ -264,6 +265,7 @@ export const ROUTES: RouteRegistrar[] = [
   serverlessGetEndpointLimit,
   serverlessGetEndpointLog,
   serverlessGetWorkerLog,
+  serverlessGetEndpointMetrics,
   adminServerlessGetLimits,
   adminServerlessSetLimits,
   // webhooks

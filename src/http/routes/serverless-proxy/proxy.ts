@@ -9,6 +9,9 @@ import { request, type Dispatcher } from 'undici';
 import { AppError } from '../../../lib/errors.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
+import type { ServerlessRouter } from '../../../domain/serverless/router.ts';
+
+type EndpointRow = Awaited<ReturnType<ServerlessRouter['resolve']>>;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and what the proxy sets itself. */
 const NOT_FORWARDED = new Set(['authorization', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
@@ -16,7 +19,7 @@ const NOT_FORWARDED = new Set(['authorization', 'connection', 'keep-alive', 'pro
 const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export default function serverlessProxyRoute(app: App, s: Services): void {
-  const { router } = s.serverlessRuntime;
+  const { router, metrics } = s.serverlessRuntime;
   void app.register((child, _opts, registered) => {
     // The body is passed on as it arrives, never parsed or buffered.
     child.removeAllContentTypeParsers();
@@ -42,14 +45,26 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
       const rawUrl = req.raw.url ?? '/';
       let rest = rawUrl.startsWith(prefix) ? rawUrl.slice(prefix.length) : '/';
       if (!rest.startsWith('/')) rest = `/${rest}`;
-      // one signal for both ends of a request: the client leaving, and requestTimeout (`cut`)
+      // one signal for both ends of a request: the client leaving, and requestTimeout (`ended.cut`)
       const ac = new AbortController();
       reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
+      const ended = { cut: false };
+      // the endpoint's metrics count every request that ends here, except one whose client left
+      try {
+        const status = await forward(req, reply, ep, rest, ac, ended);
+        metrics.request(ep.id, status < 500);
+        return reply;
+      } catch (e) {
+        if (!ac.signal.aborted || ended.cut) metrics.request(ep.id, false);
+        throw e;
+      }
+    };
+    /** Take a worker's slot (waiting in the queue) and pass the request on; the worker's status. */
+    const forward = async (req: FastifyRequest, reply: FastifyReply, ep: EndpointRow, rest: string, ac: AbortController, ended: { cut: boolean }): Promise<number> => {
       const d = await router.dispatch(ep, ac.signal);
       const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
-      let cut = false;
       const timer = setTimeout(() => {
-        cut = true;
+        ended.cut = true;
         ac.abort();
       }, timeoutMs);
       const done = () => { clearTimeout(timer); d.release(); };
@@ -68,19 +83,20 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
         });
       } catch (e) {
         done();
-        if (cut) {
+        if (ended.cut) {
           throw new AppError('GATEWAY_TIMEOUT', `worker ${d.worker.id} did not answer within the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`, { workerId: d.worker.id });
         }
         throw new AppError('SERVICE_NOT_AVAILABLE', `worker ${d.worker.id} could not be reached: ${e instanceof Error ? e.message : String(e)}`, { workerId: d.worker.id });
       }
       const body = res.body as unknown as Readable;
       body.once('close', done);
-      ac.signal.addEventListener('abort', () => body.destroy(new Error(cut ? `cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s` : 'the client went away')), { once: true });
+      ac.signal.addEventListener('abort', () => body.destroy(new Error(ended.cut ? `cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s` : 'the client went away')), { once: true });
       reply.code(res.statusCode);
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !NOT_RETURNED.has(k)) reply.header(k, v);
       reply.header('x-gantry-worker-id', d.worker.id);
       reply.header('x-gantry-queue-ms', String(d.queueMs));
-      return reply.send(body);
+      reply.send(body);
+      return res.statusCode;
     };
     for (const url of ['/serverless/:appName', '/serverless/:appName/*']) {
       child.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, ...options, handler: handler as never });

@@ -1,0 +1,60 @@
+// An endpoint's requests and workers over time: one GET /endpoint/metrics per range chosen,
+// drawn by uPlot (loaded with this chart only), requests per bucket on the left axis and
+// workers (means over the reconciler's passes) on the right.
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { get } from '../api.js';
+import { ErrorBox, Loaded, useLoad } from '../ui.js';
+import { GPU } from './instances.js';
+
+/** The API's limits: a day by minute, 31 days by hour (30 are kept). */
+const RANGES = {
+  hour: { label: 'Last hour, per minute', step: 'minute', seconds: 3600 },
+  day: { label: 'Last day, per minute', step: 'minute', seconds: 86_400 },
+  month: { label: 'Last 30 days, per hour', step: 'hour', seconds: 30 * 86_400 },
+};
+
+export function EndpointMetrics({ id }) {
+  const [range, setRange] = useState('hour');
+  const state = useLoad(() => {
+    const r = RANGES[range];
+    const endTime = Math.floor(Date.now() / 1000);
+    return get(`${GPU}/endpoint/metrics`, { id, step: r.step, startTime: endTime - r.seconds, endTime });
+  }, [id, range]);
+  return html`<h2>Requests and workers</h2>
+    <form class="inline" aria-label="Metrics range" onSubmit=${(e) => e.preventDefault()}>
+      <label>Range<select value=${range} onChange=${(e) => setRange(e.currentTarget.value)}>
+        ${Object.entries(RANGES).map(([k, v]) => html`<option value=${k}>${v.label}</option>`)}</select></label>
+      <button type="button" onClick=${state.reload}>Refresh</button>
+    </form>
+    <${Loaded} state=${state}>${(m) => html`<${Chart} m=${m} />`}<//>`;
+}
+
+function Chart({ m }) {
+  const ref = useRef();
+  const [error, setError] = useState();
+  useEffect(() => {
+    let plot;
+    const d = m.data;
+    const per = m.step === 'hour' ? 'hour' : 'minute';
+    import('uplot').then(({ default: UPlot }) => {
+      const width = Math.min(900, ref.current.clientWidth || 600);
+      const line = (label, stroke, scale, extra = {}) => ({ label, stroke, scale, width: 2, ...extra });
+      plot = new UPlot({
+        width, height: 260, title: `Requests per ${per} and workers`,
+        series: [{},
+          line('answered', '#2ca02c', 'req'), line('failed', '#d62728', 'req'), line('waiting (peak)', '#ff7f0e', 'req', { dash: [4, 4] }),
+          line('workers running', '#1f77b4', 'wk'), line('workers starting', '#9467bd', 'wk', { dash: [2, 3] }), line('workers desired', '#7f7f7f', 'wk', { dash: [6, 3] })],
+        scales: { x: { time: true, range: [m.startTime, m.endTime] }, req: { range: (_, _min, max) => [0, Math.max(1, max)] }, wk: { range: (_, _min, max) => [0, Math.max(1, max)] } },
+        axes: [{ stroke: 'currentColor' }, { scale: 'req', stroke: 'currentColor', label: `requests / ${per}` },
+          { scale: 'wk', side: 1, stroke: 'currentColor', label: 'workers', grid: { show: false } }],
+      }, [d.map((p) => p.time), d.map((p) => p.answered), d.map((p) => p.failed), d.map((p) => p.waitingPeak),
+        d.map((p) => p.running), d.map((p) => p.starting), d.map((p) => p.desired)], ref.current);
+      ref.current.dataset.drawn = 'true';
+    }, setError);
+    return () => plot?.destroy();
+  }, [m]);
+  const total = m.data.reduce((a, p) => ({ answered: a.answered + p.answered, failed: a.failed + p.failed }), { answered: 0, failed: 0 });
+  return html`<p class="muted">${total.answered} answered, ${total.failed} failed in this range.</p>
+    <div class="chart" ref=${ref} role="img" aria-label="Requests and workers over time"></div><${ErrorBox} error=${error} />`;
+}
