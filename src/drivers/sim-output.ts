@@ -2,6 +2,7 @@
 // a start banner, its command, the ports it listens on, a heartbeat at a slow rate (at most
 // MAX_HEARTBEATS a run, so an instance left idle does not fill the database), and how the run
 // ended. Deterministic: the same run read at the same time gives the same lines.
+import { rng } from '../lib/prng.ts';
 import type { WorkloadLogLine, WorkloadSpec } from './types.ts';
 
 /** simulated time between heartbeats (divided by GANTRY_SIM_TIME_SCALE) */
@@ -16,11 +17,11 @@ export interface SimRun {
   endLine?: string | undefined;
 }
 
-/** A small number that varies with the id and the heartbeat (a plausible GPU utilization). */
+/** A plausible GPU utilization, the same for the same id and heartbeat (the one PRNG, seeded by both). */
 function utilization(id: string, n: number): number {
-  let h = 0;
-  for (const ch of id) h = (h * 31 + ch.charCodeAt(0)) % 9973;
-  return 20 + ((h + n * 37) % 75);
+  let seed = n;
+  for (const ch of id) seed = (Math.imul(seed, 31) + ch.charCodeAt(0)) >>> 0;
+  return 20 + Math.floor(rng(seed)() * 75);
 }
 
 /** The lines of `run` written up to `untilMs`, oldest first; `heartbeatMs` is the scaled interval. */
