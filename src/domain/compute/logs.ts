@@ -7,6 +7,7 @@
 import * as q from '../../store/instance-logs.ts';
 import * as cq from '../../store/compute.ts';
 import type { Tx } from '../../store/db.ts';
+import { FAILURE_REASONS, type FailureReason } from '../../drivers/types.ts';
 import { deferChange, inTransaction } from '../changes.ts';
 import type { Compute } from './compute.ts';
 import type { InstanceStatus } from './states.ts';
@@ -46,7 +47,9 @@ function meaning(after: cq.InstanceRow, to: InstanceStatus): string {
     case 'starting': return 'starting the workload';
     case 'toStop': return error ? `stop requested (${error})` : 'stop requested';
     case 'stopping': return 'stopping the workload';
-    case 'exited': return error ? `stopped (${error})` : 'stopped';
+    case 'exited':
+      if (FAILURE_REASONS.includes(after.statusErrorState as FailureReason)) return `failed (${after.statusErrorState}): ${after.statusErrorMessage}`;
+      return error ? `stopped (${error})` : 'stopped';
     case 'toRestart': return 'restart requested';
     case 'restarting': return 'restarting the workload';
     case 'toRemove': return 'delete requested';

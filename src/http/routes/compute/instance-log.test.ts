@@ -101,6 +101,21 @@ test('follow=1&sse=1: the tail, then a line for each change of state as it happe
   assert.match(got.text, /removing → removed: removed\n\n$/);
 });
 
+test('a failure: the workload\'s last words, then the status line with the reason; a pull that fails says which image', async () => {
+  const id = await f.create();
+  await f.until(id, 'running');
+  f.sim.crash(id);
+  await f.until(id, 'exited');
+  assert.deepEqual((await log(id, { tail: 2 })).body.split('\n').filter(Boolean), [
+    'fatal: container exited with code 137 (killed)',
+    '[gantry] running → exited: failed (crashed): the container crashed: container exited with code 137 (killed)',
+  ]);
+  const bad = await f.create({ imageUrl: 'registry.invalid/acme/sim-fail-pull:1' });
+  await f.until(bad, 'exited');
+  assert.equal((await log(bad, { tail: 1 })).body,
+    '[gantry] pulling → exited: failed (image_pull_failed): image pull failed: failed to pull image "registry.invalid/acme/sim-fail-pull:1": manifest unknown or access denied\n');
+});
+
 test('bounds: an instance keeps its newest lines only; lines of an instance removed long ago go', async () => {
   const id = await f.create();
   await f.until(id, 'running');
