@@ -85,6 +85,11 @@ test('endpoint metrics (a Gantry extension) are read as endpoints are: roles tha
   }
 });
 
+test('log routes (serverless endpoint and worker, GPU instance) are tenant routes of the readers of compute', () => {
+  const logs = routes('key').filter((r) => r.url.endsWith('/log')).map((r) => `${r.method} ${r.url} ${r.auth?.kind === 'key' ? r.auth.capability : ''}`).sort();
+  assert.deepEqual(logs, ['endpoint/log', 'endpoint/worker/log', 'gpu/instance/log'].map((p) => `GET /gpu-instance/openapi/v1/${p} readCompute`));
+});
+
 test('operator routes: no token, a wrong token, or a tenant key → 401', async () => {
   const ops = routes('operator');
   assert.ok(ops.length >= 20);

@@ -137,6 +137,11 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await box.getByText('running', { exact: true }).waitFor({ timeout: 60_000 });
     await box.getByRole('button', { name: 'Stop' }).waitFor();
     await shot(page, 'instances');
+    // The instance's log, followed live: Gantry's status lines (and the workload's output).
+    await box.getByRole('link', { name: 'console-box' }).click();
+    await page.getByLabel('Live log').getByText(/\[gantry\] pulling → running/).waitFor({ timeout: 60_000 });
+    await page.getByText('Log: live').waitFor();
+    await shot(page, 'instance-log');
 
     // Serverless: the endpoint's log followed live over EventSource.
     await page.goto(`${base}/console#/serverless/${endpointId}`);

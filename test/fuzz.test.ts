@@ -58,7 +58,8 @@ const known: Known = (name, op) => {
     case 'userId': return team.userId;
     case 'memberId': case 'member_id': return team.members.Developer.memberId;
     case 'keyId': case 'key_id': case 'stringId': return team.members.Developer.keyId;
-    case 'instanceId': return ids.instance;
+    // not the instance's log: following a live instance's log never ends (its 200s are tested beside the route)
+    case 'instanceId': return op.url.endsWith('/gpu/instance/log') ? undefined : ids.instance;
     case 'templateId': case 'Id': return ids.template;
     case 'storageId': return ids.storage;
     case 'clusterId': return 'cls_local';

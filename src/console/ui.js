@@ -1,7 +1,7 @@
 // Small shared pieces of the console's pages: data loading with visible errors, money,
-// times, tables with server paging.
+// times, tables with server paging, live logs.
 import { html } from 'htm/preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
 /** Loads with `fn` when `deps` change; `reload()` loads again. Errors are kept to be shown. */
 export function useLoad(fn, deps = []) {
@@ -97,4 +97,21 @@ export function downloadCsv(name, rows) {
   a.download = name;
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+/** Follows a log over server-sent events; the browser sends the session cookie and resumes with Last-Event-ID. */
+export function LiveLog({ url }) {
+  const [lines, setLines] = useState([]);
+  const [status, setStatus] = useState('connecting');
+  const box = useRef();
+  useEffect(() => {
+    const es = new EventSource(url);
+    es.onopen = () => setStatus('live');
+    es.onmessage = (m) => setLines((l) => [...l.slice(-999), m.data]);
+    es.onerror = () => setStatus(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    return () => es.close();
+  }, [url]);
+  useEffect(() => { if (box.current) box.current.scrollTop = box.current.scrollHeight; }, [lines]);
+  return html`<p class="muted" role="status">Log: ${status}, ${lines.length} lines</p>
+    <pre class="log" ref=${box} aria-label="Live log" aria-live="polite" data-lines=${lines.length}>${lines.join('\n')}</pre>`;
 }

@@ -31,7 +31,9 @@ export type Change =
    * A serverless endpoint was created, updated (`previousAppName` when its appName changed)
    * or asked to terminate: its URL's routing and its reconciliation may have changed.
    */
-  | { type: 'endpoint.changed'; teamId: string; endpointId: string; appName: string; previousAppName?: string };
+  | { type: 'endpoint.changed'; teamId: string; endpointId: string; appName: string; previousAppName?: string }
+  /** lines were added to an instance's log (its followers read them at once) */
+  | { type: 'instance.log'; teamId: string; instanceId: string };
 
 export type ChangeType = Change['type'];
 export type ChangeOf<T extends ChangeType> = Extract<Change, { type: T }>;

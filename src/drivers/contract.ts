@@ -90,6 +90,25 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await waitFor(h, id, ['absent']);
   });
 
+  t('a running workload\'s output: lines with times, none repeated after the last one read', async (h) => {
+    const id = uid();
+    await h.driver.create({ ...h.spec(id), command: 'sh -c "echo gantry-contract; sleep 3600"' });
+    await waitFor(h, id, ['running']);
+    let lines = await h.driver.logs(id, 0, 1000);
+    for (let waited = 0; !lines.length; waited += 250) {
+      assert.ok(waited <= h.patienceMs, `${id} wrote nothing`);
+      await h.pass(250);
+      lines = await h.driver.logs(id, 0, 1000);
+    }
+    assert.ok(lines.every((l, i) => typeof l.line === 'string' && l.atMs >= (lines[i - 1]?.atMs ?? 0)), 'oldest first');
+    const last = lines[lines.length - 1]!;
+    assert.ok((await h.driver.logs(id, last.atMs, 1000)).every((l) => l.atMs > last.atMs));
+    assert.equal((await timed(h, 'logs', h.driver.logs(id, 0, 1))).length, 1, 'at most limit lines');
+    await h.driver.delete(id);
+    await waitFor(h, id, ['absent']);
+    assert.deepEqual(await h.driver.logs(id, 0, 10), [], 'a workload that is gone has none');
+  });
+
   t('an image that cannot be pulled fails with image_pull_failed', async (h) => {
     const id = uid();
     await h.driver.create({ ...h.spec(id), image: 'registry.invalid/gantry/sim-fail-pull:does-not-exist' });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../lib/clock.ts';
 import { SimDriver } from './sim.ts';
 import { baseSpec, driverContract } from './contract.ts';
+import { HEARTBEAT_MS, MAX_HEARTBEATS } from './sim-output.ts';
 
 driverContract('sim', async () => {
   const clock = new ManualClock();
@@ -46,4 +47,27 @@ test('sim failure injection: no capacity at create, crash while running with its
   assert.equal(c.phase, 'failed');
   assert.equal(c.reason, 'crashed');
   assert.equal(c.endedAtMs, crashAt);
+});
+
+test('sim output: a banner, the command, the ports, heartbeats at a slow rate and at most MAX_HEARTBEATS a run, how the run ended', async () => {
+  const clock = new ManualClock();
+  const d = new SimDriver(clock, { timeScale: 10 });
+  await d.create({ ...baseSpec('ins_out'), command: 'python serve.py', ports: [{ port: 8080, type: 'http' }] });
+  clock.advance(1300); // created, pulled, running
+  const started = (await d.describe('ins_out')).startedAtMs!;
+  const text = async (after = 0) => (await d.logs('ins_out', after, 10_000)).map((l) => l.line);
+  assert.deepEqual(await text(), [
+    '[sim] container ins_out started from busybox:1.36 (0 GPU, 1 CPU, 1 GB memory)', '$ python serve.py', 'listening on 0.0.0.0:8080 (http)',
+  ]);
+  clock.advance(HEARTBEAT_MS / 10);
+  assert.match((await text()).at(-1)!, /^heartbeat 1: up 30 s, GPU utilization \d+%$/);
+  assert.deepEqual(await d.logs('ins_out', 0, 10_000), await d.logs('ins_out', 0, 10_000), 'the same lines when read again');
+  clock.advance(HEARTBEAT_MS * 1000); // idle for a long time: the heartbeats stop
+  const all = await text();
+  assert.equal(all.filter((l) => l.startsWith('heartbeat ')).length, MAX_HEARTBEATS);
+  assert.match(all.at(-1)!, /no more heartbeats/);
+  await d.stop('ins_out');
+  const last = (await d.logs('ins_out', 0, 10_000)).at(-1)!;
+  assert.deepEqual([last.line, last.atMs > started], ['received SIGTERM: shutting down', true]);
+  assert.deepEqual(await text(last.atMs), []);
 });

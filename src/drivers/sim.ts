@@ -3,7 +3,8 @@
 // restarts with the process: after a Gantry restart describe() answers `absent` and the
 // reconciler re-issues the idempotent call (see domain/compute/README.md).
 import type { Clock } from '../lib/clock.ts';
-import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadSpec } from './types.ts';
+import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadLogLine, WorkloadSpec } from './types.ts';
+import { HEARTBEAT_MS, simRunLines, type SimRun } from './sim-output.ts';
 import { SimWorkerServer } from './sim-worker.ts';
 
 export interface SimTimings {
@@ -33,6 +34,8 @@ interface SimWorkload {
   reclaimNotice?: boolean;
   /** where a timed phase leads */
   pending?: 'pulling' | 'starting' | 'running' | 'stopped' | 'absent';
+  /** its last runs, newest last: what it wrote (sim-output.ts) */
+  runs: SimRun[];
   /** a serverless worker's HTTP server, while it runs */
   server?: SimWorkerServer | undefined;
   serverStarting?: Promise<void> | undefined;
@@ -56,6 +59,7 @@ export class SimDriver implements ComputeDriver {
   private readonly clock: Clock;
   private readonly t: SimTimings;
   private readonly crashAfterMs: number;
+  private readonly heartbeatMs: number;
   private readonly workloads = new Map<string, SimWorkload>();
   private readonly failNext = new Map<string, FailureReason>();
   private readonly workerLlm: { ttftMs: number; tokensPerSecond: number } | undefined;
@@ -69,6 +73,7 @@ export class SimDriver implements ComputeDriver {
       stopMs: base.stopMs / scale, deleteMs: base.deleteMs / scale,
     };
     this.crashAfterMs = (opts.crashAfterMs ?? 60_000) / scale;
+    this.heartbeatMs = HEARTBEAT_MS / scale;
     this.workerLlm = opts.workerLlm;
   }
 
@@ -87,6 +92,7 @@ export class SimDriver implements ComputeDriver {
     if (!w) return;
     this.settle(w);
     if (w.phase !== 'running') return;
+    this.endRun(w, this.now(), `fatal: ${message}`);
     this.to(w, 'failed', undefined, 'crashed', message);
     void this.closeServer(w);
   }
@@ -105,7 +111,7 @@ export class SimDriver implements ComputeDriver {
   async create(spec: WorkloadSpec): Promise<void> {
     const existing = this.workloads.get(spec.id);
     if (existing && existing.phase !== 'absent') return;
-    const w: SimWorkload = { spec, phase: 'creating', sinceMs: this.now(), pending: 'pulling' };
+    const w: SimWorkload = { spec, phase: 'creating', sinceMs: this.now(), pending: 'pulling', runs: existing?.runs ?? [] };
     const injected = this.failNext.get(spec.id) ?? this.markerFailure(spec.image);
     this.failNext.delete(spec.id);
     if (injected === 'insufficient_resource') {
@@ -156,6 +162,7 @@ export class SimDriver implements ComputeDriver {
     if (!w) return;
     this.settle(w);
     if (w.phase === 'stopped' || w.phase === 'stopping' || w.phase === 'deleting') return;
+    this.endRun(w, this.now(), 'received SIGTERM: shutting down');
     this.to(w, 'stopping', 'stopped');
     await this.closeServer(w);
   }
@@ -166,6 +173,7 @@ export class SimDriver implements ComputeDriver {
     this.settle(w);
     if (w.phase === 'deleting') return;
     w.reclaimNotice = false;
+    this.endRun(w, this.now(), 'received SIGTERM: shutting down');
     this.to(w, 'deleting', 'absent');
     await this.closeServer(w);
   }
@@ -176,6 +184,14 @@ export class SimDriver implements ComputeDriver {
     this.settle(w);
     await this.syncServer(w);
     return w.phase === 'running' ? w.server?.address : undefined;
+  }
+
+  async logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]> {
+    const w = this.workloads.get(id);
+    if (!w) return [];
+    this.settle(w);
+    const now = this.now();
+    return w.runs.flatMap((r) => simRunLines(r, now, this.heartbeatMs)).filter((l) => l.atMs > afterMs).slice(0, limit);
   }
 
   /** Close every worker server (the process or the test ends). */
@@ -232,6 +248,11 @@ export class SimDriver implements ComputeDriver {
       default: return Infinity;
     }
   }
+  /** The run under way ends at `atMs` with its last line (a run that ended already keeps its end). */
+  private endRun(w: SimWorkload, atMs: number, line: string): void {
+    const run = w.runs[w.runs.length - 1];
+    if (run && run.endedAtMs === undefined) Object.assign(run, { endedAtMs: atMs, endLine: line });
+  }
   /** Advance a workload through every timed phase that has ended by now. */
   private settle(w: SimWorkload): void {
     for (;;) {
@@ -241,6 +262,7 @@ export class SimDriver implements ComputeDriver {
         w.phase = 'failed';
         w.sinceMs = at;
         w.message = `container exited with code 1 after ${Math.round(this.crashAfterMs / 1000)} s`;
+        this.endRun(w, at, `fatal: ${w.message}`);
         return;
       }
       const end = w.sinceMs + this.durationOf(w.phase);
@@ -265,7 +287,11 @@ export class SimDriver implements ComputeDriver {
       w.sinceMs = end;
       // a serverless worker boots (starting, startMs) after its pull; an instance runs at once
       w.pending = next === 'pulling' ? (w.spec.worker ? 'starting' : 'running') : next === 'starting' ? 'running' : undefined;
-      if (next === 'running') w.startedAtMs = end;
+      if (next === 'running') {
+        w.startedAtMs = end;
+        // the last few runs are enough: earlier output was read long ago
+        w.runs = [...w.runs.slice(-3), { spec: w.spec, startedAtMs: end }];
+      }
     }
   }
 }

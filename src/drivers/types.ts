@@ -47,6 +47,12 @@ export interface Observed {
   reclaimNotice?: boolean;
 }
 
+/** A line the workload wrote (its stdout and stderr), with when. */
+export interface WorkloadLogLine {
+  atMs: number;
+  line: string;
+}
+
 export interface ComputeDriver {
   readonly name: string;
   create(spec: WorkloadSpec): Promise<void>;
@@ -59,4 +65,11 @@ export interface ComputeDriver {
    * router sends requests there); undefined when it does not run or has no port.
    */
   address(id: string): Promise<string | undefined>;
+  /**
+   * The workload's output written after `afterMs`, oldest first, at most `limit` lines (the
+   * oldest of what is there: the caller goes on from the last line's time); [] when it has
+   * none or does not exist. Lines written in the same millisecond as `afterMs` are not
+   * returned again.
+   */
+  logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]>;
 }

@@ -15,6 +15,7 @@ export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHand
   return async () => {
     await reconcileDue(c, {
       onError: (id, err) => log?.error({ err, instanceId: id }, 'reconcile failed; will retry'),
+      onLogError: (id, err) => log?.error({ err, instanceId: id }, 'reading the workload\'s log failed; will read it again'),
     });
   };
 }

@@ -1,7 +1,7 @@
 // Tables of GPU compute: catalogue (clusters, products, inventory), templates, registry
 // credentials and instances. Prices are in units (1/10000 USD); metered money is micro.
 import { sql } from 'drizzle-orm';
-import { pgTable, text, bigint, integer, boolean, jsonb, timestamp, primaryKey, index } from 'drizzle-orm/pg-core';
+import { pgTable, text, bigint, bigserial, integer, boolean, jsonb, timestamp, primaryKey, index } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull();
 const ms = (name: string) => bigint(name, { mode: 'number' });
@@ -125,6 +125,22 @@ export const instances = pgTable('instances', {
   index('instances_team_status').on(t.teamId, t.status, t.id),
   index('instances_due').on(t.nextReconcileAtMs),
   index('instances_capacity').on(t.productId, t.clusterId),
+]);
+
+// An instance's log: Gantry's own lines (status changes) and its workload's output, kept
+// while the instance is and for a while after it is removed (domain/compute/logs.ts).
+export const instanceLogs = pgTable('instance_logs', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  instanceId: text('instance_id').notNull(),
+  teamId: text('team_id').notNull(),
+  // 'gantry': written by Gantry (status changes); 'workload': read from the driver
+  source: text('source').notNull(),
+  atMs: ms('at_ms').notNull(),
+  line: text('line').notNull(),
+}, (t) => [
+  index('instance_logs_instance').on(t.instanceId, t.seq),
+  // where reading the workload's output goes on from
+  index('instance_logs_workload').on(t.instanceId, t.source, t.atMs),
 ]);
 
 export const networkStorages = pgTable('network_storages', {

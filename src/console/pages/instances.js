@@ -1,9 +1,10 @@
 // Instances and templates: a page of instances with status (server paging, one request per
-// view), create from a product or a template, start, stop, restart, delete, cost so far.
+// view), create from a product or a template, start, stop, restart, delete, cost so far, and
+// an instance's log followed live (EventSource).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, fields, Loaded, money, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
+import { ErrorBox, fields, LiveLog, Loaded, money, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
 
 export const GPU = '/gpu-instance/openapi/v1';
 const PAGE = 20;
@@ -111,5 +112,7 @@ function Instance({ id }) {
       ['Ports', i.network.ports.map((p) => `${p.port}/${p.type} → ${p.endpoint}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
       columns=${[{ label: 'Field', cell: (r) => r[0] }, { label: 'Value', cell: (r) => r[1] }]} />
     <button type="button" onClick=${state.reload}>Refresh</button>
-    <p class="muted">Instances have no log stream in Gantry yet (serverless workers do: see Serverless).</p>`}<//>`;
+    <h2>Log</h2>
+    <p class="muted">Status changes (<code>[gantry]</code> lines) and the workload's output, followed live.</p>
+    <${LiveLog} key=${id} url=${`${GPU}/gpu/instance/log?${new URLSearchParams({ instanceId: id, follow: '1', sse: '1', timestamps: '1', tail: '200' })}`} />`}<//>`;
 }

@@ -3,9 +3,9 @@
 // worker logs followed live (EventSource), and editing its worker limits (the update replaces
 // the endpoint: every other field is sent back as read).
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad } from '../ui.js';
+import { ErrorBox, fields, LiveLog, Loaded, Pager, Status, Table, useAction, useLoad } from '../ui.js';
 import { GPU } from './instances.js';
 import { EndpointMetrics } from './endpoint-metrics.js';
 
@@ -44,23 +44,6 @@ function Endpoint({ id }) {
     <h2>${logOf.kind === 'endpoint' ? 'Scaling events (endpoint log)' : `Log of worker ${logOf.id}`}</h2>
     ${logOf.kind === 'worker' && html`<button type="button" onClick=${() => setLogOf({ kind: 'endpoint', id })}>Back to the endpoint log</button>`}
     <${LiveLog} key=${`${logOf.kind}:${logOf.id}`} url=${`${GPU}/endpoint${logOf.kind === 'worker' ? '/worker' : ''}/log?${new URLSearchParams({ id: logOf.id, follow: '1', sse: '1', timestamps: '1', tail: '200' })}`} />`}<//>`;
-}
-
-/** Follows a log over server-sent events; the browser sends the session cookie and resumes with Last-Event-ID. */
-export function LiveLog({ url }) {
-  const [lines, setLines] = useState([]);
-  const [status, setStatus] = useState('connecting');
-  const box = useRef();
-  useEffect(() => {
-    const es = new EventSource(url);
-    es.onopen = () => setStatus('live');
-    es.onmessage = (m) => setLines((l) => [...l.slice(-999), m.data]);
-    es.onerror = () => setStatus(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
-    return () => es.close();
-  }, [url]);
-  useEffect(() => { if (box.current) box.current.scrollTop = box.current.scrollHeight; }, [lines]);
-  return html`<p class="muted" role="status">Log: ${status}, ${lines.length} lines</p>
-    <pre class="log" ref=${box} aria-label="Live log" aria-live="polite" data-lines=${lines.length}>${lines.join('\n')}</pre>`;
 }
 
 function Edit({ e, onSaved }) {

@@ -11,6 +11,7 @@ import { isBilled, RELEASED_STATUSES, type InstanceStatus } from './states.ts';
 import { meterTx } from './metering.ts';
 import { setHoldTx } from '../spend/holds.ts';
 import { announceInstanceState } from './webhooks.ts';
+import { logStatusTx } from './logs.ts';
 
 export interface ComputeTimings {
   /** how soon the reconciler looks again at an instance in a transitional state */
@@ -77,7 +78,10 @@ export async function moveTx(tx: Tx, c: Compute, row: q.InstanceRow, to: Instanc
   const next = { ...row, ...patch } as q.InstanceRow;
   if (!('nextReconcileAtMs' in extra)) patch.nextReconcileAtMs = nextCheckAt(c, next, to, nowMs);
   await q.updateInstance(tx, row.id, patch);
-  if (to !== row.status) await announceInstanceState(c.ctx, tx, next, row.status, nowMs);
+  if (to !== row.status) {
+    await announceInstanceState(c.ctx, tx, next, row.status, nowMs);
+    await logStatusTx(tx, next, row.status, nowMs);
+  }
   // Stopped, removed, or no longer metered: what was held for its first hour goes back.
   if (RELEASED_STATUSES.includes(to) || !metered) {
     await setHoldTx(tx, { ownerId: row.id, payer: payerOf(row) }, 0n, nowMs);

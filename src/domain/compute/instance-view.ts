@@ -16,8 +16,11 @@ export function instanceView(r: q.InstanceRow, clusterName: string | undefined) 
   };
 }
 
-/** get adds how to connect; the sim and kubernetes drivers expose ports, not SSH, so SSH is off. */
-export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined) {
+/**
+ * get adds how to connect; the sim and kubernetes drivers expose ports, not SSH, so SSH is off.
+ * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none.
+ */
+export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '') {
   const running = r.status === 'running';
   return {
     ...instanceView(r, clusterName),
@@ -25,7 +28,7 @@ export function instanceDetailView(r: q.InstanceRow, clusterName: string | undef
     connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
     connectComponentJupyter: { isRunning: running && r.ports.some((p) => p.port === 8888), url: running && r.ports.some((p) => p.port === 8888) ? `http://${r.id}.${r.clusterId}.gantry.local:8888` : '' },
     connectComponentWebTerminal: { isRunning: false, url: '' },
-    connectComponentLog: { isRunning: running, url: '' },
+    connectComponentLog: { isRunning: running, url: logUrl },
     freeStorageSize: 0,
     keepDataDay: 0,
   };

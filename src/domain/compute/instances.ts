@@ -1,5 +1,6 @@
 // Instance operations of the tenant API. What each operation may do from each state is
 // decided by TRANSITIONS (./states.ts) only; the reconciler does the work afterwards.
+import { logCreatedTx } from './logs.ts';
 import { freeGpusTx } from './catalogue.ts';
 import type { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -154,6 +155,7 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
       createdAt: new Date(now), updatedAt: new Date(now),
     };
     await q.insertInstance(tx, row);
+    await logCreatedTx(tx, row, now);
     if (month) {
       await postFixedTermBillTx(tx, now, {
         teamId: p.teamId, amountMicro: firstChargeMicro, idempotencyKey: `instance:${id}:monthly_new_buy`, productId: product.id,

@@ -12,6 +12,7 @@ import { moveTx, nextCheckAt, payerOf, workloadSpec, type Compute, type StatusEr
 import { meterTx } from './metering.ts';
 import { FREEZABLE_STATUSES, isBilled, METERED_MODES, WINDING_DOWN_STATUSES, type InstanceStatus } from './states.ts';
 import { inTransaction } from '../changes.ts';
+import { collectWorkloadLog, hasWorkload, pruneInstanceLogs } from './logs.ts';
 
 interface Decision {
   to?: InstanceStatus;
@@ -167,7 +168,9 @@ async function tightestHeadroom(db: DbOrTx, row: q.InstanceRow, scopes: BudgetSc
 }
 
 /** Reconcile one leased instance. Returns true when its status changed. */
-export async function reconcileOne(c: Compute, leased: q.InstanceRow): Promise<boolean> {
+export async function reconcileOne(c: Compute, leased: q.InstanceRow, opts: { onLogError?: (err: unknown) => void } = {}): Promise<boolean> {
+  // the workload's output first: its last words (a crash) come before the line of the move they cause
+  if (hasWorkload(leased.status)) await collectWorkloadLog(c, leased.id).catch((err: unknown) => opts.onLogError?.(err));
   const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await drive(c, leased));
   const scopes = await c.spend.scopesOf(payerOf(leased));
   const reserved = await Promise.all(scopes.map((s) => c.spend.reservedMicro(s)));
@@ -241,16 +244,17 @@ export async function freezeScope(c: Compute, scope: BudgetScope): Promise<numbe
  * One pass: lease every due instance (in batches) and reconcile it. Safe to run on every
  * replica at once; tests call it after advancing the ManualClock.
  */
-export async function reconcileDue(c: Compute, opts: { batch?: number; onError?: (id: string, err: unknown) => void } = {}): Promise<number> {
+export async function reconcileDue(c: Compute, opts: { batch?: number; onError?: (id: string, err: unknown) => void; onLogError?: (id: string, err: unknown) => void } = {}): Promise<number> {
   const batch = opts.batch ?? 50;
   let done = 0;
+  await pruneInstanceLogs(c);
   // bounded: a pass ends even if moves keep making rows due at once
   for (let pass = 0; pass < 1000; pass++) {
     const now = c.ctx.clock.nowMs();
     const rows = await q.claimDueInstances(c.ctx.db, now, c.timings.leaseMs, batch);
     for (const row of rows) {
       try {
-        await reconcileOne(c, row);
+        await reconcileOne(c, row, { onLogError: (err) => opts.onLogError?.(row.id, err) });
       } catch (err) {
         opts.onError?.(row.id, err);
         // Back off, keep the status; the lease is released so another pass retries.

@@ -3,8 +3,8 @@
 // API requests; nothing waits for the pod.
 import * as k8s from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.ts';
-import type { ComputeDriver, Observed, WorkloadSpec } from '../types.ts';
-import { addressFromPod, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+import type { ComputeDriver, Observed, WorkloadLogLine, WorkloadSpec } from '../types.ts';
+import { addressFromPod, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
 
 function status(err: unknown): number | undefined {
   const e = err as { code?: number; statusCode?: number; response?: { statusCode?: number } };
@@ -77,6 +77,18 @@ export class KubernetesDriver implements ComputeDriver {
 
   async address(id: string): Promise<string | undefined> {
     return addressFromPod(await this.readPod(id));
+  }
+
+  /** The pod's log (its one container); none while there is no pod or its container has not started (400). */
+  async logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]> {
+    try {
+      // sinceSeconds counts on the API server's wall clock, not Gantry's (injected) one
+      const text = await this.core.readNamespacedPodLog({ name: objectName(id), namespace: this.ns, container: 'main', ...podLogQuery(afterMs, Date.now(), limit) });
+      return podLogLines(String(text ?? ''), afterMs, limit);
+    } catch (err) {
+      if (status(err) === 404 || status(err) === 400) return [];
+      throw err;
+    }
   }
 
   async stop(id: string): Promise<void> {

@@ -3,7 +3,9 @@
 // status codes → ApiException) without a cluster. It keeps namespaced core/v1 objects in
 // memory: POST creates (409 AlreadyExists when the name is taken), GET reads, DELETE removes
 // at once (404 NotFound when missing). It does not schedule, run, or grace-period anything:
-// a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself.
+// a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself, and
+// the container runtime by setting what a pod's log holds (GET .../pods/<name>/log answers it
+// as text, as the API server does, honouring only tailLines).
 import { createServer, type Server } from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 
@@ -16,6 +18,7 @@ export interface ApiRequest {
 
 type Obj = { metadata: { name: string; namespace?: string; deletionTimestamp?: string; labels?: Record<string, string> }; status?: unknown } & Record<string, unknown>;
 
+const LOG_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/log(?:\?.*)?$/;
 const PATH = /^\/api\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/?]+))?(?:\?.*)?$/;
 
 export class FakeApiServer {
@@ -24,6 +27,8 @@ export class FakeApiServer {
   readonly objects = new Map<string, Obj>();
   /** answer the next request whose method and path match with this status code */
   failNext: { method: string; pathIncludes: string; code: number } | undefined;
+  /** pod name → its log as the API server answers it with timestamps=true */
+  readonly podLogs = new Map<string, string>();
   private server: Server | undefined;
   private port = 0;
 
@@ -35,6 +40,14 @@ export class FakeApiServer {
         const body = raw ? JSON.parse(raw) : undefined;
         const url = req.url ?? '';
         this.requests.push({ method: req.method ?? '', url, ...(body === undefined ? {} : { body }) });
+        const log = LOG_PATH.exec(url);
+        if (log && req.method === 'GET' && this.pod(log[1]!) && this.failNext === undefined) {
+          const lines = (this.podLogs.get(log[1]!) ?? '').split('\n').filter(Boolean);
+          const tail = Number(new URL(url, 'http://x').searchParams.get('tailLines') ?? lines.length);
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(lines.slice(-tail || lines.length).map((l) => `${l}\n`).join(''));
+          return;
+        }
         const [code, out] = this.answer(req.method ?? '', url, body);
         res.writeHead(code, { 'content-type': 'application/json' });
         res.end(JSON.stringify(out));

@@ -218,3 +218,37 @@ export function addressFromPod(pod: PodLike | undefined): string | undefined {
   if (!ip || !port) return undefined;
   return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
 }
+
+/** The most of a pod's log read at once (the API server stops there; the next read goes on). */
+export const LOG_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The query of a pod log read for what came after `afterMs`: the API has no sinceTime in
+ * this client, so `sinceSeconds` (relative to the API server's wall clock, hence `wallNowMs`,
+ * plus a second of slack), and the lines are filtered by their timestamps. A first read
+ * takes the last `limit` lines.
+ */
+export function podLogQuery(afterMs: number, wallNowMs: number, limit: number): { timestamps: true; limitBytes: number; sinceSeconds?: number; tailLines?: number } {
+  if (afterMs <= 0) return { timestamps: true, limitBytes: LOG_LIMIT_BYTES, tailLines: limit };
+  return { timestamps: true, limitBytes: LOG_LIMIT_BYTES, sinceSeconds: Math.max(1, Math.ceil((wallNowMs - afterMs) / 1000) + 1) };
+}
+
+/**
+ * Lines of a pod log read with `timestamps=true` (`<RFC 3339 with nanoseconds> <line>`), after
+ * `afterMs`, oldest first, at most `limit`. A line cut by limitBytes (no newline at the end
+ * of a full read) is left for the next read.
+ */
+export function podLogLines(text: string, afterMs: number, limit: number): { atMs: number; line: string }[] {
+  const rows = text.split('\n');
+  if (!text.endsWith('\n') && Buffer.byteLength(text) >= LOG_LIMIT_BYTES) rows.pop();
+  const out: { atMs: number; line: string }[] = [];
+  for (const row of rows) {
+    const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d) ?(.*)$/.exec(row.replace(/\r$/, ''));
+    if (!m) continue;
+    const atMs = Date.parse(`${m[1]}.${(m[2] ?? '').padEnd(3, '0').slice(0, 3)}${m[3]}`);
+    if (!(atMs > afterMs)) continue;
+    out.push({ atMs, line: m[4] ?? '' });
+    if (out.length >= limit) break;
+  }
+  return out;
+}

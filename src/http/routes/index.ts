@@ -81,6 +81,7 @@ import computeListTemplates from './compute/list-templates.ts';
 import computeCreateInstance from './compute/create-instance.ts';
 import computeListInstances from './compute/list-instances.ts';
 import computeGetInstance from './compute/get-instance.ts';
+import computeGetInstanceLog from './compute/get-instance-log.ts';
 import computeStartInstance from './compute/start-instance.ts';
 import computeStopInstance from './compute/stop-instance.ts';
 import computeRestartInstance from './compute/restart-instance.ts';
@@ -226,6 +227,7 @@ export const ROUTES: RouteRegistrar[] = [
   computeCreateInstance,
   computeListInstances,
   computeGetInstance,
+  computeGetInstanceLog,
   computeStartInstance,
   computeStopInstance,
   computeRestartInstance,

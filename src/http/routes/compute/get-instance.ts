@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { clusterNames, requireInstance } from '../../../domain/compute/instances.ts';
 import { instanceDetailView } from '../../../domain/compute/instance-view.ts';
+import { hasLog, instanceLogUrl } from '../../../domain/compute/log-reader.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
@@ -15,6 +16,8 @@ export default function getInstanceRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     const row = await requireInstance(s.compute, principalOf(req).teamId, req.query.instanceId);
-    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId));
+    // log URLs share the base of the serverless ones (GANTRY_PUBLIC_URL)
+    const logUrl = (await hasLog(s.compute, row.id)) ? instanceLogUrl(s.serverless.settings.publicBaseUrl, row.id) : '';
+    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl);
   });
 }

@@ -1,9 +1,9 @@
-import { endpointLogSource } from '../../../domain/serverless/logs.ts';
+import { endpointLogReader } from '../../../domain/serverless/logs.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { LogQuery } from './schemas.ts';
-import { answerLogs, LogAnswers, LogFollowers } from './log-answer.ts';
+import { answerLogs, LogAnswers, LogFollowers } from '../../log-answer.ts';
 
 export default function getEndpointLogRoute(app: App, s: Services): void {
   const followers = new LogFollowers(app);
@@ -15,7 +15,7 @@ export default function getEndpointLogRoute(app: App, s: Services): void {
       response: errors(400, 401, 403),
     },
   }, async (req, reply) => {
-    const src = await endpointLogSource(s.serverless, principalOf(req).teamId, req.query.id);
-    return answerLogs(s.serverless, followers, src, req.query, req, reply);
+    const logs = await endpointLogReader(s.serverless, principalOf(req).teamId, req.query.id);
+    return answerLogs(followers, logs, req.query, req, reply);
   });
 }

@@ -3,6 +3,7 @@
 // judged by domain/serverless/spec.ts, so each 400 names the field and its range the same way.
 import { Type } from 'typebox';
 import { INT32_MAX } from '../../schemas.ts';
+import { LogQueryFields } from '../../log-answer.ts';
 import { EnvAlias, Envs } from '../compute/schemas.ts';
 import { POLICY_TYPES, VOLUME_TYPES } from '../../../domain/serverless/codes.ts';
 
@@ -132,10 +133,4 @@ export const LimitsView = Type.Object({
 });
 
 /** Query of the log routes. */
-export const LogQuery = Type.Object({
-  id: Type.String({ minLength: 1 }),
-  tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: 'the last N lines (default 200)' })),
-  timestamps: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], description: '1: each line starts with its time (ISO 8601 UTC)' })),
-  follow: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], description: '1: keep the answer open and send new lines as they come' })),
-  sse: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], description: '1: server-sent events, one `data: <line>` event per line (with `id: <seq>`; Last-Event-ID resumes)' })),
-});
+export const LogQuery = Type.Object({ id: Type.String({ minLength: 1 }), ...LogQueryFields });

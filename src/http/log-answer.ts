@@ -1,14 +1,24 @@
-// Answers a log request (compat.md: "Logs are URLs (plain text; ?follow=1&sse=1&timestamps=1&tail=200
-// streams SSE)"): the tail as text/plain, one line per line; with sse=1 as server-sent events
-// (`id: <seq>`, `data: <line>`); with follow=1 the answer stays open and new lines follow until
-// the client goes, the source ends, or the app closes.
+// Answers a log request, of any log route (serverless endpoints and workers, GPU instances;
+// compat.md: "Logs are URLs (plain text; ?follow=1&sse=1&timestamps=1&tail=200 streams SSE)"):
+// the tail as text/plain, one line per line; with sse=1 as server-sent events (`id: <seq>`,
+// `data: <line>`); with follow=1 the answer stays open and new lines follow until the client
+// goes, the source ends, or the app closes.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_TAIL, followLogs, formatLine, logTail, type LogLine, type LogSource } from '../../../domain/serverless/logs.ts';
-import type { Serverless } from '../../../domain/serverless/service.ts';
-import type { App } from '../../types.ts';
-import type { DocResponse } from '../../schemas.ts';
+import { DEFAULT_TAIL, followLogs, formatLine, lastSeq, logTail, MAX_TAIL, type LogLine, type LogReader } from '../domain/logs/follow.ts';
+import type { App } from './types.ts';
+import type { DocResponse } from './schemas.ts';
 import { Type } from 'typebox';
+
+const Flag = (description: string) => Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], description }));
+
+/** The query of every log route, besides whose log it is. */
+export const LogQueryFields = {
+  tail: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TAIL, description: `the last N lines (default ${DEFAULT_TAIL})` })),
+  timestamps: Flag('1: each line starts with its time (ISO 8601 UTC)'),
+  follow: Flag('1: keep the answer open and send new lines as they come'),
+  sse: Flag('1: server-sent events, one `data: <line>` event per line (with `id: <seq>`; Last-Event-ID resumes)'),
+};
 
 export interface LogQueryValues {
   tail?: number | undefined;
@@ -46,19 +56,19 @@ function sseEvent(l: LogLine, timestamps: boolean): string {
   return `id: ${l.seq}\n${formatLine(l, timestamps).split(/\r\n|\r|\n/).map((t) => `data: ${t}`).join('\n')}\n\n`;
 }
 
-export async function answerLogs(s: Serverless, followers: LogFollowers, src: LogSource, q: LogQueryValues, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function answerLogs(followers: LogFollowers, src: LogReader, q: LogQueryValues, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const timestamps = on(q.timestamps);
   const sse = on(q.sse);
   // an SSE client reconnecting says which line it saw last
   const lastEventId = req.headers['last-event-id'];
   const afterSeq = typeof lastEventId === 'string' && /^[0-9]{1,15}$/.test(lastEventId) ? Number(lastEventId) : 0;
-  const tail = await logTail(s, src, q.tail ?? DEFAULT_TAIL, afterSeq);
+  const tail = await logTail(src, q.tail ?? DEFAULT_TAIL, afterSeq);
   const render = (lines: LogLine[]) => lines.map((l) => (sse ? sseEvent(l, timestamps) : `${formatLine(l, timestamps)}\n`)).join('');
   reply.header('cache-control', 'no-cache');
   reply.type(sse ? 'text/event-stream; charset=utf-8' : 'text/plain; charset=utf-8');
   if (!on(q.follow)) return reply.send(render(tail));
 
-  const from = tail.length ? tail[tail.length - 1]!.seq : Math.max(afterSeq, await lastSeqOf(s, src));
+  const from = tail.length ? tail[tail.length - 1]!.seq : Math.max(afterSeq, await lastSeq(src));
   const out = new PassThrough();
   const stop = new AbortController();
   reply.raw.once('close', () => stop.abort());
@@ -71,7 +81,7 @@ export async function answerLogs(s: Serverless, followers: LogFollowers, src: Lo
   reply.send(out);
   followers.add(stop, (async () => {
     try {
-      for await (const lines of followLogs(s, src, from, stop.signal, {
+      for await (const lines of followLogs(src, from, stop.signal, {
         idle: () => {
           if (sse && Date.now() - sentAt >= KEEPALIVE_MS) {
             out.write(': keep-alive\n\n');
@@ -89,12 +99,6 @@ export async function answerLogs(s: Serverless, followers: LogFollowers, src: Lo
     }
   })());
   return reply;
-}
-
-/** Where following starts when the tail sent nothing (tail=0): after the lines written so far. */
-async function lastSeqOf(s: Serverless, src: LogSource): Promise<number> {
-  const [last] = await logTail(s, src, 1);
-  return last?.seq ?? 0;
 }
 
 /** The 200 answers of a log route, for the OpenAPI document. */

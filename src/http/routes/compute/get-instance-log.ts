@@ -1,0 +1,22 @@
+import { Type } from 'typebox';
+import { instanceLogReader } from '../../../domain/compute/log-reader.ts';
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { answerLogs, LogAnswers, LogFollowers, LogQueryFields } from '../../log-answer.ts';
+import { GPU_BASE } from './schemas.ts';
+
+export default function getInstanceLogRoute(app: App, s: Services): void {
+  const followers = new LogFollowers(app);
+  app.get(`${GPU_BASE}/gpu/instance/log`, {
+    config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },
+    schema: {
+      tags: ['gpu-instances'], security: KeyBearer,
+      summary: 'An instance\'s log (status changes as [gantry] lines, and its workload\'s output): text, or SSE with sse=1; follow=1 streams until the instance is removed',
+      querystring: Type.Object({ instanceId: Type.String({ minLength: 1 }), ...LogQueryFields }),
+      response: errors(400, 401, 403),
+    },
+  }, async (req, reply) => {
+    const logs = await instanceLogReader(s.compute, principalOf(req).teamId, req.query.instanceId, (err) => req.log.warn({ err }, 'reading the workload\'s log failed'));
+    return answerLogs(followers, logs, req.query, req, reply);
+  });
+}
