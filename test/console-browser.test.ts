@@ -200,8 +200,8 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     const again = log.getByRole('row').filter({ hasText: msgId });
     await again.getByRole('cell', { name: '2', exact: true }).waitFor(); // two attempts
     await again.getByText('succeeded').waitFor();
-    assert.ok(rx.received.length > before, 'the retry reached the receiver');
-    assert.equal(rx.received.at(-1)!.headers['webhook-id'], msgId, 'the same id again');
+    // the stop's later state changes may arrive after the retry: look for the retried id among what came since
+    assert.ok(rx.received.slice(before).some((d) => d.headers['webhook-id'] === msgId), 'the retry reached the receiver with the same id');
     await shot(page, 'webhook-deliveries');
 
     // Narrow screen (360 px) still reads.
