@@ -253,7 +253,13 @@ export class Gateway {
       throw new AppError('UNKNOWN', 'the usage of this request could not be recorded; it was not billed');
     }
     if (cost > adm.reservedMicro) this.log.warn({ requestId: adm.requestId, cost: String(cost), reserved: String(adm.reservedMicro) }, 'upstream usage exceeded the reserved worst case');
-    await this.spend.settle(adm.reservation, cost, usage.promptTokens + usage.completionTokens)
+    // The counters are settled without holding the response: the usage is durable already,
+    // and until the settlement lands the reservation (≥ the cost) still stands, so nothing can
+    // be overspent meanwhile. In process it is done before this returns; on Redis the command
+    // is queued on the replica's one connection before the response is written, and Redis runs
+    // a connection's commands in order, so the client's next request to this replica is
+    // admitted after it. (One round trip less per request on the replica setup.)
+    void this.spend.settle(adm.reservation, cost, usage.promptTokens + usage.completionTokens)
       .catch((e) => this.log.error({ err: e }, 'settling counters failed; state reloads after its TTL'));
   }
 
