@@ -218,7 +218,7 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   // `media list` follows every page itself (and prints lines), like `media import` it is more than one call
   const mediaList = args[0] === 'media' && args[1] === 'list';
   const listFlags = mediaList ? parseArgs(args.slice(2)) : undefined;
-  if (listFlags && listFlags.pos.length) {
+  if (listFlags?.pos.length) {
     process.stderr.write(`gantry admin media list takes only flags, got ${listFlags.pos.join(' ')}\n\n${groupUsage('media')}\n`);
     return 2;
   }
