@@ -76,6 +76,8 @@ export interface MediaConfig {
   linkTtlS: number;
   /** the largest model file a team may upload (GANTRY_MEDIA_UPLOAD_MAX_MB, default 8192) */
   uploadMaxBytes: number;
+  /** an upload still unavailable this long after it began was stranded by a process that died; media.tasks.sweep removes it (GANTRY_MEDIA_UPLOAD_STALE_HOURS, default 24) */
+  uploadStaleMs: number;
   /** price of one txt2img image, units (GANTRY_MEDIA_IMAGE_PRICE, default 30 = $0.003) */
   imagePriceUnits: bigint;
   /** price of text to speech per million characters, units (GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS, default 150000 = $15) */
@@ -384,6 +386,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     media: {
       linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),
       uploadMaxBytes: int('GANTRY_MEDIA_UPLOAD_MAX_MB', 8192, 1, 1_048_576) * 1024 * 1024,
+      uploadStaleMs: int('GANTRY_MEDIA_UPLOAD_STALE_HOURS', 24, 1, 8760) * 3_600_000,
       imagePriceUnits: BigInt(int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
       ttsPricePerMCharsUnits: BigInt(int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),
       imageUpstream: env.GANTRY_MEDIA_IMAGE_UPSTREAM

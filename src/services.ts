@@ -201,11 +201,15 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
   registerWebhookJobs(webhooks, jobs, { watchIntervalMs: config.webhooks.watchIntervalMs });
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
+  const mediaCatalogue = new MediaCatalogue(ctx, blobs, {
+    downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs,
+  });
   const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
   jobs.handle('media.tasks.sweep', async (job) => {
     await mediaTasks.failStranded(job.signal);
     await mediaTasks.prune(job.signal);
+    await mediaCatalogue.removeStrandedUploads(job.signal);
   });
   deps.registerJobs?.(jobs);
 
@@ -228,7 +232,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     webhooks,
     sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
     media: {
-      catalogue: new MediaCatalogue(ctx, blobs, { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes }),
+      catalogue: mediaCatalogue,
       tasks: mediaTasks,
     },
   };

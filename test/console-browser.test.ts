@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startServer } from './helpers/server.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
+import { freePort } from './helpers/own-redis.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
@@ -35,10 +36,15 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** Waits until `cond` holds (something outside the page, e.g. what a receiver got), or fails after `ms`. */
-async function until(cond: () => boolean, what: string, ms = 30_000): Promise<void> {
+/**
+ * Waits until `cond` holds (something outside the page, e.g. what a receiver got, or what
+ * `probe` reads from the API before each check), or fails after `ms`.
+ */
+async function until(cond: () => boolean, what: string, ms = 30_000, probe?: () => Promise<void>): Promise<void> {
   const end = Date.now() + ms;
-  while (!cond()) {
+  for (;;) {
+    await probe?.();
+    if (cond()) return;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -52,11 +58,75 @@ async function signIn(page: Page, base: string, secret: string, operator = false
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** Waits until the image `img` has loaded (its natural width is known), then answers that width. */
+async function loadedWidth(page: Page, img: ReturnType<Page['locator']>): Promise<number> {
+  await img.scrollIntoViewIfNeeded(); // covers load lazily
+  const handle = await img.elementHandle();
+  await page.waitForFunction((el: any) => el.complete && el.naturalWidth > 0, handle);
+  return await img.evaluate((el: any) => el.naturalWidth as number);
+}
+
+/**
+ * Media: a public record whose cover is a PNG Gantry drew (a task's signed link: the same
+ * origin), seen with its cover on Models; then a txt2img task run from the tasks page, its
+ * image shown when it succeeds.
+ */
+async function mediaStep(page: Page, base: string, ownerKey: string, adminToken: string): Promise<void> {
+  const drawn = await api(base, ownerKey, 'POST', '/v3/async/txt2img', { request: { model_name: 'sd_xl_base_1.0.safetensors', prompt: 'a cover', width: 128, height: 128 } });
+  let cover = '';
+  await until(() => cover !== '', 'the cover task', 30_000, async () => {
+    const r = await api(base, ownerKey, 'GET', `/v3/async/task-result?task_id=${drawn.task_id}`);
+    cover = r.images[0]?.image_url ?? '';
+  });
+  const form = new FormData();
+  for (const [k, v] of [['type', 'checkpoint'], ['name', 'CI cover model'], ['base_model', 'SD 1.5'], ['cover_url', cover]] as const) form.append(k, v);
+  form.append('file', new Blob(['ci weights']), 'ci_cover.safetensors');
+  const imported = await fetch(`${base}/admin/v1/media/models`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: form });
+  assert.equal(imported.status, 200, await imported.text());
+
+  await page.getByRole('link', { name: 'Models' }).click();
+  await page.getByLabel('Search').fill('ci cover');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  const rec = page.getByRole('table', { name: 'Media models' }).getByRole('row').filter({ hasText: 'CI cover model' });
+  await rec.getByText('ci_cover.safetensors').waitFor();
+  await rec.getByRole('link', { name: 'Download' }).waitFor();
+  assert.equal(await loadedWidth(page, rec.getByRole('img', { name: 'Cover of CI cover model' })), 128);
+  await shot(page, 'media-models');
+  // a private upload through the form, then deleted (only the team's records offer Delete)
+  assert.equal(await rec.getByRole('button', { name: 'Delete' }).count(), 0, 'a public record has no Delete');
+  await page.getByRole('combobox', { name: /^Model type/ }).selectOption('lora');
+  await page.getByLabel('Display name').fill('CI upload');
+  await page.getByLabel('Model file').setInputFiles({ name: 'ci_upload.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.alloc(200_000, 3) });
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Uploaded CI upload' }).waitFor();
+  await page.getByLabel('Search').fill('ci upload');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  const mine = page.getByRole('table', { name: 'Media models' }).getByRole('row').filter({ hasText: 'CI upload' });
+  await mine.getByText("the team's").waitFor();
+  page.once('dialog', (d) => void d.accept());
+  await mine.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('No record matches.').waitFor();
+
+  await page.getByRole('link', { name: 'Async tasks' }).click();
+  await page.getByLabel('Checkpoint').selectOption('sd_xl_base_1.0.safetensors');
+  await page.getByLabel('Prompt').fill('a lighthouse at dusk');
+  await page.getByLabel('Width').fill('256');
+  await page.getByLabel('Height').fill('192');
+  await page.getByRole('button', { name: 'Create image task' }).click();
+  const id = (await page.getByRole('status').locator('code').textContent())!;
+  assert.match(id, /^task_/);
+  const row = page.getByRole('table', { name: 'Tasks' }).getByRole('row').filter({ hasText: id });
+  await row.getByText('succeeded').waitFor({ timeout: 60_000 });
+  assert.equal(await loadedWidth(page, row.getByRole('img', { name: `Image 1 of ${id}` })), 256);
+  await shot(page, 'tasks');
+}
+
 test('the console in chromium: keys, budgets, instances, live logs, charts, roles, operator views', { timeout: 300_000, skip: SKIP }, async (t) => {
   assert.ok(existsSync(CHROMIUM), `GANTRY_TEST_REQUIRE_CHROMIUM=1 and no ${CHROMIUM}`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-console-'));
-  const server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0',
+  // a port of its own, not 0: signed links (task images, covers) name the port Gantry is reached at
+  const server = await startServer({ PORT: String(await freePort()), GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0',
     GANTRY_WEBHOOK_ALLOW_PRIVATE: '1' }, { watchdogMs: 300_000 });
   const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
   let context: BrowserContext | undefined;
@@ -169,6 +239,7 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await page.getByRole('link', { name: 'Models' }).click();
     await page.getByRole('cell', { name: /gantry\/sim-chat-small/ }).first().waitFor();
     await shot(page, 'models');
+    await mediaStep(page, base, ownerKey, adminToken);
     await page.getByRole('link', { name: 'Files and batches' }).click();
     await page.getByRole('heading', { name: 'Batches', exact: true }).waitFor();
     await shot(page, 'files');

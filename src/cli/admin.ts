@@ -40,6 +40,8 @@ const GROUP_HELP: Record<string, string> = {
                                                (fields as GET shows them; the others are kept; min ≤ max)`,
   media: `  media import <folder|manifest.json>          public media models: a manifest {"models":[{"file", "type", …}]},
                                                or a folder's manifest.json, or files under <type>/ subfolders
+  media list [--type T[,T]] [--source S] [--query Q] [--sdxl true|false] [--json]
+                                               the public media models, every page: id, type, name, source, size, sha256
   media delete <id>                            remove a public media model and its file`,
   call: '  call <METHOD> <path> [json]                  any operator API call',
   token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
@@ -213,9 +215,16 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     process.stderr.write(`usage: gantry admin media import <folder|manifest.json>\n\n${groupUsage('media')}\n`);
     return 2;
   }
+  // `media list` follows every page itself (and prints lines), like `media import` it is more than one call
+  const mediaList = args[0] === 'media' && args[1] === 'list';
+  const listFlags = mediaList ? parseArgs(args.slice(2)) : undefined;
+  if (listFlags?.pos.length) {
+    process.stderr.write(`gantry admin media list takes only flags, got ${listFlags.pos.join(' ')}\n\n${groupUsage('media')}\n`);
+    return 2;
+  }
   let req: ReturnType<typeof toRequest> | undefined;
   try {
-    if (!mediaImport) req = toRequest(args);
+    if (!mediaImport && !mediaList) req = toRequest(args);
   } catch (e) {
     process.stderr.write((e as Error).message + '\n');
     return 2;
@@ -234,6 +243,10 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   if (!token) {
     process.stderr.write(`no operator token: set GANTRY_ADMIN_TOKEN or run from the directory holding ${credPath}\n`);
     return 2;
+  }
+  if (listFlags) {
+    const { runMediaList } = await import('./media-list.ts');
+    return runMediaList(listFlags.flags, base, token, (line) => process.stdout.write(line + '\n'));
   }
   if (!req) {
     const { runMediaImport } = await import('./media-import.ts');

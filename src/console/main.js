@@ -11,9 +11,27 @@ import { Instances } from './pages/instances.js';
 import { Usage } from './pages/usage.js';
 import { Serverless } from './pages/serverless.js';
 import { FilesBatches } from './pages/files.js';
-import { Models } from './pages/models.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Operator } from './pages/operator.js';
+
+/**
+ * A page whose module is fetched when it is first opened, not with the first view (the
+ * README states the first view's weight); the module is kept once loaded.
+ */
+function lazy(load) {
+  let loaded;
+  return function LazyPage(props) {
+    const [Page, setPage] = useState(() => loaded);
+    const [error, setError] = useState();
+    useEffect(() => {
+      if (!loaded) load().then((c) => { loaded = c; setPage(() => c); }, setError);
+    }, []);
+    if (error) return html`<${ErrorBox} error=${error} />`;
+    return Page ? html`<${Page} ...${props} />` : html`<p class="muted" aria-busy="true">Loading…</p>`;
+  };
+}
+const Models = lazy(() => import('./pages/models.js').then((m) => m.Models));
+const Tasks = lazy(() => import('./pages/tasks.js').then((m) => m.Tasks));
 
 /** Pages of a team member, each shown only to roles that may read what it shows. */
 const MEMBER_PAGES = [
@@ -25,6 +43,7 @@ const MEMBER_PAGES = [
   { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },
   { path: 'files', title: 'Files and batches', page: FilesBatches, show: () => can('callModels') },
   { path: 'models', title: 'Models', page: Models, show: () => can('callModels') },
+  { path: 'tasks', title: 'Async tasks', page: Tasks, show: () => can('callModels') },
   { path: 'webhooks', title: 'Webhooks', page: Webhooks, show: () => can('manageWebhooks') },
 ];
 const OPERATOR_PAGES = [{ path: 'operator', title: 'Operator', page: Operator, show: () => true }];

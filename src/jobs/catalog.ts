@@ -169,7 +169,8 @@ export const CATALOG = {
    * Fails (unbilled, hold released, announced) the tasks whose media.task job the runner
    * failed without the handler ending them: every start's process died (kill -9, lost
    * replicas) until the attempts ran out. Then removes tasks ended more than
-   * GANTRY_MEDIA_TASK_TTL_DAYS ago, with their outputs.
+   * GANTRY_MEDIA_TASK_TTL_DAYS ago, with their outputs, and team uploads a dying process left
+   * unavailable (status 0) for GANTRY_MEDIA_UPLOAD_STALE_HOURS, with their bytes.
    */
   'media.tasks.sweep': defineJob({
     name: 'media.tasks.sweep', payload: NoPayload, everyMs: 60_000, concurrency: 1, leaseMs: 120_000,

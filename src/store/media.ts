@@ -1,6 +1,6 @@
 // Queries of the media model catalogue and media tasks (schema-media.ts). Catalogue pages are
 // keyset on id; a tenant sees the public records and its team's own.
-import { and, asc, eq, gt, inArray, isNull, like, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, like, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { mediaModels, mediaTasks } from './schema-media.ts';
 
@@ -41,6 +41,27 @@ export async function listMediaModels(db: DbOrTx, f: CatalogueFilter): Promise<M
     f.query ? like(m.search, `%${likeLiteral(f.query)}%`) : undefined,
     f.inpainting ? and(eq(m.type, 'checkpoint'), eq(m.baseModelType, 'Inpainting')) : undefined,
   )).orderBy(asc(m.id)).limit(f.limit);
+}
+
+/** An operator's page of public records (keyset on id), filtered like a tenant's. */
+export async function listPublicMediaModels(db: DbOrTx, f: Omit<CatalogueFilter, 'teamId' | 'visibility'>): Promise<MediaModelRow[]> {
+  return listMediaModels(db, { ...f, teamId: '', visibility: 'public' });
+}
+
+/**
+ * Team uploads still unavailable (status 0) created before `beforeMs`: the process that
+ * received them died mid-stream (an upload that fails otherwise removes its own record).
+ */
+export async function strandedUploads(db: DbOrTx, beforeMs: number, limit: number): Promise<MediaModelRow[]> {
+  const m = mediaModels;
+  return db.select().from(m).where(and(eq(m.status, 0), isNotNull(m.teamId), lt(m.createdAtMs, beforeMs)))
+    .orderBy(asc(m.createdAtMs)).limit(limit);
+}
+
+/** Delete a record only while it is still unavailable (an upload that finished meanwhile is kept). */
+export async function deleteUnavailableModel(db: DbOrTx, id: number): Promise<MediaModelRow | undefined> {
+  const [r] = await db.delete(mediaModels).where(and(eq(mediaModels.id, id), eq(mediaModels.status, 0))).returning();
+  return r;
 }
 
 export async function insertMediaModel(db: DbOrTx, row: NewMediaModelRow): Promise<MediaModelRow> {
@@ -127,6 +148,24 @@ export async function strandedTasks(db: DbOrTx, limit: number): Promise<{ id: st
 /** Tasks that ended before `beforeMs`, oldest first (their outputs and rows are removed). */
 export async function endedTasksBefore(db: DbOrTx, beforeMs: number, limit: number): Promise<MediaTaskRow[]> {
   return db.select().from(mediaTasks).where(lt(mediaTasks.endedAtMs, beforeMs)).orderBy(asc(mediaTasks.endedAtMs)).limit(limit);
+}
+
+export interface TeamTaskFilter {
+  teamId: string;
+  /** the page starts after this task id (ids are time-sortable: newest first is id descending) */
+  beforeId?: string | undefined;
+  status?: string | undefined;
+  limit: number;
+}
+
+/** A team's tasks, newest first, keyset on the id (index media_tasks_team_id). */
+export async function listTeamTasks(db: DbOrTx, f: TeamTaskFilter): Promise<MediaTaskRow[]> {
+  const t = mediaTasks;
+  return db.select().from(t).where(and(
+    eq(t.teamId, f.teamId),
+    f.beforeId !== undefined ? lt(t.id, f.beforeId) : undefined,
+    f.status !== undefined ? eq(t.status, f.status) : undefined,
+  )).orderBy(desc(t.id)).limit(f.limit);
 }
 
 export async function deleteMediaTask(db: DbOrTx, id: string): Promise<void> {

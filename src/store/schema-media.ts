@@ -43,6 +43,8 @@ export const mediaModels = pgTable('media_models', {
   uniqueIndex('media_models_team_name').on(t.teamId, t.sdNameInApi).where(sql`team_id is not null`),
   index('media_models_team_id').on(t.teamId, t.id),
   index('media_models_type_id').on(t.type, t.id),
+  /** uploads not yet available (few at any time): what media.tasks.sweep looks at for stranded ones */
+  index('media_models_unavailable').on(t.createdAtMs).where(sql`status = 0`),
 ]);
 
 export const mediaTasks = pgTable('media_tasks', {

@@ -8,11 +8,9 @@ import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad, whe
 
 const BASE = '/openapi/v1/webhook';
 const PAGE = 20;
-/** The events an endpoint may subscribe to (WEBHOOK_EVENTS in src/domain/webhooks/codes.ts). */
-export const EVENTS = [
-  'task.succeeded', 'task.failed', 'batch.completed', 'batch.failed', 'batch.expired',
-  'instance.state_changed', 'endpoint.state_changed', 'budget.threshold', 'balance.low',
-];
+/** The events an endpoint may subscribe to, as the API lists them (read once a session; again after a failure). */
+let events;
+const loadEvents = () => (events ??= get(`${BASE}/events`).then((r) => r.events, (e) => { events = undefined; throw e; }));
 /** While a delivery on the page is pending, the log reads itself again this often. */
 const POLL_MS = 3000;
 const ep = (id) => `${BASE}/endpoints/${encodeURIComponent(id)}`;
@@ -25,8 +23,9 @@ export function Webhooks({ args }) {
 
 /** Event checkboxes, `chosen` ticked; read back with form.getAll('events'). */
 function EventChoices({ chosen = [] }) {
+  const state = useLoad(loadEvents);
   return html`<fieldset><legend>Events (at least one)</legend>
-    ${EVENTS.map((e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}
+    <${Loaded} state=${state}>${(list) => list.map((e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}<//>
   </fieldset>`;
 }
 

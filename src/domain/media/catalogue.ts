@@ -32,6 +32,13 @@ export interface MediaModelRecord {
   is_sdxl: boolean;
 }
 
+/** What the operator's listing adds to a record: the file's size and the record's times (Unix seconds). */
+export interface AdminMediaModelRecord extends MediaModelRecord {
+  bytes: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface CataloguePage {
   models: MediaModelRecord[];
   pagination: { next_cursor: string };
@@ -54,6 +61,11 @@ export interface CatalogueOptions {
   downloadTtlS: number;
   /** the largest file a team may upload, bytes */
   uploadMaxBytes: number;
+  /**
+   * an upload still unavailable (status 0) this long after it began was stranded by a process
+   * that died mid-stream: media.tasks.sweep removes it (GANTRY_MEDIA_UPLOAD_STALE_HOURS)
+   */
+  uploadStaleMs: number;
 }
 
 /** interface.md: pagination.limit in (0, 100]; Gantry's default when unset. */
@@ -206,10 +218,30 @@ export class MediaCatalogue {
 
   async list(p: Principal, query: CatalogueQuery): Promise<CataloguePage> {
     const visibility = listParam(query['filter.visibility'], 'filter.visibility', VISIBILITIES);
+    const page = await this.page(query, (f) => q.listMediaModels(this.ctx.db, {
+      ...f, teamId: p.teamId, visibility: visibility?.length === 1 ? visibility[0] as 'public' | 'private' : undefined,
+    }));
+    return { models: page.rows.map((r) => this.view(r)), pagination: { next_cursor: page.next } };
+  }
+
+  /**
+   * The operator's listing of the public records (GET /admin/v1/media/models): the filters and
+   * cursor of GET /v3/model (no visibility: only public records), with size and times.
+   */
+  async listPublic(query: CatalogueQuery): Promise<{ models: AdminMediaModelRecord[]; pagination: { next_cursor: string } }> {
+    const page = await this.page(query, (f) => q.listPublicMediaModels(this.ctx.db, f));
+    return {
+      models: page.rows.map((r) => ({
+        ...this.view(r), bytes: r.bytes, created_at: Math.floor(r.createdAtMs / 1000), updated_at: Math.floor(r.updatedAtMs / 1000),
+      })),
+      pagination: { next_cursor: page.next },
+    };
+  }
+
+  /** One keyset page of `read` under the query's filters and cursor (one more row is read to know if another page follows). */
+  private async page(query: CatalogueQuery, read: (f: Omit<q.CatalogueFilter, 'teamId' | 'visibility'>) => Promise<q.MediaModelRow[]>): Promise<{ rows: q.MediaModelRow[]; next: string }> {
     const limit = limitParam(query['pagination.limit']);
-    const rows = await q.listMediaModels(this.ctx.db, {
-      teamId: p.teamId,
-      visibility: visibility?.length === 1 ? visibility[0] as 'public' | 'private' : undefined,
+    const rows = await read({
       sources: listParam(query['filter.source'], 'filter.source', MODEL_SOURCES),
       types: listParam(query['filter.types'], 'filter.types', MODEL_TYPES),
       isSdxl: boolParam(query['filter.is_sdxl'], 'filter.is_sdxl'),
@@ -219,7 +251,7 @@ export class MediaCatalogue {
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    return { models: page.map((r) => this.view(r)), pagination: { next_cursor: rows.length > limit ? cursorAfter(page.at(-1)!.id) : '' } };
+    return { rows: page, next: rows.length > limit ? cursorAfter(page.at(-1)!.id) : '' };
   }
 
   /**
@@ -299,6 +331,29 @@ export class MediaCatalogue {
     const row = await this.find(id);
     if (!row || row.teamId !== null) throw notFound('public model', String(id));
     await this.remove(row);
+  }
+
+  /**
+   * Remove the uploads a process that died mid-stream left unavailable (status 0) for longer
+   * than `uploadStaleMs`: the row (only while still status 0, so an upload that finished
+   * meanwhile stays), then the bytes under its key (a partial file of the local store is in
+   * its `.tmp`, swept at start; an aborted S3 multipart upload is the bucket's lifecycle). An
+   * upload still streaming after the bound finds its row gone and removes its own bytes
+   * (storePrivate). Returns how many were removed.
+   */
+  async removeStrandedUploads(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const rows = await q.strandedUploads(this.ctx.db, this.ctx.clock.nowMs() - this.opts.uploadStaleMs, 100);
+      for (const r of rows) {
+        if (signal?.aborted) return n;
+        if (await q.deleteUnavailableModel(this.ctx.db, r.id)) {
+          await this.blobs.delete(r.blobKey);
+          n++;
+        }
+      }
+      if (rows.length < 100) return n;
+    }
   }
 
   /** Ids are int32 (an identity column): a larger one names no record. */

@@ -48,6 +48,22 @@ export interface TaskResult {
   audios: { audio_url: string; audio_url_ttl: number; audio_type: string }[];
 }
 
+/** A task in the team's listing: its result, and when it was created and ended (Unix seconds). */
+export interface ListedTask extends TaskResult {
+  created_at: number;
+  ended_at: number | null;
+}
+
+export interface TaskPage {
+  tasks: ListedTask[];
+  pagination: { next_cursor: string };
+}
+
+export const DEFAULT_TASK_PAGE = 20;
+export const MAX_TASK_PAGE = 100;
+/** The cursor names the last task of the page before (`t_<task id>`); clients treat it as opaque. */
+const TASK_CURSOR = /^t_(task_[0-9a-z]{22})$/;
+
 export type TaskOutput = { kind: 'image' | 'audio'; key: string; type: string };
 
 export type TaskOutcome = { ok: true; outputs: TaskOutput[] } | { ok: false; reason: string };
@@ -226,6 +242,28 @@ export class MediaTasks {
     const row = await q.findMediaTask(this.d.ctx.db, id);
     if (!row || row.teamId !== p.teamId) throw taskNotFound(id);
     return this.view(row);
+  }
+
+  /**
+   * GET /v3/async/tasks (Gantry's extension): the team's tasks, newest first, keyset paged on
+   * the task id (time-sortable), each as its task result plus when it was created and ended.
+   */
+  async list(p: Principal, query: { limit?: number | undefined; cursor?: string | undefined; status?: string | undefined }): Promise<TaskPage> {
+    const limit = query.limit ?? DEFAULT_TASK_PAGE;
+    let beforeId: string | undefined;
+    if (query.cursor) {
+      const m = TASK_CURSOR.exec(query.cursor);
+      if (!m) throw bad('cursor', 'not a cursor this listing gave: pass next_cursor of the previous page, or nothing');
+      beforeId = m[1];
+    }
+    const rows = await q.listTeamTasks(this.d.ctx.db, { teamId: p.teamId, beforeId, status: query.status, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    return {
+      tasks: page.map((r) => ({
+        ...this.view(r), created_at: Math.floor(r.createdAtMs / 1000), ended_at: r.endedAtMs === null ? null : Math.floor(r.endedAtMs / 1000),
+      })),
+      pagination: { next_cursor: rows.length > limit ? `t_${page.at(-1)!.id}` : '' },
+    };
   }
 
   /** The task result body (also what a webhook delivers): output links signed now. */

@@ -130,6 +130,7 @@ import webhooksUpdateEndpoint from './webhooks/update-endpoint.ts';
 import webhooksDeleteEndpoint from './webhooks/delete-endpoint.ts';
 import webhooksListDeliveries from './webhooks/list-deliveries.ts';
 import webhooksRetryDelivery from './webhooks/retry-delivery.ts';
+import webhooksListEvents from './webhooks/list-events.ts';
 // The web console (issue 16): its files and its session
 import consoleFiles from './console/assets.ts';
 import consoleSignIn from './console/sign-in.ts';
@@ -144,6 +145,8 @@ import adminMediaDeleteModel from './admin/media-delete-model.ts';
 import mediaGetTaskResult from './media/get-task-result.ts';
 import mediaTxt2img from './media/txt2img.ts';
 import mediaTxt2speech from './media/txt2speech.ts';
+import mediaListTasks from './media/list-tasks.ts';
+import adminMediaListModels from './admin/media-list-models.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -280,13 +283,16 @@ export const ROUTES: RouteRegistrar[] = [
   webhooksDeleteEndpoint,
   webhooksListDeliveries,
   webhooksRetryDelivery,
+  webhooksListEvents,
   // media
   mediaListModels,
   mediaUploadModel,
   mediaDeleteModel,
   adminMediaImportModel,
   adminMediaDeleteModel,
+  adminMediaListModels,
   mediaGetTaskResult,
   mediaTxt2img,
   mediaTxt2speech,
+  mediaListTasks,
 ];

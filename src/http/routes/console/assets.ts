@@ -94,11 +94,15 @@ export function consoleAssets(): Map<string, Asset> {
 
 let importMapHash = '';
 
-/** The page may run its own modules and its import map only; nothing is framed or sent elsewhere. */
+/**
+ * The page may run its own modules and its import map only; nothing is framed or sent
+ * elsewhere. Images may also come from https addresses: media models' covers (`cover_url`)
+ * are usually hosted elsewhere; an image runs nothing, and no referrer is sent.
+ */
 function securityHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', [
     "default-src 'self'", `script-src 'self' 'sha256-${importMapHash}'`, "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+    "img-src 'self' data: https:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
   ].join('; '));
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'no-referrer');

@@ -25,7 +25,7 @@ export const UPLOAD_FIELDS_DOC = 'multipart fields name, type, base_model (and b
 
 export const ModelIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,10}$', description: 'a record id' }) });
 
-const TaskStatus = Type.String({ enum: ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] });
+export const TaskStatus = Type.String({ enum: ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] });
 
 export const TaskResult = Type.Object({
   extra: Type.Record(Type.String(), Type.Unknown(), { description: 'txt2img: the seed used' }),

@@ -1,0 +1,1 @@
+CREATE INDEX "media_models_unavailable" ON "media_models" USING btree ("created_at_ms") WHERE status = 0;

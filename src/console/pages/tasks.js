@@ -1,0 +1,132 @@
+// Async tasks (loaded when first opened): create a txt2img task (a checkpoint of the catalogue
+// by its sd_name_in_api) or a txt2speech task, and the team's recent tasks (GET
+// /v3/async/tasks, Gantry's extension: newest first, cursor pages, a status filter) with
+// their progress and results: the PNGs as images, the WAVs as players. The list reads itself
+// again while a task on it is queued or processing.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+import { ErrorBox, Loaded, Table, useAction, useLoad, when } from '../ui.js';
+
+const PAGE = 20;
+const POLL_MS = 1500;
+const STATUSES = [['TASK_STATUS_QUEUED', 'queued'], ['TASK_STATUS_PROCESSING', 'processing'], ['TASK_STATUS_SUCCEED', 'succeeded'], ['TASK_STATUS_FAILED', 'failed']];
+const label = (status) => STATUSES.find(([s]) => s === status)?.[1] ?? status;
+const open = (t) => t.task.status === 'TASK_STATUS_QUEUED' || t.task.status === 'TASK_STATUS_PROCESSING';
+
+/** The available checkpoints the team sees (every page of the catalogue's checkpoints). */
+async function checkpoints() {
+  const out = [];
+  let cursor = '';
+  for (let i = 0; i < 20; i++) {
+    const r = await get('/v3/model', { 'filter.types': 'checkpoint', 'pagination.limit': 100, 'pagination.cursor': cursor });
+    out.push(...r.models.filter((m) => m.status === 1));
+    cursor = r.pagination.next_cursor;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+function num(v) {
+  return v === '' || v === null ? undefined : Number(v);
+}
+
+function Txt2Img({ act, onCreated }) {
+  const models = useLoad(checkpoints);
+  const submit = (e) => {
+    e.preventDefault();
+    const f = Object.fromEntries(new FormData(e.currentTarget).entries());
+    const request = { model_name: f.model_name, prompt: f.prompt, width: num(f.width), height: num(f.height), image_num: num(f.image_num) };
+    if (f.seed !== '') request.seed = num(f.seed);
+    void act.run(async () => onCreated((await post('/v3/async/txt2img', { request })).task_id));
+  };
+  return html`<h2>Text to image</h2>
+    <${Loaded} state=${models}>${(list) => (list.length
+      ? html`<form class="stack" onSubmit=${submit} aria-label="Create an image task">
+        <label>Checkpoint<select name="model_name" required>${list.map((m) => html`<option value=${m.sd_name_in_api}>${m.name} (${m.sd_name_in_api})</option>`)}</select></label>
+        <label>Prompt<textarea name="prompt" required maxlength="1024" rows="2">a lighthouse at dusk</textarea></label>
+        <div class="row">
+          <label>Width<input name="width" type="number" min="128" max="2048" step="8" defaultValue="512" required /></label>
+          <label>Height<input name="height" type="number" min="128" max="2048" step="8" defaultValue="512" required /></label>
+          <label>Images<input name="image_num" type="number" min="1" max="8" defaultValue="1" required /></label>
+          <label>Seed<input name="seed" type="number" min="-1" max="4294967295" placeholder="random" /></label>
+        </div>
+        <div><button class="primary" type="submit" disabled=${act.busy}>Create image task</button></div>
+      </form>`
+      : html`<p class="muted">No available checkpoint in the catalogue: upload one on the Models page.</p>`)}<//>`;
+}
+
+function Txt2Speech({ act, onCreated }) {
+  const submit = (e) => {
+    e.preventDefault();
+    const f = Object.fromEntries(new FormData(e.currentTarget).entries());
+    const request = { voice_id: f.voice_id, language: f.language || undefined, texts: [f.text], speed: num(f.speed) };
+    void act.run(async () => onCreated((await post('/v3/async/txt2speech', { request })).task_id));
+  };
+  return html`<h2>Text to speech</h2>
+    <form class="stack" onSubmit=${submit} aria-label="Create a speech task">
+      <div class="row">
+        <label>Voice<input name="voice_id" required maxlength="64" defaultValue="Emily" /></label>
+        <label>Language<input name="language" maxlength="35" defaultValue="en-US" /></label>
+        <label>Speed<input name="speed" type="number" min="0.5" max="2" step="0.1" defaultValue="1" /></label>
+      </div>
+      <label>Text to speak<textarea name="text" required maxlength="10000" rows="2">Hello from Gantry.</textarea></label>
+      <div><button class="primary" type="submit" disabled=${act.busy}>Create speech task</button></div>
+    </form>`;
+}
+
+function Outputs({ t }) {
+  if (!t.images.length && !t.audios.length) return html`<span class="muted">${t.task.reason || '—'}</span>`;
+  return html`<div class="outputs">
+    ${t.images.map((o, i) => html`<a href=${o.image_url} target="_blank" rel="noopener"><img src=${o.image_url} alt=${`Image ${i + 1} of ${t.task.task_id}`} /></a>`)}
+    ${t.audios.map((o, i) => html`<audio controls preload="none" src=${o.audio_url} aria-label=${`Speech ${i + 1} of ${t.task.task_id}`}></audio>`)}
+  </div>`;
+}
+
+function TaskList({ status, setStatus, cursors, setCursors, reloadKey }) {
+  const cursor = cursors[cursors.length - 1];
+  const state = useLoad(() => get('/v3/async/tasks', { limit: PAGE, cursor, status }), [status, cursor, reloadKey]);
+  const running = state.data?.tasks.some(open);
+  useEffect(() => {
+    if (!running || state.loading) return undefined;
+    const t = setTimeout(state.reload, POLL_MS);
+    return () => clearTimeout(t);
+  }, [running, state.loading, state.data]);
+  return html`<h2>Recent tasks</h2>
+    <div class="row">
+      <label>Status<select value=${status} onChange=${(e) => { setStatus(e.currentTarget.value); setCursors(['']); }}>
+        <option value="">any</option>${STATUSES.map(([v, l]) => html`<option value=${v}>${l}</option>`)}
+      </select></label>
+      <button type="button" onClick=${state.reload}>Refresh</button>
+    </div>
+    <${Loaded} state=${state}>${(d) => html`
+      <${Table} label="Tasks" rows=${d.tasks} empty="No tasks yet." columns=${[
+        { label: 'Task', cell: (t) => html`<code>${t.task.task_id}</code><div class="muted">${when(t.created_at)}</div>` },
+        { label: 'Type', cell: (t) => (t.task.task_type === 'TXT_TO_IMG' ? 'text to image' : 'text to speech') },
+        { label: 'Status', cell: (t) => html`<span class=${`status ${t.task.status}`}>${label(t.task.status)}</span>` },
+        { label: 'Progress', cell: (t) => html`<progress max="100" value=${t.task.progress_percent}></progress> ${t.task.progress_percent} %` },
+        { label: 'Result', cell: (t) => html`<${Outputs} t=${t} />` },
+      ]} />
+      <div class="pager">
+        <button type="button" disabled=${cursors.length < 2} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+        <button type="button" disabled=${!d.pagination.next_cursor} onClick=${() => setCursors([...cursors, d.pagination.next_cursor])}>Next page</button>
+      </div>`}<//>`;
+}
+
+export function Tasks() {
+  const act = useAction();
+  const [created, setCreated] = useState();
+  const [status, setStatus] = useState('');
+  const [cursors, setCursors] = useState(['']);
+  const onCreated = (id) => {
+    setCreated(id);
+    setCursors(['']);
+    setStatus('');
+  };
+  return html`<h1>Async tasks</h1>
+    <${Txt2Img} act=${act} onCreated=${onCreated} />
+    <${Txt2Speech} act=${act} onCreated=${onCreated} />
+    <${ErrorBox} error=${act.error} />
+    ${created && html`<p class="notice" role="status">Task <code>${created}</code> created.</p>`}
+    <${TaskList} status=${status} setStatus=${setStatus} cursors=${cursors} setCursors=${setCursors} reloadKey=${created} />`;
+}
