@@ -192,7 +192,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   });
   // Blobs and files: the blob links are signed with a key derived from the sealing key.
   const blobStore = await openBlobStore(config.blobs);
-  const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), config.serverless.publicBaseUrl, () => clock.nowMs()) };
+  const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), () => config.serverless.publicBaseUrl, () => clock.nowMs()) };
   const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
   jobs.handle('files.expire', filesExpireHandler(files));
   const responses = new ResponseStore(ctx, config.responsesTtlMs);

@@ -9,12 +9,13 @@ export type LinkCheck = 'ok' | 'expired' | 'invalid';
 
 export class BlobLinks {
   private readonly hmacKey: Buffer;
-  private readonly baseUrl: string;
+  private readonly baseUrl: () => string;
   private readonly nowMs: () => number;
 
-  constructor(secretKey: Buffer, baseUrl: string, nowMs: () => number) {
+  /** `baseUrl` is read at each link: a server started on port 0 learns its address only once listening. */
+  constructor(secretKey: Buffer, baseUrl: string | (() => string), nowMs: () => number) {
     this.hmacKey = Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), 'gantry blob links v1', 32));
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.baseUrl = typeof baseUrl === 'string' ? () => baseUrl : baseUrl;
     this.nowMs = nowMs;
   }
 
@@ -25,7 +26,7 @@ export class BlobLinks {
   /** A URL that serves `key` until `ttlS` seconds from now. */
   url(key: string, ttlS: number): string {
     const expires = Math.floor(this.nowMs() / 1000) + Math.max(1, Math.ceil(ttlS));
-    return `${this.baseUrl}/blobs/${checkKey(key)}?expires=${expires}&signature=${this.sign(key, expires)}`;
+    return `${this.baseUrl().replace(/\/+$/, '')}/blobs/${checkKey(key)}?expires=${expires}&signature=${this.sign(key, expires)}`;
   }
 
   /** Whether a link's parts were signed here and are still in time (the signature is checked first). */
