@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import type { Store } from './store/db.ts';
+import type { EmbeddedStart } from './store/embedded-start.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { DataDirError, ensurePrivateDir } from './lib/private-files.ts';
 import type { Credentials } from './domain/bootstrap.ts';
@@ -9,6 +10,7 @@ import type { Ctx } from './domain/context.ts';
 import { runAdminCli } from './cli/admin.ts';
 import { credentialsPath, saveCredentials } from './cli/credentials.ts';
 import { collectAfterStart } from './lib/gc.ts';
+import { USAGE_PROCEDURES } from './domain/usage/procedures-url.ts';
 
 interface Prepared {
   store: Store;
@@ -20,15 +22,31 @@ interface Prepared {
 
 // The store, the app and their dependencies load only for serve and migrate: `gantry admin …`
 // is mostly an HTTP client and starts in a fraction of the time without them.
-async function prepare(config: Config, command: string): Promise<Prepared> {
-  const [{ openStore, migrateStore }, { systemClock }, { bootstrap }, { USAGE_PROCEDURES }, { standaloneCtx }] = await Promise.all([
-    import('./store/db.ts'), import('./lib/clock.ts'), import('./domain/bootstrap.ts'), import('./domain/usage/procedures.ts'),
-    import('./domain/context.ts'),
-  ]);
-  // The data dir comes first, before anything is committed: the first start's operator token
-  // is saved in it, and a token committed but never saved is lost (only its hash is stored).
+/**
+ * The data dir comes first, before anything is committed: the first start's operator token
+ * is saved in it, and a token committed but never saved is lost (only its hash is stored).
+ * Then the embedded database's thread starts, before this thread loads the ~1,000 modules of
+ * the store and the app (about a second): its initdb or recovery runs meanwhile.
+ */
+async function startDatabase(config: Config, command: string): Promise<EmbeddedStart | undefined> {
   ensurePrivateDir(config.dataDir);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, procedures: [USAGE_PROCEDURES], command });
+  if (config.databaseUrl) return undefined;
+  const [{ startEmbedded }, { findTemplate }] = await Promise.all([import('./store/embedded-start.ts'), import('./store/pglite-template.ts')]);
+  return startEmbedded({
+    dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, command, procedures: [USAGE_PROCEDURES],
+    template: findTemplate(), // a first start copies the migrated template made at install instead of running initdb
+  });
+}
+
+async function prepare(config: Config, embedded: EmbeddedStart | undefined): Promise<Prepared> {
+  const [{ openStore, migrateStore }, { systemClock }, { bootstrap }, { standaloneCtx }] = await Promise.all([
+    import('./store/db.ts'), import('./lib/clock.ts'), import('./domain/bootstrap.ts'), import('./domain/context.ts'),
+  ]).catch(async (e) => {
+    await embedded?.remote.close().catch(() => {});
+    embedded?.lock?.release();
+    throw e;
+  });
+  const store = await openStore({ databaseUrl: config.databaseUrl, started: embedded });
   const from = store.lockTakenOverFrom;
   if (from) {
     process.stderr.write(`Took over ${config.dataDir} from pid ${from.pid} on ${from.host} ("${from.command}" since ${from.since}), `
@@ -87,8 +105,10 @@ function credentialLines(creds: Credentials): string[] {
 const SHUTDOWN_GRACE_MS = 30_000;
 
 async function serve(config: Config): Promise<void> {
-  const { store, creds, credentialsPath, saveError } = await prepare(config, 'serve');
+  const prepared = prepare(config, await startDatabase(config, 'serve'));
+  prepared.catch(() => {}); // awaited below; a failure there is reported there
   const [{ buildApp }, { systemClock }] = await Promise.all([import('./app.ts'), import('./lib/clock.ts')]);
+  const { store, creds, credentialsPath, saveError } = await prepared;
   const { app } = await buildApp({ config, store, clock: systemClock });
   // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
   // it; the usage journal is replayed at the next start, so no answered request is lost.
@@ -168,7 +188,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function migrate(config: Config): Promise<void> {
-  const { store, creds, credentialsPath, saveError } = await prepare(config, 'migrate');
+  const { store, creds, credentialsPath, saveError } = await prepare(config, await startDatabase(config, 'migrate'));
   process.stdout.write(`migrated${creds && !saveError ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
   if (saveError) process.exitCode = 1;
   await store.close();

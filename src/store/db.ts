@@ -1,7 +1,6 @@
 // Opens the store: PGlite on disk by default, PostgreSQL when a URL is given.
 // Both speak the PostgreSQL dialect, so every query is written once.
-import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -9,8 +8,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
-import { RemotePGlite } from './pglite-remote.ts';
-import { pgliteOptions } from './pglite-options.ts';
+import { startEmbedded, type EmbeddedStart } from './embedded-start.ts';
 import { lockDataDir, type DataDirLock, type LockHolder } from './data-dir-lock.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
@@ -19,7 +17,8 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+import { MIGRATIONS_DIR } from './migrations-dir.ts';
+export { MIGRATIONS_DIR };
 
 // bigint columns come back as strings from node-postgres by default; keep them exact.
 pg.types.setTypeParser(20, (v) => v);
@@ -54,6 +53,8 @@ export interface StoreOptions {
   command?: string;
   /** PGlite: PostgreSQL's shared_buffers (GANTRY_PGLITE_SHARED_BUFFERS); default DEFAULT_SHARED_BUFFERS */
   sharedBuffers?: string | undefined;
+  /** The database thread, started earlier with these same options (embedded-start.ts). */
+  started?: EmbeddedStart | undefined;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -72,43 +73,64 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }
   // On disk, the data dir is this process's alone (data-dir-lock.ts) and private to its user;
-  // the lock comes before PGlite touches a file.
-  let lock: DataDirLock | undefined;
-  if (opts.dataDir) {
-    ensurePrivateDir(opts.dataDir);
-    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
-    try {
-      tightenTree(opts.dataDir);
-    } catch (e) {
-      lock.release();
-      throw e;
-    }
-  }
-  const init = {
-    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-    ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}),
-  };
-  let opened: PGlite | RemotePGlite | undefined;
+  // the lock comes before PGlite touches a file (embedded-start.ts).
+  if (opts.pgliteThread === false) return openInProcess(opts);
+  const started = opts.started ?? startEmbedded(opts);
+  const { lock } = started;
+  const opened = started.remote;
   try {
-    if (opts.pgliteThread === false) {
-      if (opts.dataDir) keepPgliteFilesPrivate(); // the worker thread does this for itself
-      opened = new PGlite(pgliteOptions(init));
-    } else {
-      opened = new RemotePGlite({ ...init, procedures: opts.procedures ?? [] });
-    }
     await opened.waitReady;
   } catch (e) {
-    await opened?.close().catch(() => {}); // no thread of ours may touch the files once the lock is gone
+    await opened.close().catch(() => {}); // no thread of ours may touch the files once the lock is gone
     lock?.release();
     throw e;
   }
   const client = opened;
-  const db = drizzlePglite(client as PGlite, { schema }) as unknown as Db;
+  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
+  return {
+    db, kind: 'pglite', pglite: client, ...(started.dataDir ? { dataDir: started.dataDir } : {}),
+    ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),
+    failure: client.failure,
+    ...(opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+/** PGlite on the calling thread (pgliteThread: false): the lock first, as on a thread. */
+async function openInProcess(opts: StoreOptions): Promise<Store> {
+  let lock: DataDirLock | undefined;
+  if (opts.dataDir) {
+    ensurePrivateDir(opts.dataDir);
+    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
+  }
+  let opened: PGlite | undefined;
+  try {
+    if (opts.dataDir) {
+      tightenTree(opts.dataDir);
+      keepPgliteFilesPrivate();
+    }
+    const [{ PGlite }, { pgliteOptions }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-options.ts')]);
+    opened = new PGlite(pgliteOptions({
+      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}),
+    }));
+    await opened.waitReady;
+  } catch (e) {
+    await opened?.close().catch(() => {});
+    lock?.release();
+    throw e;
+  }
+  const client = opened;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),
-    ...(client instanceof RemotePGlite ? { failure: client.failure } : {}),
-    ...(client instanceof RemotePGlite && opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
     close: async () => {
       try {
         await client.close();

@@ -5,6 +5,7 @@
 // Procedures: modules named at start whose functions run here, next to the data, over a
 // Drizzle instance of their own (the usage writer builds its large batches here, not on the
 // main thread that serves HTTP).
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -17,6 +18,8 @@ import { collectAfterStart } from '../lib/gc.ts';
 export interface WorkerInit {
   dataDir?: string;
   loadDataDir?: Blob;
+  /** a dump on disk to start from (a first start from pglite-template.ts), read on this thread */
+  loadDataDirPath?: string;
   /** URLs of modules exporting `procedures: Record<string, Procedure>`. */
   procedures?: string[];
   /** PostgreSQL's shared_buffers (pgliteOptions) */
@@ -40,7 +43,7 @@ export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok
 const port = parentPort!;
 const init = workerData as WorkerInit;
 if (init.dataDir) keepPgliteFilesPrivate();
-const pg = new PGlite(pgliteOptions(init));
+const pg = new PGlite(pgliteOptions(init.loadDataDirPath ? { ...init, loadDataDir: new Blob([readFileSync(init.loadDataDirPath)]) } : init));
 const procedures = loadProcedures(init.procedures ?? []);
 // this thread's start garbage (lib/gc.ts), once the database and the procedures are loaded
 void Promise.all([pg.waitReady, procedures]).then(() => collectAfterStart(), () => {});

@@ -10,7 +10,8 @@ import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openStore, migrateStore, MIGRATIONS_DIR, type Store } from '../../src/store/db.ts';
+import { openStore, migrateStore, type Store } from '../../src/store/db.ts';
+import { migrationsHash } from '../../src/store/pglite-template.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { standaloneCtx } from '../../src/domain/context.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
@@ -21,8 +22,7 @@ import type { App } from '../../src/http/types.ts';
 const CREDS_KEY = 'test_credentials';
 
 function templateHash(): string {
-  const h = createHash('sha256');
-  for (const f of readdirSync(MIGRATIONS_DIR).sort()) if (f.endsWith('.sql')) h.update(readFileSync(join(MIGRATIONS_DIR, f)));
+  const h = createHash('sha256').update(migrationsHash());
   // Seed code shapes the template too: any file under src/ named *seed* or *bootstrap*.
   const src = new URL('../../src/', import.meta.url);
   for (const f of (readdirSync(src, { recursive: true }) as string[]).sort()) {

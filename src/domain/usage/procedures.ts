@@ -7,7 +7,7 @@ import type { Db } from '../../store/db.ts';
 import { recordUsage, type UsageRecord } from './record.ts';
 
 /** Pass to openStore({ procedures }) so Store.procedure('recordUsage', …) runs there. */
-export const USAGE_PROCEDURES = import.meta.url;
+export { USAGE_PROCEDURES } from './procedures-url.ts';
 
 export const procedures = {
   // Business time travels in each record (atMs); the clock only stamps ids.

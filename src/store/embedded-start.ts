@@ -1,0 +1,53 @@
+// Starting the embedded database's thread, with what it must have first: the data dir's lock
+// (no thread of ours touches PGlite's files without it) and private permissions. Kept free of
+// heavy imports so `gantry serve` can call it before it loads its ~1,000 modules: the database
+// thread then loads PGlite and runs initdb (first start) or recovery while this thread loads
+// the app, instead of after it (store/db.ts adopts the handle).
+import { RemotePGlite } from './pglite-remote.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface EmbeddedInit {
+  dataDir?: string | undefined;
+  loadDataDir?: Blob | File | undefined;
+  sharedBuffers?: string | undefined;
+  procedures?: string[] | undefined;
+  command?: string | undefined;
+  /** a migrated empty database (pglite-template.ts) to copy in when the data dir holds none yet */
+  template?: string | undefined;
+}
+
+export interface EmbeddedStart {
+  remote: RemotePGlite;
+  lock: DataDirLock | undefined;
+  dataDir: string | undefined;
+}
+
+/** Whether a directory already holds a database (a first start is one into a dir without). */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'PG_VERSION'));
+}
+
+/** Takes the lock and starts the thread (not waiting for it to be ready). Throws, lock released, if either fails. */
+export function startEmbedded(opts: EmbeddedInit): EmbeddedStart {
+  let lock: DataDirLock | undefined;
+  if (opts.dataDir) {
+    ensurePrivateDir(opts.dataDir);
+    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
+  }
+  try {
+    if (opts.dataDir) tightenTree(opts.dataDir);
+    const fromTemplate = opts.dataDir && opts.template && !opts.loadDataDir && !holdsDatabase(opts.dataDir) ? opts.template : undefined;
+    const remote = new RemotePGlite({
+      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      ...(fromTemplate ? { loadDataDirPath: fromTemplate } : {}),
+      ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}), procedures: opts.procedures ?? [],
+    });
+    return { remote, lock, dataDir: opts.dataDir };
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+}
