@@ -68,12 +68,7 @@ export class PgJournalSink implements UsageSink {
   }
 
   async record(rec: UsageRecord): Promise<void> {
-    try {
-      await this.writer.add(rec);
-    } catch (err) {
-      if (isDatabaseUnreachable(err)) this.doubts.add(rec.requestId);
-      throw err;
-    }
+    await this.doubts.watch(rec.requestId, this.writer.add(rec));
     this.counts.appended++;
     this.dirty = true;
     this.schedule(this.maxDelayMs);

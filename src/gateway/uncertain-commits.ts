@@ -3,6 +3,7 @@
 // answers again (every second until it does); those that did land are counted as
 // recorded-but-unanswered, the one way "answered = recorded = billed" can be broken, and
 // shown on /metrics (gantry_usage_recorded_unanswered).
+import { isDatabaseUnreachable } from '../lib/dependencies.ts';
 export class UncertainCommits {
   private ids: string[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -12,6 +13,16 @@ export class UncertainCommits {
   /** `landed`: which of these request ids reached the database. */
   constructor(landed: (ids: string[]) => Promise<Set<string>>) {
     this.landed = landed;
+  }
+
+  /** `write`'s failure on a lost connection makes the request doubtful; the failure is passed on. */
+  async watch(requestId: string, write: Promise<void>): Promise<void> {
+    try {
+      await write;
+    } catch (err) {
+      if (isDatabaseUnreachable(err)) this.add(requestId);
+      throw err;
+    }
   }
 
   add(requestId: string): void {

@@ -8,7 +8,6 @@
 import type { Ctx } from '../domain/context.ts';
 import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
 import { recordedRequestIds } from '../store/usage.ts';
-import { isDatabaseUnreachable } from '../lib/dependencies.ts';
 import { GroupCommit } from './group-commit.ts';
 import { UncertainCommits } from './uncertain-commits.ts';
 
@@ -31,13 +30,8 @@ export class CommitSink implements UsageSink {
     this.doubts = new UncertainCommits((ids) => recordedRequestIds(ctx.db, ids));
   }
 
-  async record(rec: UsageRecord): Promise<void> {
-    try {
-      await this.writer.add(rec);
-    } catch (err) {
-      if (isDatabaseUnreachable(err)) this.doubts.add(rec.requestId);
-      throw err;
-    }
+  record(rec: UsageRecord): Promise<void> {
+    return this.doubts.watch(rec.requestId, this.writer.add(rec));
   }
 
   settled(): undefined {

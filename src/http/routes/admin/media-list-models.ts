@@ -3,27 +3,16 @@
 // times. `gantry admin media list` pages through it.
 import { Type } from 'typebox';
 import type { CatalogueQuery } from '../../../domain/media/catalogue.ts';
-import { MODEL_SOURCES, MODEL_TYPES } from '../../../domain/media/codes.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { MediaModelRecord } from '../media/schemas.ts';
-
-const param = (description: string, maxLength = 64) => Type.Optional(Type.String({ maxLength, description }));
+import { catalogueQueryFields, MediaModelRecord } from '../media/schemas.ts';
 
 export default function adminMediaListModels(app: App, s: Services): void {
   app.get('/admin/v1/media/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['operator'], summary: 'The public media models (the operator\'s imports), paged by cursor', security: OperatorBearer,
-      querystring: Type.Object({
-        'filter.source': param(`${MODEL_SOURCES.join(' | ')} (comma-separated for several)`),
-        'filter.types': param(`${MODEL_TYPES.join(' | ')} (comma-separated for several)`, 128),
-        'filter.is_sdxl': param('true: only SDXL; false: no SDXL; unset: both'),
-        'filter.query': param('searched in sd_name, name and tags', 255),
-        'filter.is_inpainting': param('true: only inpainting checkpoints'),
-        'pagination.limit': param('records per page, (0, 100]; default 20'),
-        'pagination.cursor': param('next_cursor of the previous page; empty: from the beginning'),
-      }),
+      querystring: Type.Object(catalogueQueryFields),
       response: {
         200: Type.Object({
           models: Type.Array(Type.Object({

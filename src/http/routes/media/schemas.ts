@@ -1,5 +1,6 @@
 // Shapes of the media routes (interface.md "Media model record", compat.md "Media and async tasks").
 import { Type } from 'typebox';
+import { MODEL_SOURCES, MODEL_TYPES } from '../../../domain/media/codes.ts';
 
 export const MediaModelRecord = Type.Object({
   id: Type.Integer(),
@@ -57,3 +58,18 @@ export function TaskExtra(kind: 'image' | 'audio') {
     webhook: Type.Optional(Webhook),
   }));
 }
+
+const param = (description: string, maxLength = 64) => Type.Optional(Type.String({ maxLength, description }));
+
+/** The catalogue's filters and cursor (GET /v3/model, and the operator's listing of public records). */
+export const catalogueQueryFields = {
+  'filter.source': param(`${MODEL_SOURCES.join(' | ')} (comma-separated for several)`),
+  'filter.types': param(`${MODEL_TYPES.join(' | ')} (comma-separated for several)`, 128),
+  'filter.is_sdxl': param('true: only SDXL; false: no SDXL; unset: both'),
+  'filter.query': param('searched in sd_name, name and tags', 255),
+  'filter.is_inpainting': param('true: only inpainting checkpoints'),
+  'pagination.limit': param('records per page, (0, 100]; default 20'),
+  'pagination.cursor': param('next_cursor of the previous page; empty: from the beginning'),
+};
+
+export const visibilityField = { 'filter.visibility': param('public | private; all when unset') };
