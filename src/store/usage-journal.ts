@@ -38,7 +38,10 @@ export async function takeJournal(tx: Tx, opts: { limit: number; upTo?: string |
        order by id limit ${opts.limit}
        for update ${opts.skipLocked ? sql`skip locked` : sql``})
     returning id::text as id, record`);
-  return rowsOf(res).map((r) => ({ id: r.id as string, record: r.record as string }));
+  // DELETE … RETURNING comes in the scan's order, not the subquery's: a team's charges must be
+  // posted in the order they were answered (which one a running-out voucher still pays depends on it)
+  return rowsOf(res).map((r) => ({ id: r.id as string, record: r.record as string }))
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
 }
 
 /** The ledger refused this record alone: keep it out of moves (and barriers) until a start retries it. */
