@@ -82,9 +82,7 @@ export class PgJournalSink implements UsageSink {
   }
 
   stats(): Record<string, number> {
-    const w = this.writer.stats;
-    // lag: what this replica journaled and no mover of its own has moved (another replica may have)
-    return { ...w, ...this.counts, lag: Math.max(0, this.counts.appended - this.counts.moved), ...this.doubts.counts };
+    return { ...this.writer.stats, ...this.counts, lag: this.lag, ...this.doubts.counts };
   }
 
   async close(): Promise<void> {
@@ -98,9 +96,15 @@ export class PgJournalSink implements UsageSink {
     await this.moveAll().catch((e) => this.log.warn({ err: e }, 'moving the usage journal at close failed; another replica or the next start will'));
   }
 
+  /** What this replica journaled and no mover of its own has moved (another replica may have). */
+  private get lag(): number {
+    return Math.max(0, this.counts.appended - this.counts.moved);
+  }
+
   /** A background move after `delayMs` (at once when a batch is full), unless one is due or running. */
   private schedule(delayMs: number): void {
-    if (this.closed || this.moving !== null || (this.timer && delayMs > 0)) return;
+    const delay = this.lag >= this.maxBatch ? 0 : delayMs;
+    if (this.closed || this.moving !== null || (this.timer && delay > 0)) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -111,7 +115,7 @@ export class PgJournalSink implements UsageSink {
           this.moving = null;
           if (this.dirty) this.schedule(this.maxDelayMs); // journaled while this move ran
         });
-    }, this.counts.appended - this.counts.moved >= this.maxBatch ? 0 : delayMs);
+    }, delay);
     this.timer.unref();
   }
 
@@ -164,7 +168,7 @@ export class PgJournalSink implements UsageSink {
       } catch (e) {
         if (isDatabaseUnreachable(e) || !taken) throw e;
         // the rollback put the row back; marked, it is left out of moves (rows after it go on)
-        await markJournalFailed(this.ctx.db, taken.id, e instanceof Error ? e.message : String(e));
+        if (!(await markJournalFailed(this.ctx.db, taken.id, e instanceof Error ? e.message : String(e)))) continue; // counted by its marker
         this.counts.failed++;
         this.log.error({ err: e, journalId: taken.id }, 'usage record refused by the ledger; kept in usage_journal (failed_at) for the next start');
       }

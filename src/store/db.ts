@@ -8,10 +8,10 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
-import { startEmbedded, type EmbeddedStart } from './embedded-start.ts';
-import { lockDataDir, type DataDirLock, type LockHolder } from './data-dir-lock.ts';
+import { lockPrivateDataDir, startEmbedded, type EmbeddedStart } from './embedded-start.ts';
+import type { RemotePGlite } from './pglite-remote.ts';
+import type { DataDirLock, LockHolder } from './data-dir-lock.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
-import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -76,60 +76,47 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   // the lock comes before PGlite touches a file (embedded-start.ts).
   if (opts.pgliteThread === false) return openInProcess(opts);
   const started = opts.started ?? startEmbedded(opts);
-  const { lock } = started;
-  const opened = started.remote;
-  try {
-    await opened.waitReady;
-  } catch (e) {
-    await opened.close().catch(() => {}); // no thread of ours may touch the files once the lock is gone
-    lock?.release();
-    throw e;
-  }
-  const client = opened;
-  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
-  return {
-    db, kind: 'pglite', pglite: client, ...(started.dataDir ? { dataDir: started.dataDir } : {}),
-    ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),
+  const client = await ready(started.remote, started.lock);
+  return pgliteStore(client, started.lock, started.dataDir, {
     failure: client.failure,
     ...(opts.procedures?.length ? { procedure: (name: string, args: unknown) => client.procedure(name, args) } : {}),
-    close: async () => {
-      try {
-        await client.close();
-      } finally {
-        lock?.release();
-      }
-    },
-  };
+  });
 }
 
 /** PGlite on the calling thread (pgliteThread: false): the lock first, as on a thread. */
 async function openInProcess(opts: StoreOptions): Promise<Store> {
-  let lock: DataDirLock | undefined;
-  if (opts.dataDir) {
-    ensurePrivateDir(opts.dataDir);
-    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
-  }
+  const lock = lockPrivateDataDir(opts.dataDir, opts.command);
   let opened: PGlite | undefined;
   try {
-    if (opts.dataDir) {
-      tightenTree(opts.dataDir);
-      keepPgliteFilesPrivate();
-    }
+    if (opts.dataDir) keepPgliteFilesPrivate(); // the worker thread does this for itself
     const [{ PGlite }, { pgliteOptions }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-options.ts')]);
     opened = new PGlite(pgliteOptions({
       ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
       ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}),
     }));
-    await opened.waitReady;
   } catch (e) {
-    await opened?.close().catch(() => {});
     lock?.release();
     throw e;
   }
-  const client = opened;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return pgliteStore(await ready(opened, lock), lock, opts.dataDir, {});
+}
+
+/** Waits for the database; if it fails, no thread of ours may touch the files once the lock is gone. */
+async function ready<T extends { waitReady: Promise<void>; close(): Promise<void> }>(client: T, lock: DataDirLock | undefined): Promise<T> {
+  try {
+    await client.waitReady;
+    return client;
+  } catch (e) {
+    await client.close().catch(() => {});
+    lock?.release();
+    throw e;
+  }
+}
+
+function pgliteStore(client: PGlite | RemotePGlite, lock: DataDirLock | undefined, dataDir: string | undefined, extra: Pick<Store, 'failure' | 'procedure'>): Store {
+  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
   return {
-    db, kind: 'pglite', pglite: client, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    db, kind: 'pglite', pglite: client, ...(dataDir ? { dataDir } : {}), ...extra,
     ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),
     close: async () => {
       try {

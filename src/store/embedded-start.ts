@@ -30,15 +30,24 @@ export function holdsDatabase(dataDir: string): boolean {
   return existsSync(join(dataDir, 'PG_VERSION'));
 }
 
+/** The data dir made private and locked for this process (none in memory). The lock is released if tightening fails. */
+export function lockPrivateDataDir(dataDir: string | undefined, command = 'gantry'): DataDirLock | undefined {
+  if (!dataDir) return undefined;
+  ensurePrivateDir(dataDir);
+  const lock = lockDataDir(dataDir, command);
+  try {
+    tightenTree(dataDir);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+  return lock;
+}
+
 /** Takes the lock and starts the thread (not waiting for it to be ready). Throws, lock released, if either fails. */
 export function startEmbedded(opts: EmbeddedInit): EmbeddedStart {
-  let lock: DataDirLock | undefined;
-  if (opts.dataDir) {
-    ensurePrivateDir(opts.dataDir);
-    lock = lockDataDir(opts.dataDir, opts.command ?? 'gantry');
-  }
+  const lock = lockPrivateDataDir(opts.dataDir, opts.command);
   try {
-    if (opts.dataDir) tightenTree(opts.dataDir);
     const fromTemplate = opts.dataDir && opts.template && !opts.loadDataDir && !holdsDatabase(opts.dataDir) ? opts.template : undefined;
     const remote = new RemotePGlite({
       ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),

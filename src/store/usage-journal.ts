@@ -28,34 +28,34 @@ export async function journalHead(db: DbOrTx): Promise<string | null> {
  * records them: both commit or neither). `skipLocked`: leave rows another mover holds (the
  * background passes); without it, wait for that mover and skip what it took (a barrier).
  */
-export async function takeJournal(tx: Tx, opts: { limit: number; upTo?: string | undefined; skipLocked: boolean; ids?: string[] }): Promise<JournalRow[]> {
-  const res = await tx.execute(sql`
-    delete from usage_journal where id in (
-      select id from usage_journal
-       where failed_at is null
-         ${opts.upTo !== undefined ? sql`and id <= ${opts.upTo}::bigint` : sql``}
-         ${opts.ids ? sql`and id = any(${sql.param(opts.ids)}::bigint[])` : sql``}
-       order by id limit ${opts.limit}
-       for update ${opts.skipLocked ? sql`skip locked` : sql``})
-    returning id::text as id, record`);
-  // DELETE … RETURNING comes in the scan's order, not the subquery's: a team's charges must be
+export async function takeJournal(tx: Tx, opts: { limit: number; upTo?: string | undefined; skipLocked: boolean }): Promise<JournalRow[]> {
+  // DELETE … RETURNING comes in the scan's order, not the subquery's; a team's charges must be
   // posted in the order they were answered (which one a running-out voucher still pays depends on it)
-  return rowsOf(res).map((r) => ({ id: r.id as string, record: r.record as string }))
-    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+  const res = await tx.execute(sql`
+    with taken as (
+      delete from usage_journal where id in (
+        select id from usage_journal
+         where failed_at is null
+           ${opts.upTo !== undefined ? sql`and id <= ${opts.upTo}::bigint` : sql``}
+         order by id limit ${opts.limit}
+         for update ${opts.skipLocked ? sql`skip locked` : sql``})
+      returning id, record)
+    select id::text as id, record from taken order by taken.id`);
+  return rowsOf(res).map((r) => ({ id: r.id as string, record: r.record as string }));
 }
 
-/** The ledger refused this record alone: keep it out of moves (and barriers) until a start retries it. */
-export async function markJournalFailed(db: DbOrTx, id: string, error: string): Promise<void> {
-  await db.execute(sql`update usage_journal set failed_at = now(), error = ${error.slice(0, 2000)} where id = ${id}::bigint`);
+/**
+ * The ledger refused this record alone: keep it out of moves (and barriers) until a start
+ * retries it. False when another mover, failing on the same row at the same time, marked it first.
+ */
+export async function markJournalFailed(db: DbOrTx, id: string, error: string): Promise<boolean> {
+  const res = await db.execute(sql`update usage_journal set failed_at = now(), error = ${error.slice(0, 2000)} where id = ${id}::bigint and failed_at is null returning id`);
+  return rowsOf(res).length > 0;
 }
 
 /** At start: records that failed before are tried again (the cause may be gone). */
 export async function retryFailedJournal(db: DbOrTx): Promise<number> {
   return rowsOf(await db.execute(sql`with u as (update usage_journal set failed_at = null, error = null where failed_at is not null returning 1) select count(*)::int as n from u`))[0]!.n as number;
-}
-
-export async function failedJournalCount(db: DbOrTx): Promise<number> {
-  return rowsOf(await db.execute(sql`select count(*)::int as n from usage_journal where failed_at is not null`))[0]!.n as number;
 }
 
 /** Which of these requests are in the journal (a commit whose outcome its writer never learned). */
