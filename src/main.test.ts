@@ -11,9 +11,10 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-main-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function start(): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+async function start(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const { MALLOC_MMAP_THRESHOLD_: _, ...inherited } = process.env;
   const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-    cwd: ROOT, env: { ...process.env, GANTRY_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+    cwd: ROOT, env: { ...inherited, GANTRY_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -31,6 +32,11 @@ async function start(): Promise<{ child: ChildProcess; url: string; out: () => s
     child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
   });
   return { child, url, out: () => out };
+}
+
+/** The environment a process was (re-)executed with, as the kernel holds it. */
+function environOf(pid: number): Record<string, string> {
+  return Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -60,9 +66,13 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
     cwd: ROOT, env: { ...process.env, GANTRY_DATA_DIR: dataDir, GANTRY_URL: first.url },
   });
   assert.match(JSON.parse(cli.stdout).userId, /^usr_/);
+  // The server re-executed itself (same pid) with glibc's allocator tuned (lib/malloc-tuning.ts).
+  if (process.platform === 'linux') assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
   await stop(first.child);
 
-  const second = await start();
+  // An operator's own setting is kept as given.
+  const second = await start({ MALLOC_MMAP_THRESHOLD_: '65536' });
+  if (process.platform === 'linux') assert.equal(environOf(second.child.pid!).MALLOC_MMAP_THRESHOLD_, '65536');
   assert.match(second.out(), /existing store/);
   assert.match(second.out(), new RegExp(credPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
   assert.doesNotMatch(second.out(), new RegExp(creds.apiKey), 'secrets are shown once');

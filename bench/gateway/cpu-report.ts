@@ -1,6 +1,7 @@
 // Lets the runner ask a server process for its CPU time: a line "cpu" on stdin is answered
-// with {"cpuUs", "mainUs"} on stdout: user + system microseconds of the whole process and of
-// its main thread (Gantry's embedded database runs on a second thread). CPU time per request does not
+// with {"cpuUs", "mainUs", "rssMb"} on stdout: user + system microseconds of the whole process
+// and of its main thread (Gantry's embedded database runs on a second thread), and the
+// process's resident memory at that moment (read at the end of a load cell: memory under load). CPU time per request does not
 // depend on what else the shared machine runs, unlike req/s and latency.
 export function answerCpuQueries(): void {
   let buf = '';
@@ -10,7 +11,7 @@ export function answerCpuQueries(): void {
       if (buf.slice(0, nl).trim() === 'cpu') {
         const u = process.cpuUsage();
         const m = process.threadCpuUsage();
-        process.stdout.write(JSON.stringify({ cpuUs: u.user + u.system, mainUs: m.user + m.system }) + '\n');
+        process.stdout.write(JSON.stringify({ cpuUs: u.user + u.system, mainUs: m.user + m.system, rssMb: Math.round(process.memoryUsage.rss() / 2 ** 20) }) + '\n');
       }
       buf = buf.slice(nl + 1);
     }

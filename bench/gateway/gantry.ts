@@ -16,6 +16,9 @@ import { standaloneCtx } from '../../src/domain/context.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { answerCpuQueries } from './cpu-report.ts';
+import { reexecWithMallocTuning } from '../../src/lib/malloc-tuning.ts';
+
+reexecWithMallocTuning('serve'); // as src/main.ts does for `gantry serve`
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const adminUrl = process.argv.includes('--postgres') ? process.env.BENCH_DATABASE_URL : undefined;

@@ -42,7 +42,7 @@ async function start(script: string, ...rest: string[]): Promise<any> {
     }
   });
   const nextLine = () => new Promise<string>((r) => (lines.length ? r(lines.shift()!) : waiting.push(r)));
-  const cpuUs = async (): Promise<{ cpuUs: number; mainUs: number }> => {
+  const cpuUs = async (): Promise<{ cpuUs: number; mainUs: number; rssMb: number }> => {
     child.stdin!.write('cpu\n');
     return JSON.parse(await nextLine());
   };
@@ -95,6 +95,7 @@ try {
   ];
   // CPU time of the serving process per answered request, warm-up included on both sides.
   const cpuPerReq: Record<string, Record<number, { all: number; main: number }>> = {};
+  const rssUnderLoad: Record<string, Record<number, number>> = {}; // the server's RSS at the end of each cell
   const results: Record<string, Record<number, LoadResult>> = {};
   for (const conns of connsList) {
     for (const v of variants.filter((x) => wanted(x.name[0]!))) {
@@ -106,7 +107,8 @@ try {
       const c = { all: (cpu1.cpuUs - cpu0.cpuUs) / r.totalRequests, main: (cpu1.mainUs - cpu0.mainUs) / r.totalRequests };
       cpuPerReq[v.name] ??= {};
       cpuPerReq[v.name]![conns] = c;
-      process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})\n`);
+      (rssUnderLoad[v.name] ??= {})[conns] = cpu1.rssMb;
+      process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})  RSS ${cpu1.rssMb} MB\n`);
     }
   }
   if (only || connsList.length !== 2) { // a partial run: its lines above are the result
@@ -146,6 +148,10 @@ try {
     `|---|---:|---:|`,
     ...Object.entries(cpuPerReq).map(([name, r]) => `| (${name[0]}) ${name.slice(2)} | ${r[1]!.all.toFixed(0)} / ${r[1]!.main.toFixed(0)} | ${r[50]!.all.toFixed(0)} / ${r[50]!.main.toFixed(0)} |`),
     `| (c) vs (b), whole process | ${(cpuPerReq['c gantry']![1]!.all / cpuPerReq['b bare proxy']![1]!.all).toFixed(2)}× | ${(cpuPerReq['c gantry']![50]!.all / cpuPerReq['b bare proxy']![50]!.all).toFixed(2)}× |`,
+    '',
+    `| server RSS at the end of the cell, MB (under load; goal for Gantry ≤ 300) | @1 conn | @50 conns |`,
+    `|---|---:|---:|`,
+    ...Object.entries(rssUnderLoad).map(([name, r]) => `| (${name[0]}) ${name.slice(2)} | ${r[1]} | ${r[50]} |`),
   ].join('\n');
   const answered = c[1]!.totalRequests + c[50]!.totalRequests;
   const summary = `${table}\n\nRun: ${new Date().toISOString()}, ${seconds} s per cell after 1 s warm-up, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. ` +

@@ -1,4 +1,4 @@
-// The demo catalogue a first start ships (main.ts): 31 public records of all six types, SDXL
+// The demo catalogue a first start ships (cli/commands.ts): 31 public records of all six types, SDXL
 // and not, inpainting checkpoints, all three sources. Their files are small generated blobs:
 // valid safetensors files with no tensors, whose metadata names the record, so a download
 // hashes to hash_sha256 like any other record's.

@@ -1,0 +1,197 @@
+// The commands: serve | migrate | admin …, run by the entry (src/main.ts). With it, the only
+// reader of process.env.
+import { existsSync } from 'node:fs';
+import { loadConfig, ConfigError, type Config } from '../config.ts';
+import type { Store } from '../store/db.ts';
+import type { EmbeddedStart } from '../store/embedded-start.ts';
+import { DataDirLockedError } from '../store/data-dir-lock.ts';
+import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
+import type { Credentials } from '../domain/bootstrap.ts';
+import type { Ctx } from '../domain/context.ts';
+import { runAdminCli } from './admin.ts';
+import { credentialsPath, saveCredentials } from './credentials.ts';
+import { collectAfterStart } from '../lib/gc.ts';
+import { USAGE_PROCEDURES } from '../domain/usage/procedures-url.ts';
+
+interface Prepared {
+  store: Store;
+  creds: Credentials | null;
+  credentialsPath: string;
+  /** Why the first start's credentials could not be saved (they were printed at once instead). */
+  saveError?: Error;
+}
+
+// The store, the app and their dependencies load only for serve and migrate: `gantry admin …`
+// is mostly an HTTP client and starts in a fraction of the time without them.
+/**
+ * The data dir comes first, before anything is committed: the first start's operator token
+ * is saved in it, and a token committed but never saved is lost (only its hash is stored).
+ * Then the embedded database's thread starts, before this thread loads the ~1,000 modules of
+ * the store and the app (about a second): its initdb or recovery runs meanwhile.
+ */
+async function startDatabase(config: Config, command: string): Promise<EmbeddedStart | undefined> {
+  ensurePrivateDir(config.dataDir);
+  if (config.databaseUrl) return undefined;
+  const [{ startEmbedded }, { findTemplate }] = await Promise.all([import('../store/embedded-start.ts'), import('../store/pglite-template.ts')]);
+  return startEmbedded({
+    dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, command, procedures: [USAGE_PROCEDURES],
+    template: findTemplate(), // a first start copies the migrated template made at install instead of running initdb
+  });
+}
+
+async function prepare(config: Config, embedded: EmbeddedStart | undefined): Promise<Prepared> {
+  const [{ openStore, migrateStore }, { systemClock }, { bootstrap }, { standaloneCtx }] = await Promise.all([
+    import('../store/db.ts'), import('../lib/clock.ts'), import('../domain/bootstrap.ts'), import('../domain/context.ts'),
+  ]).catch(async (e) => {
+    await embedded?.remote.close().catch(() => {});
+    embedded?.lock?.release();
+    throw e;
+  });
+  const store = await openStore({ databaseUrl: config.databaseUrl, started: embedded });
+  const from = store.lockTakenOverFrom;
+  if (from) {
+    process.stderr.write(`Took over ${config.dataDir} from pid ${from.pid} on ${from.host} ("${from.command}" since ${from.since}), `
+      + 'which did not shut down cleanly.\n');
+  }
+  await migrateStore(store);
+  const ctx = standaloneCtx(store.db, systemClock);
+  const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });
+  const path = credentialsPath(config.dataDir);
+  if (creds) {
+    try {
+      saveCredentials(config.dataDir, creds);
+    } catch (e) {
+      // The token is committed: printed now, it is not lost whatever happens next.
+      const saveError = e as Error;
+      process.stdout.write(['First start: created an operator token and a first team. These are shown once:', ...credentialLines(creds),
+        `Could not save them to ${path} (${saveError.message}): copy them now. `
+        + 'A lost operator token can be replaced with `gantry admin token rotate`.'].join('\n') + '\n');
+      return { store, creds, credentialsPath: path, saveError };
+    }
+  }
+  if (creds) await seedMediaDemoFiles(config, ctx);
+  return { store, creds, credentialsPath: path };
+}
+
+/**
+ * The first start's demo media catalogue: its files go to the blob store, which the store's
+ * seeders do not reach. After the credentials are saved; a blob store that fails only costs
+ * the demo (said on stderr; `gantry admin media import` adds records any time).
+ */
+async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
+  const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('../store/blobs/index.ts'), import('../domain/media/demo.ts')]);
+  try {
+    const blobs = await openBlobStore(config.blobs);
+    try {
+      await seedMediaDemo(ctx, blobs);
+    } finally {
+      await blobs.close();
+    }
+  } catch (e) {
+    process.stderr.write(`The demo media catalogue was not seeded: ${(e as Error).message}\n`);
+  }
+}
+
+function credentialLines(creds: Credentials): string[] {
+  return [
+    `  adminToken    ${creds.adminToken}`,
+    `  userId        ${creds.userId}`,
+    `  ownerMemberId ${creds.ownerMemberId}`,
+    `  keyId         ${creds.keyId}`,
+    `  apiKey        ${creds.apiKey}`,
+  ];
+}
+
+/** How long a shutdown waits for requests in flight before it cuts their connections. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
+async function serve(config: Config): Promise<void> {
+  const prepared = prepare(config, await startDatabase(config, 'serve'));
+  prepared.catch(() => {}); // awaited below; a failure there is reported there
+  const [{ buildApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
+  const { store, creds, credentialsPath, saveError } = await prepared;
+  const { app } = await buildApp({ config, store, clock: systemClock });
+  // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
+  // it; the usage journal is replayed at the next start, so no answered request is lost.
+  void store.failure?.then((e) => {
+    app.log.fatal({ err: e }, 'the embedded database stopped; exiting');
+    process.exit(1);
+  });
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    // Requests in flight finish (a stream to its end, so it is billed for what it produced);
+    // a keep-alive connection that goes idle meanwhile is closed at once rather than after
+    // its 72 s keep-alive timeout, and after SHUTDOWN_GRACE_MS whatever is left is cut.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    const cut = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    try {
+      await app.close();
+    } finally {
+      clearInterval(idle);
+      clearTimeout(cut);
+    }
+    await store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  const address = await app.listen({ host: config.host, port: config.port });
+  collectAfterStart(); // the start's garbage (lib/gc.ts): ~140 MB of idle RSS
+  // on a port the system chose, endpoint URLs name the one it chose
+  if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
+  const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];
+  if (creds && saveError) {
+    lines.push(`First start: the credentials are printed above only; they could not be saved to ${credentialsPath}.`);
+  } else if (creds) {
+    lines.push('First start: created an operator token and a first team. These are shown once:');
+    lines.push(...credentialLines(creds), `Saved to ${credentialsPath} (mode 0600).`);
+  } else {
+    lines.push(existsSync(credentialsPath)
+      ? `Using the existing store; first-start credentials are in ${credentialsPath}`
+      : 'Using the existing store (its first-start credentials were written on the machine that created it).');
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  // Before anything is created: the data dir, PGlite's files, the journal, credentials and
+  // keys are for this user alone (files 0600, directories 0700), whatever umask we inherit.
+  process.umask(0o077);
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(e.message + '\n');
+      process.exit(2);
+    }
+    throw e;
+  }
+  try {
+    if (command === 'serve') return await serve(config);
+    if (command === 'migrate') return await migrate(config);
+  } catch (e) {
+    // Refusals an operator acts on: said in one sentence, not as a stack trace.
+    if (e instanceof DataDirError) {
+      const advice = e instanceof DataDirLockedError ? ' Stop that process first, or set DATABASE_URL to run several replicas on one PostgreSQL.' : '';
+      process.stderr.write(`gantry ${command}: ${e.message}${advice}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  if (command === 'admin') {
+    process.exitCode = await runAdminCli(rest, process.env, config);
+    return;
+  }
+  process.stderr.write(`unknown command "${command}". Usage: gantry serve | migrate | admin <command>\n`);
+  process.exit(2);
+}
+
+async function migrate(config: Config): Promise<void> {
+  const { store, creds, credentialsPath, saveError } = await prepare(config, await startDatabase(config, 'migrate'));
+  process.stdout.write(`migrated${creds && !saveError ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
+  if (saveError) process.exitCode = 1;
+  await store.close();
+}
+
