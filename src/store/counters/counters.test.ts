@@ -95,6 +95,13 @@ for (const impl of impls) {
       const dead = await c.admit(req({ scopes: [team], rateKey: uid(), leaseUntilMs: Date.now() - 1 }));
       assert.equal(dead.kind, 'ok');
       assert.equal(await c.reservedMicro(team, Date.now()), 0n, 'a lease whose holder died expires');
+      // Leases differ in length: one ending before a lease taken earlier still ends on time.
+      const long = await c.admit(req({ scopes: [team], rateKey: uid(), costMicro: 10n, leaseUntilMs: Date.now() + 60_000 }));
+      const short = await c.admit(req({ scopes: [team], rateKey: uid(), costMicro: 20n, leaseUntilMs: Date.now() + 30 }));
+      assert.equal(long.kind, 'ok');
+      assert.equal(short.kind, 'ok');
+      assert.equal(await c.reservedMicro(team, Date.now()), 30n);
+      assert.equal(await c.reservedMicro(team, Date.now() + 31), 10n, 'the shorter lease ended, the longer one holds');
       const rate = { key: rateKey, rpmLimit: 2, tpmLimit: 100, tokens: 40, windowMs: 60_000 };
       const r1 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate }, requestId: 'r1' }));
       assert.equal(r1.kind, 'ok');

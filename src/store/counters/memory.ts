@@ -16,6 +16,8 @@ interface Scope {
   debt: bigint;
   res: bigint;
   leases: Map<string, { amount: bigint; untilMs: number }>;
+  /** No lease ends before this (a lower bound: a lease settled early can leave it low, costing one needless sweep). */
+  sweepAtMs: number;
 }
 
 export class MemoryCounters implements Counters {
@@ -40,13 +42,23 @@ export class MemoryCounters implements Counters {
     const name = scopeKey(scope);
     let s = this.scopes.get(name);
     if (!s) {
-      s = { base: null, atMs: 0, gen: 0, debt: 0n, res: 0n, leases: new Map() };
+      s = { base: null, atMs: 0, gen: 0, debt: 0n, res: 0n, leases: new Map(), sweepAtMs: Infinity };
       this.scopes.set(name, s);
     }
-    for (const [id, l] of s.leases) {
-      if (l.untilMs > wallMs) continue;
-      s.leases.delete(id);
-      s.res -= l.amount;
+    // Every admission and settlement passes here; walking every lease in flight each time cost
+    // O(requests in flight) per call. Leases end in no particular order (their lengths differ),
+    // so the walk runs only once the earliest end has come, and finds the next earliest.
+    if (wallMs >= s.sweepAtMs) {
+      let next = Infinity;
+      for (const [id, l] of s.leases) {
+        if (l.untilMs > wallMs) {
+          if (l.untilMs < next) next = l.untilMs;
+          continue;
+        }
+        s.leases.delete(id);
+        s.res -= l.amount;
+      }
+      s.sweepAtMs = next;
     }
     return s;
   }
@@ -89,6 +101,7 @@ export class MemoryCounters implements Counters {
     for (const s of scopes) {
       s.leases.set(r.requestId, { amount: r.costMicro, untilMs: r.leaseUntilMs });
       s.res += r.costMicro;
+      if (r.leaseUntilMs < s.sweepAtMs) s.sweepAtMs = r.leaseUntilMs;
     }
     return { kind: 'ok', rate: after };
   }
