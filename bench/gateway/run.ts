@@ -107,7 +107,8 @@ try {
       const c = { all: (cpu1.cpuUs - cpu0.cpuUs) / r.totalRequests, main: (cpu1.mainUs - cpu0.mainUs) / r.totalRequests };
       cpuPerReq[v.name] ??= {};
       cpuPerReq[v.name]![conns] = c;
-      (rssUnderLoad[v.name] ??= {})[conns] = cpu1.rssMb;
+      rssUnderLoad[v.name] ??= {};
+      rssUnderLoad[v.name]![conns] = cpu1.rssMb;
       process.stderr.write(`${v.name.padEnd(13)} ${String(conns).padStart(2)} conn: ${r.reqPerS.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(3)} ms  p99 ${r.p99Ms.toFixed(3)} ms  errors ${r.errors}  server CPU ${c.all.toFixed(0)} µs/req (main thread ${c.main.toFixed(0)})  RSS ${cpu1.rssMb} MB\n`);
     }
   }
