@@ -97,7 +97,7 @@ test('rows a dead replica journaled are moved by a live one without anyone readi
   const before = await usageTotals(s.store.db, s.teamId);
   // the insert a replica made before it was killed: in the journal, never moved
   const recs = Array.from({ length: 7 }, () => s.rec());
-  await appendJournal(s.store.db, recs.map((r) => ({ teamId: r.teamId, requestId: r.requestId, record: encodeUsage(r) })));
+  await appendJournal(s.store.db, recs.map(encodeUsage));
   const live = await PgJournalSink.open(s.ctx, log, { maxDelayMs: never, sweepMs: 20 });
   try {
     const until = Date.now() + 20_000;

@@ -50,7 +50,7 @@ export class PgJournalSink implements UsageSink {
     this.log = log;
     this.maxBatch = opts.maxBatch ?? 4096;
     this.maxDelayMs = opts.maxDelayMs ?? 200;
-    const append = (batch: UsageRecord[]) => appendJournal(ctx.db, batch.map((r) => ({ teamId: r.teamId, requestId: r.requestId, record: encodeUsage(r) })));
+    const append = (batch: UsageRecord[]) => appendJournal(ctx.db, batch.map(encodeUsage));
     this.writer = new GroupCommit(append, (one) => append([one]), this.maxBatch);
     // a lost connection during the insert: did the row land, and was it moved since?
     this.doubts = new UncertainCommits(async (ids) => new Set([...await journaledRequestIds(ctx.db, ids), ...await recordedRequestIds(ctx.db, ids)]));

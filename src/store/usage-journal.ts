@@ -9,12 +9,18 @@ export interface JournalRow {
 
 const rowsOf = (res: unknown) => (res as { rows: Record<string, unknown>[] }).rows;
 
-/** One statement for any number of records (autocommitted: durable when it returns). */
-export async function appendJournal(db: DbOrTx, rows: Array<{ teamId: string; requestId: string; record: string }>): Promise<void> {
+/**
+ * One statement for any number of records (autocommitted: durable when it returns). `records`
+ * are JSON objects with `teamId` and `requestId` (encodeUsage). They travel as one JSON array,
+ * joined as they are: a text[] parameter made the pg driver escape every quote of every record
+ * with two regular expressions (~2 % of the main thread's profile under load; the bench's CPU
+ * per request moved by 1–2 µs, within noise). A `json` element's text is its input text, so
+ * each row's record is stored byte for byte as given.
+ */
+export async function appendJournal(db: DbOrTx, records: string[]): Promise<void> {
   await db.execute(sql`
     insert into usage_journal (team_id, request_id, record)
-    select * from unnest(${sql.param(rows.map((r) => r.teamId))}::text[], ${sql.param(rows.map((r) => r.requestId))}::text[],
-                         ${sql.param(rows.map((r) => r.record))}::text[])`);
+    select e->>'teamId', e->>'requestId', e::text from json_array_elements(${`[${records.join(',')}]`}::json) as e`);
 }
 
 /** The newest row that a move would take (null: nothing is waiting). */
