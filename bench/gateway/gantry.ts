@@ -1,8 +1,10 @@
 // Gantry for the benchmark. Default: as `npm start` runs it (embedded PGlite on disk,
 // in-process counters). With --postgres and BENCH_DATABASE_URL (+ BENCH_REDIS_URL): a fresh
 // database on that PostgreSQL server (dropped at exit) and Redis counters, the replica
-// setup. Log level warn, so per-request logging is not what gets measured.
-// Prints {url, creds} on stdout; exits when stdin closes.
+// setup. With --join <database URL> instead: a second replica on the database another
+// bench Gantry made (not created, migrated or dropped here; no credentials of its own).
+// Log level warn, so per-request logging is not what gets measured.
+// Prints {url, creds, databaseUrl} on stdout; exits when stdin closes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +24,10 @@ reexecWithMallocTuning('serve'); // as src/main.ts does for `gantry serve`
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const adminUrl = process.argv.includes('--postgres') ? process.env.BENCH_DATABASE_URL : undefined;
-let databaseUrl: string | undefined;
+const joined = process.argv.includes('--join') ? process.argv[process.argv.indexOf('--join') + 1] : undefined;
+let databaseUrl: string | undefined = joined;
 let dbName = '';
-if (adminUrl) {
+if (adminUrl && !joined) {
   dbName = `gantry_bench_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -37,19 +40,19 @@ if (adminUrl) {
 const config = loadConfig({
   LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  ...(adminUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+  ...(databaseUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
 });
 const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
-await migrateStore(store);
-const creds = await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 0n });
+if (!joined) await migrateStore(store);
+const creds = joined ? null : await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 0n });
 const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write(JSON.stringify({ url, creds }) + '\n');
+process.stdout.write(JSON.stringify({ url, creds, databaseUrl }) + '\n');
 const stop = async () => {
   process.stderr.write(`gantry usage sink (${databaseUrl ? 'postgres' : 'pglite'}): ${JSON.stringify(services.gateway.sink.stats())}\n`);
   await app.close();
   await store.close();
-  if (adminUrl) {
+  if (adminUrl && !joined) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     await admin.query(`drop database if exists ${dbName} with (force)`);

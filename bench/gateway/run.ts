@@ -5,79 +5,25 @@
 // Usage: node bench/gateway/run.ts [--write] [--seconds N] [--only c,d] [--conns 1,50]
 // (--write updates bench/README.md; --only/--conns run some cells and print only their lines,
 // for profiling one variant with BENCH_PROFILE)
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
 import { load, type LoadResult } from './load.ts';
+import { setupGantry, usageOf, type BenchGantry } from './setup.ts';
+import { children, start, here } from './servers.ts';
 
-const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const args = process.argv.slice(2);
 const seconds = Number(args[args.indexOf('--seconds') + 1] ?? 0) || 4;
-const children: ChildProcess[] = [];
 const listArg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1]!.split(',') : null);
 const only = listArg('--only');
 const connsList = (listArg('--conns') ?? ['1', '50']).map(Number);
 const wanted = (letter: string) => !only || only.includes(letter);
-
-async function start(script: string, ...rest: string[]): Promise<any> {
-  // BENCH_PROFILE=<dir> writes a CPU profile of the Gantry process there (for finding the gap).
-  const flags = process.env.BENCH_PROFILE && script === 'gantry.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  // BENCH_GANTRY_FLAGS: extra node flags for the Gantry process (e.g. GC tuning experiments).
-  if (script === 'gantry.ts' && process.env.BENCH_GANTRY_FLAGS) flags.push(...process.env.BENCH_GANTRY_FLAGS.split(' ').filter(Boolean));
-  const child = spawn(process.execPath, [...flags, here(script), ...rest], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env } });
-  children.push(child);
-  // The first line is the server's {url, …}; later lines answer "cpu" queries in order.
-  const lines: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buf = '';
-  child.stdout!.on('data', (d) => {
-    buf += d;
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiting.shift();
-      if (w) w(line);
-      else lines.push(line);
-    }
-  });
-  const nextLine = () => new Promise<string>((r) => (lines.length ? r(lines.shift()!) : waiting.push(r)));
-  const cpuUs = async (): Promise<{ cpuUs: number; mainUs: number; rssMb: number }> => {
-    child.stdin!.write('cpu\n');
-    return JSON.parse(await nextLine());
-  };
-  return new Promise((resolve, reject) => {
-    nextLine().then((l) => resolve({ ...JSON.parse(l), cpuUs }), reject);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-async function api(url: string, token: string, method: string, path: string, body: unknown) {
-  const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 const request = JSON.stringify({ model: 'bench/mock', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 16 });
 
 try {
   const mock = await start('mock.ts');
   const proxy = await start('proxy.ts', mock.url);
-  // Set up a Gantry as an operator and a team owner would, with every check active.
-  const setup = async (gantry: any) => {
-    const { adminToken, userId, ownerMemberId, keyId, apiKey } = gantry.creds;
-    await api(gantry.url, adminToken, 'POST', '/admin/v1/models', {
-      id: 'bench/mock', title: 'Mock', contextSize: 8192, inputTokenPricePerM: 100, outputTokenPricePerM: 200, status: 'available', upstream: { url: `${mock.url}/v1`, model: 'mock' },
-    });
-    const big = { T1: '1000000000', T2: '1000000000', T3: '1000000000', T4: '1000000000', T5: '1000000000' };
-    for (const quotaType of ['RPM', 'TPM']) {
-      await api(gantry.url, adminToken, 'POST', '/admin/v1/quotas', { model: 'bench/mock', modal: 'llm', quotaType, productType: 'Public Endpoint', defaultQuota: '1000000000', tiers: big, adjustable: true });
-    }
-    await api(gantry.url, adminToken, 'POST', `/admin/v1/teams/${userId}/topups`, { amount: 1_000_000_000, idempotencyKey: 'bench' });
-    await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/key-budget', { member_id: ownerMemberId, key_id: keyId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
-    await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/budget', { member_id: ownerMemberId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
-  };
+  const setup = (gantry: BenchGantry) => setupGantry(gantry, mock.url);
   const gantry = wanted('c') ? await start('gantry.ts') : null;
   if (gantry) await setup(gantry);
   // Optional: the replica configuration (PostgreSQL + Redis) as a fourth variant.
@@ -117,7 +63,7 @@ try {
     process.exit(0);
   }
   if (!gantry) throw new Error('unreachable');
-  const usage = await (await fetch(`${gantry.url}/admin/v1/teams/${gantry.creds.userId}/usage`, { headers: { authorization: `Bearer ${gantry.creds.adminToken}` } })).json() as { events: number; ledgerCharges: number };
+  const usage = await usageOf(gantry);
 
   const a = results['a direct']!;
   const b = results['b bare proxy']!;
