@@ -4,7 +4,8 @@
 // once they are freed, keeps the arenas: measured, ~100 MB of an idle server's RSS that no
 // one uses and malloc_trim does not give back. With MALLOC_MMAP_THRESHOLD_=32768, pieces of
 // 32 KB and more are mapped one by one and returned to the system when freed: idle RSS after
-// a restart 340–370 → 255 MB, under load 705–720 → 520–540 MB, CPU per request within noise
+// a restart 362 → 249 MB; under load, with the database thread's young generation capped
+// too (pglite-remote.ts), 706–772 → 498–571 MB; CPU per request within noise
 // (bench/README.md, "Memory"). glibc reads the variable only when a process starts, so the
 // server sets it by re-executing itself once, before it loads anything: same pid, arguments
 // and stdio, ~20 ms. A value the operator set (any value) is left alone; other libcs (musl)
