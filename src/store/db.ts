@@ -12,13 +12,11 @@ import { lockPrivateDataDir, startEmbedded, type EmbeddedStart } from './embedde
 import type { RemotePGlite } from './pglite-remote.ts';
 import type { DataDirLock, LockHolder } from './data-dir-lock.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
+import { MIGRATIONS_DIR } from './migrations-dir.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
-
-import { MIGRATIONS_DIR } from './migrations-dir.ts';
-export { MIGRATIONS_DIR };
 
 // bigint columns come back as strings from node-postgres by default; keep them exact.
 pg.types.setTypeParser(20, (v) => v);
@@ -90,10 +88,7 @@ async function openInProcess(opts: StoreOptions): Promise<Store> {
   try {
     if (opts.dataDir) keepPgliteFilesPrivate(); // the worker thread does this for itself
     const [{ PGlite }, { pgliteOptions }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-options.ts')]);
-    opened = new PGlite(pgliteOptions({
-      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-      ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}),
-    }));
+    opened = new PGlite(pgliteOptions(opts));
   } catch (e) {
     lock?.release();
     throw e;

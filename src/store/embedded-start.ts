@@ -50,9 +50,7 @@ export function startEmbedded(opts: EmbeddedInit): EmbeddedStart {
   try {
     const fromTemplate = opts.dataDir && opts.template && !opts.loadDataDir && !holdsDatabase(opts.dataDir) ? opts.template : undefined;
     const remote = new RemotePGlite({
-      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-      ...(fromTemplate ? { loadDataDirPath: fromTemplate } : {}),
-      ...(opts.sharedBuffers ? { sharedBuffers: opts.sharedBuffers } : {}), procedures: opts.procedures ?? [],
+      dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, loadDataDirPath: fromTemplate, sharedBuffers: opts.sharedBuffers, procedures: opts.procedures ?? [],
     });
     return { remote, lock, dataDir: opts.dataDir };
   } catch (e) {

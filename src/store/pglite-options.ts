@@ -6,7 +6,7 @@
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { DEFAULT_SHARED_BUFFERS } from './pglite-settings.ts';
 
-export function pgliteOptions(init: { dataDir?: string; loadDataDir?: Blob; sharedBuffers?: string }): PGliteOptions {
+export function pgliteOptions(init: { dataDir?: string | undefined; loadDataDir?: Blob | undefined; sharedBuffers?: string | undefined }): PGliteOptions {
   return {
     ...(init.dataDir ? { dataDir: init.dataDir } : {}),
     ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}),

@@ -16,14 +16,14 @@ import { pgliteOptions } from './pglite-options.ts';
 import { collectAfterStart } from '../lib/gc.ts';
 
 export interface WorkerInit {
-  dataDir?: string;
-  loadDataDir?: Blob;
+  dataDir?: string | undefined;
+  loadDataDir?: Blob | undefined;
   /** a dump on disk to start from (a first start from pglite-template.ts), read on this thread */
-  loadDataDirPath?: string;
+  loadDataDirPath?: string | undefined;
   /** URLs of modules exporting `procedures: Record<string, Procedure>`. */
   procedures?: string[];
   /** PostgreSQL's shared_buffers (pgliteOptions) */
-  sharedBuffers?: string;
+  sharedBuffers?: string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a procedure declares its own argument type; the registry holds them all
