@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { load, type LoadResult } from './load.ts';
-import { setupGantry, usageOf, type BenchGantry } from './setup.ts';
+import { setupGantry, usageMismatch, usageOf, type BenchGantry } from './setup.ts';
 import { children, start } from './servers.ts';
 
 if (!process.env.BENCH_DATABASE_URL || !process.env.BENCH_REDIS_URL) {
@@ -51,7 +51,7 @@ try {
   console.log(line('two replicas, A', twoA));
   console.log(line('two replicas, B', twoB));
   console.log(`two replicas together: ${both.toFixed(0)} req/s = ${(both / one.reqPerS).toFixed(2)}× one replica (goal ≥ 1.6×; ${twoBusy})`);
-  console.log(`answered ${answered}, recorded ${usage.events} usage events and ${usage.ledgerCharges} ledger charges${usage.events === answered && usage.ledgerCharges === answered ? '' : '  MISMATCH'}`);
+  console.log(`answered ${answered}, recorded ${usage.events} usage events, charged in ${usage.ledgerCharges} ledger charges covering ${usage.chargedRequests} requests ${usageMismatch(usage, answered)}`);
 } finally {
   // the joined replica first: A drops the database when it stops
   for (const c of [...children].reverse()) {

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { load, type LoadResult } from './load.ts';
-import { setupGantry, usageOf, type BenchGantry } from './setup.ts';
+import { setupGantry, usageMismatch, usageOf, type BenchGantry } from './setup.ts';
 import { children, start, here } from './servers.ts';
 
 const args = process.argv.slice(2);
@@ -102,8 +102,9 @@ try {
   ].join('\n');
   const answered = c[1]!.totalRequests + c[50]!.totalRequests;
   const summary = `${table}\n\nRun: ${new Date().toISOString()}, ${seconds} s per cell after 1 s warm-up, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}. ` +
-    `Gantry answered ${answered} model requests (warm-ups included) and recorded ${usage.events} usage events and ${usage.ledgerCharges} ledger charges.`;
-  if (usage.events !== answered || usage.ledgerCharges !== answered) process.stderr.write(`MISMATCH: answered ${answered}, events ${usage.events}, charges ${usage.ledgerCharges}\n`);
+    `Gantry answered ${answered} model requests (warm-ups included) and recorded ${usage.events} usage events, charged in ${usage.ledgerCharges} ledger charges covering ${usage.chargedRequests} requests.`;
+  const mismatch = usageMismatch(usage, answered);
+  if (mismatch) process.stderr.write(`${mismatch}\n`);
   process.stdout.write(summary + '\n');
   if (args.includes('--write')) {
     const readme = here('../README.md');

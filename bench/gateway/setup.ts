@@ -30,7 +30,14 @@ export async function setupGantry(gantry: BenchGantry, mockUrl: string): Promise
   await api(gantry.url, apiKey, 'PUT', '/openapi/v1/user/team/budget', { member_id: ownerMemberId, budget_type: 'Recurring', budget_limit: 100_000_000, cycle: 'Monthly' });
 }
 
-/** What the ledger holds for the team: every answered request must be one event and one charge. */
-export async function usageOf(gantry: BenchGantry): Promise<{ events: number; ledgerCharges: number }> {
+/** What the ledger holds for the team: every answered request must be one event, and charged once (chargedRequests). */
+export interface BenchUsage { events: number; ledgerCharges: number; chargedRequests: number; costMicro: string; chargedMicro: string }
+export async function usageOf(gantry: BenchGantry): Promise<BenchUsage> {
   return api(gantry.url, gantry.creds.adminToken, 'GET', `/admin/v1/teams/${gantry.creds.userId}/usage`);
+}
+
+/** '' when every answered request is one event, charged once, and the charges add up to the events; else what is off. */
+export function usageMismatch(u: BenchUsage, answered: number): string {
+  return u.events === answered && u.chargedRequests === answered && u.chargedMicro === u.costMicro ? ''
+    : `MISMATCH: answered ${answered}, events ${u.events}, charged requests ${u.chargedRequests}, charged ${u.chargedMicro} µ against events' ${u.costMicro} µ`;
 }

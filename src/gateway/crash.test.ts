@@ -48,12 +48,13 @@ for (const mode of ['on', 'fsync', 'off']) {
       await server.kill('SIGKILL');
       server = await startServer(env);
       const usage = await fetch(`${server.url}/admin/v1/teams/${creds.userId}/usage`, { headers: { authorization: `Bearer ${creds.adminToken}` } });
-      const totals = await usage.json() as { events: number; requests: number; ledgerCharges: number };
+      const totals = await usage.json() as { events: number; requests: number; chargedRequests: number; costMicro: string; chargedMicro: string };
       assert.equal(usage.status, 200, JSON.stringify(totals));
       const K = sequential + burst;
       assert.equal(totals.events, K);
       assert.equal(totals.requests, K, 'no request recorded twice');
-      assert.equal(totals.ledgerCharges, K);
+      assert.equal(totals.chargedRequests, K, 'every request charged once');
+      assert.equal(totals.chargedMicro, totals.costMicro, 'the charges add up to the events');
       if (mode !== 'off') {
         // The replayed segments are gone; only the new process's (empty) segment remains.
         const dir = join(dataDir, 'usage-journal');
@@ -92,7 +93,7 @@ test('kill -9 a PostgreSQL replica after K completed requests: another replica f
     const usage = async (url: string) => {
       const res = await fetch(`${url}/admin/v1/teams/${creds.userId}/usage`, { headers: { authorization: `Bearer ${creds.adminToken}` } });
       assert.equal(res.status, 200);
-      return await res.json() as { events: number; requests: number; ledgerCharges: number };
+      return await res.json() as { events: number; requests: number; chargedRequests: number; costMicro: string; chargedMicro: string };
     };
     const before = await usage(a.url);
     const K = 40;
@@ -111,7 +112,8 @@ test('kill -9 a PostgreSQL replica after K completed requests: another replica f
     const after = await usage(b.url);
     assert.equal(after.events - before.events, K);
     assert.equal(after.requests - before.requests, K, 'no request recorded twice');
-    assert.equal(after.ledgerCharges - before.ledgerCharges, K);
+    assert.equal(after.chargedRequests - before.chargedRequests, K, 'every request charged once');
+    assert.equal(after.chargedMicro, after.costMicro, 'the charges add up to the events');
   } finally {
     await a.kill('SIGTERM');
     await b?.kill('SIGTERM');

@@ -1,7 +1,7 @@
 // Usage events of the model gateway. Rows are only ever inserted.
-import { inArray, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { usageEvents } from './schema.ts';
+import type { usageEvents } from './schema.ts';
 import type { LedgerInsert } from './ledger.ts';
 import type { WalletColumns } from './accounts.ts';
 
@@ -30,7 +30,7 @@ function ledgerInsertSql(rows: LedgerInsert[]): SQL {
 }
 
 /** The usage events as one INSERT … SELECT FROM unnest(…) statement. */
-function usageEventsInsertSql(rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): SQL {
+function usageEventsInsertSql(rows: UsageEventRow[]): SQL {
   const col = <K extends keyof UsageEventRow>(k: K) => sql.param(rows.map((r) => str(r[k])));
   return sql`
     insert into usage_events (id, request_id, team_id, member_id, key_id, model, endpoint, prompt_tokens, completion_tokens,
@@ -45,12 +45,11 @@ function usageEventsInsertSql(rows: UsageEventRow[], opts: { skipExisting?: bool
                   ${col('costMicro')}::text[], ${col('ledgerId')}::text[], ${col('outcome')}::text[], ${col('durationMs')}::text[],
                   ${sql.param(rows.map((r) => r.createdAt.toISOString()))}::text[])
         as u(id, request_id, team_id, member_id, key_id, model, endpoint, pt, ct, cached, reasoning, ip, op, cp, cost, ledger_id,
-             outcome, dur, created)
-    ${opts.skipExisting ? sql`on conflict (request_id) do nothing` : sql``}`;
+             outcome, dur, created)`;
 }
 
-export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[], opts: { skipExisting?: boolean } = {}): Promise<void> {
-  if (rows.length) await db.execute(usageEventsInsertSql(rows, opts));
+export async function insertUsageEventsBulk(db: DbOrTx, rows: UsageEventRow[]): Promise<void> {
+  if (rows.length) await db.execute(usageEventsInsertSql(rows));
 }
 
 /**
@@ -66,25 +65,48 @@ export async function writeUsageBatch(db: DbOrTx, teamId: string, ledger: Ledger
     ${events.length ? usageEventsInsertSql(events) : sql`select 1`}`);
 }
 
-/** Totals of a team's usage events, and how many ledger charges the gateway posted (category llm). */
+/**
+ * Totals of a team's usage events, and of the gateway's ledger charges (categories llm and
+ * batch): how many rows, how many requests they cover (`requests` in their detail; a charge
+ * written before charges were grouped covers one) and how much they charged.
+ */
 export async function usageTotals(db: DbOrTx, teamId: string) {
   const res = await db.execute(sql`
-    select (select count(*) from usage_events where team_id = ${teamId})::int as events,
-           (select count(distinct request_id) from usage_events where team_id = ${teamId})::int as requests,
-           (select coalesce(sum(prompt_tokens), 0) from usage_events where team_id = ${teamId})::text as prompt_tokens,
-           (select coalesce(sum(completion_tokens), 0) from usage_events where team_id = ${teamId})::text as completion_tokens,
-           (select coalesce(sum(cost_micro), 0) from usage_events where team_id = ${teamId})::text as cost_micro,
-           (select count(*) from ledger_entries where team_id = ${teamId} and kind = 'charge' and category = 'llm')::int as ledger_charges`);
+    with e as (select count(*)::int as events, count(distinct request_id)::int as requests,
+                      coalesce(sum(prompt_tokens), 0)::text as prompt_tokens, coalesce(sum(completion_tokens), 0)::text as completion_tokens,
+                      coalesce(sum(cost_micro), 0)::text as cost_micro
+                 from usage_events where team_id = ${teamId}),
+         l as (select count(*)::int as ledger_charges, coalesce(sum(coalesce((detail->>'requests')::int, 1)), 0)::int as charged_requests,
+                      coalesce(sum(amount_micro), 0)::text as charged_micro
+                 from ledger_entries where team_id = ${teamId} and kind = 'charge' and category in ('llm', 'batch'))
+    select * from e, l`);
   const r = (res as unknown as { rows: Record<string, unknown>[] }).rows[0]!;
   return {
     events: Number(r.events), requests: Number(r.requests), promptTokens: String(r.prompt_tokens),
     completionTokens: String(r.completion_tokens), costMicro: String(r.cost_micro), ledgerCharges: Number(r.ledger_charges),
+    chargedRequests: Number(r.charged_requests), chargedMicro: String(r.charged_micro),
   };
 }
 
-/** Which of these requests have a usage event (a commit whose outcome its writer never learned). */
+/**
+ * The gateway's charges of a team that do not add up to the events pointing at them (amount =
+ * the events' costs, `requests` = their number), and events with a cost and no charge. Zero
+ * when usage was recorded right; for tests and reconciliation.
+ */
+export async function unbalancedCharges(db: DbOrTx, teamId: string): Promise<number> {
+  const res = await db.execute(sql`
+    select (select count(*) from ledger_entries l
+              left join (select ledger_id, sum(cost_micro) as cost, count(*) as n from usage_events where team_id = ${teamId} group by ledger_id) e
+                on e.ledger_id = l.id
+             where l.team_id = ${teamId} and l.kind = 'charge' and l.category in ('llm', 'batch')
+               and (e.cost is distinct from l.amount_micro or e.n <> coalesce((l.detail->>'requests')::int, 1)))
+         + (select count(*) from usage_events where team_id = ${teamId} and cost_micro > 0 and ledger_id is null) as n`);
+  return Number((res as unknown as { rows: { n: unknown }[] }).rows[0]!.n);
+}
+
+/** Which of these requests have a usage event (a commit whose outcome its writer never learned, a replay). */
 export async function recordedRequestIds(db: DbOrTx, requestIds: string[]): Promise<Set<string>> {
   if (!requestIds.length) return new Set();
-  const rows = await db.select({ id: usageEvents.requestId }).from(usageEvents).where(inArray(usageEvents.requestId, requestIds));
-  return new Set(rows.map((r) => r.id));
+  const res = await db.execute(sql`select request_id from usage_events where request_id = any(${sql.param(requestIds)}::text[])`);
+  return new Set((res as unknown as { rows: { request_id: string }[] }).rows.map((r) => r.request_id));
 }

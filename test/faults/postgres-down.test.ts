@@ -88,7 +88,8 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     const db = new pg.Client({ connectionString: c.pg.url });
     await db.connect();
     const recorded = Number((await db.query('select count(*)::int as n from usage_events where team_id = $1', [t.userId])).rows[0].n);
-    const billed = Number((await db.query(`select count(*)::int as n from ledger_entries where team_id = $1 and kind = 'charge' and category = 'llm'`, [t.userId])).rows[0].n);
+    // charges are grouped (a charge per key and second): the requests they cover
+    const billed = Number((await db.query(`select coalesce(sum(coalesce((detail->>'requests')::int, 1)), 0)::int as n from ledger_entries where team_id = $1 and kind = 'charge' and category = 'llm'`, [t.userId])).rows[0].n);
     await db.end();
     let unanswered = 0;
     for (const s of c.replicas) {
