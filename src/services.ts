@@ -25,6 +25,7 @@ import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
 import { PgJournalSink } from './gateway/pg-journal-sink.ts';
 import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
 import { recordUsage } from './domain/usage/record.ts';
+import { decodeUsage } from './domain/usage/codec.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { createDriver } from './drivers/index.ts';
 import { SimDriver } from './drivers/sim.ts';
@@ -125,8 +126,8 @@ async function openUsageSink(deps: ServiceDeps, ctx: Ctx): Promise<UsageSink> {
   if (!dir) return new CommitSink(ctx);
   const { procedure } = deps.store;
   const write: WriteUsage = procedure
-    ? (batch, careful) => procedure('recordUsage', { batch, careful }) // built and stored on the database's thread
-    : (batch, careful) => recordUsage(ctx, batch, careful);
+    ? (lines, careful) => procedure('recordUsage', { lines, careful }) // decoded, built and stored on the database's thread
+    : (lines, careful) => recordUsage(ctx, lines.map(decodeUsage), careful);
   return JournalSink.open(deps.log, { dir, write, fsync: deps.config.usageJournal === 'fsync', maxDelayMs: deps.config.usageMoveDelayMs });
 }
 

@@ -10,7 +10,8 @@ export const children: ChildProcess[] = [];
 export async function start(script: string, ...rest: string[]): Promise<any> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the Gantry process there (for finding the gap).
   const flags = process.env.BENCH_PROFILE && script === 'gantry.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  // BENCH_GANTRY_FLAGS: extra node flags for the Gantry process (e.g. GC tuning experiments).
+  // BENCH_GANTRY_FLAGS: extra node flags for the Gantry process (e.g. GC tuning experiments);
+  // BENCH_TRACE=1 shows what such a flag prints on stdout (else it is dropped).
   if (script === 'gantry.ts' && process.env.BENCH_GANTRY_FLAGS) flags.push(...process.env.BENCH_GANTRY_FLAGS.split(' ').filter(Boolean));
   const child = spawn(process.execPath, [...flags, here(script), ...rest], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env } });
   children.push(child);
@@ -23,6 +24,11 @@ export async function start(script: string, ...rest: string[]): Promise<any> {
     for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
+      // a node flag's trace (BENCH_GANTRY_FLAGS="--trace-gc", "--trace-deopt") goes to stdout too: only JSON lines answer
+      if (!line.startsWith('{')) {
+        if (process.env.BENCH_TRACE) process.stderr.write(`${script}: ${line}\n`);
+        continue;
+      }
       const w = waiting.shift();
       if (w) w(line);
       else lines.push(line);

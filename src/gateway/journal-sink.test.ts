@@ -3,7 +3,7 @@
 // record waits for the database (backpressure).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -16,6 +16,7 @@ import { newId } from '../lib/ids.ts';
 import { unbalancedCharges, usageTotals } from '../store/usage.ts';
 import { recordUsage, type UsageRecord } from '../domain/usage/record.ts';
 import { JournalSink } from './journal-sink.ts';
+import { decodeUsage } from '../domain/usage/codec.ts';
 import type { Ctx } from '../domain/context.ts';
 
 const quiet = () => {};
@@ -36,8 +37,8 @@ async function setup() {
     rmSync(dir, { recursive: true, force: true });
   };
   // As the app wires it: through the database thread's procedure when there is one.
-  const write = (batch: UsageRecord[], careful: boolean) =>
-    store.procedure ? store.procedure<void>('recordUsage', { batch, careful }) : recordUsage(ctx, batch, careful);
+  const write = (lines: string[], careful: boolean) =>
+    store.procedure ? store.procedure<void>('recordUsage', { lines, careful }) : recordUsage(ctx, lines.map(decodeUsage), careful);
   return { store, ctx, dir, rec, write, teamId: creds.userId, close };
 }
 
@@ -46,7 +47,11 @@ test('settled() resolves once every record before it is in the ledger; close() l
   try {
     const sink = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false });
     const before = await usageTotals(s.store.db, s.teamId);
-    for (let i = 0; i < 25; i++) assert.equal(sink.record(s.rec()), undefined, 'durable at once: nothing to wait for');
+    const answers = Array.from({ length: 25 }, () => sink.record(s.rec()));
+    assert.equal(new Set(answers).size, 1, 'records of one turn of the event loop share one append');
+    await Promise.all(answers);
+    const lines = readdirSync(s.dir).map((f) => readFileSync(join(s.dir, f), 'utf8')).join('').split('\n').filter(Boolean);
+    assert.equal(lines.length, 25, 'in the journal file when record() resolved');
     assert.equal(sink.stats().lag, 25);
     await sink.settled();
     const after = await usageTotals(s.store.db, s.teamId);
@@ -73,9 +78,9 @@ test('replay stores what a killed process left, once: records already in the led
     // No close(): the second sink opens the same directory as a restarted process would.
     // Write the 6 stored ones again into a leftover segment, as if the deletion had not happened.
     const { Journal } = await import('../store/journal.ts');
-    const { encodeUsage } = await import('./journal-sink.ts');
+    const { encodeUsage } = await import('../domain/usage/codec.ts');
     const leftover = Journal.open(join(s.dir, 'leftover'), { fsync: false });
-    for (const r of recs.slice(0, 6)) leftover.journal.append(encodeUsage(r));
+    for (const r of recs.slice(0, 6)) leftover.journal.append([encodeUsage(r)]);
     const before = await usageTotals(s.store.db, s.teamId);
     const second = await JournalSink.open(log, { write: s.write, dir: join(s.dir, 'leftover'), fsync: false }); // the 6 already stored
     const third = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false }); // the 4 only journaled (and the 6 done ones)
@@ -100,10 +105,11 @@ test('past maxLag a record waits until the database has caught up (backpressure)
   const s = await setup();
   try {
     const sink = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false, maxLag: 5, maxDelayMs: 10_000 });
-    for (let i = 0; i < 5; i++) assert.equal(sink.record(s.rec()), undefined);
-    const waiting = sink.record(s.rec());
-    assert.ok(waiting instanceof Promise, 'the 6th record waits');
-    await waiting;
+    for (let i = 0; i < 5; i++) await sink.record(s.rec()); // one turn each: five appends
+    assert.equal(sink.stats().lag, 5);
+    assert.equal(sink.stats().items, 0, 'nothing stored yet: the writer waits for more (maxDelayMs)');
+    await sink.record(s.rec()); // the 6th waits for the database
+    assert.ok((sink.stats().items ?? 0) > 0, 'the 6th record resolved only after the writer stored a batch');
     assert.ok((sink.stats().lag ?? 0) <= 5);
     await sink.close();
   } finally {

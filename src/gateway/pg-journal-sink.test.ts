@@ -17,7 +17,7 @@ import { newId } from '../lib/ids.ts';
 import { unbalancedCharges, usageTotals } from '../store/usage.ts';
 import { usageCostMicro, type UsageRecord } from '../domain/usage/record.ts';
 import { appendJournal } from '../store/usage-journal.ts';
-import { encodeUsage } from './journal-sink.ts';
+import { encodeUsage } from '../domain/usage/codec.ts';
 import { PgJournalSink } from './pg-journal-sink.ts';
 
 const quiet = () => {};

@@ -17,7 +17,7 @@ import { recordedRequestIds } from '../store/usage.ts';
 import { appendJournal, journalHead, journaledRequestIds, markJournalFailed, retryFailedJournal, takeJournal } from '../store/usage-journal.ts';
 import { isDatabaseUnreachable } from '../lib/dependencies.ts';
 import { GroupCommit } from './group-commit.ts';
-import { decodeUsage, encodeUsage } from './journal-sink.ts';
+import { decodeUsage, encodeUsage } from '../domain/usage/codec.ts';
 import { UncertainCommits } from './uncertain-commits.ts';
 import type { UsageSink } from './usage-sink.ts';
 

@@ -14,11 +14,13 @@ test('lines are on disk when append returns and come back after a crash, in orde
   try {
     const { journal, recovered } = Journal.open(dir, { fsync: false });
     assert.deepEqual(recovered, []);
-    for (let i = 0; i < 5; i++) journal.append(JSON.stringify({ i }));
+    for (let i = 0; i < 5; i++) journal.append([JSON.stringify({ i })]);
+    journal.append([5, 6, 7].map((i) => JSON.stringify({ i }))); // several lines with one write
+    assert.equal(journal.pending, 8);
     // No close(): as after kill -9. A new process opens the same directory.
     const again = Journal.open(dir, { fsync: false });
-    assert.deepEqual(again.recovered.map((r) => JSON.parse(r.line).i), [0, 1, 2, 3, 4]);
-    assert.equal(again.journal.pending, 5, 'recovered lines are pending until done');
+    assert.deepEqual(again.recovered.map((r) => JSON.parse(r.line).i), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(again.journal.pending, 8, 'recovered lines are pending until done');
     again.journal.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -29,7 +31,7 @@ test('a segment is deleted once it is closed and all its lines are done; open on
   const dir = tempDir();
   try {
     const { journal } = Journal.open(dir, { fsync: false, segmentBytes: 64 });
-    const segs = Array.from({ length: 10 }, (_, i) => journal.append(JSON.stringify({ i, pad: 'x'.repeat(20) })));
+    const segs = Array.from({ length: 10 }, (_, i) => journal.append([JSON.stringify({ i, pad: 'x'.repeat(20) })]));
     assert.ok(new Set(segs).size >= 3, 'small segments rotate');
     assert.equal(readdirSync(dir).length, new Set(segs).size + 1, 'rotated segments and the current one are on disk');
     for (const s of segs.slice(0, 5)) journal.done(s);
@@ -50,7 +52,7 @@ test('a torn last line (no newline) is dropped; complete lines are replayed', ()
     const { journal, recovered } = Journal.open(dir, { fsync: false });
     assert.deepEqual(recovered.map((r) => r.line), ['{"a":1}', '{"a":2}']);
     // New lines go to a new segment, never after the torn tail.
-    const seg = journal.append('{"a":3}');
+    const seg = journal.append(['{"a":3}']);
     assert.equal(seg, 2);
     journal.close();
   } finally {
@@ -62,7 +64,7 @@ test('a kept line keeps its segment for the next start, even when every line is 
   const dir = tempDir();
   try {
     const { journal } = Journal.open(dir, { fsync: false });
-    const seg = journal.append('{"bad":true}');
+    const seg = journal.append(['{"bad":true}']);
     journal.keep(seg);
     journal.done(seg);
     journal.close();
@@ -83,7 +85,7 @@ test('fsync mode: sync() resolves for every waiter, across a rotation', async ()
     const { journal } = Journal.open(dir, { fsync: true, segmentBytes: 256 });
     const waits: Promise<void>[] = [];
     for (let i = 0; i < 50; i++) {
-      journal.append(JSON.stringify({ i, pad: 'y'.repeat(30) }));
+      journal.append([JSON.stringify({ i, pad: 'y'.repeat(30) })]);
       waits.push(journal.sync());
     }
     await Promise.all(waits);

@@ -1,5 +1,5 @@
-// An append-only journal of lines in segment files, next to the embedded store. A line is
-// written with one write(2) before the caller goes on, so it survives the process being
+// An append-only journal of lines in segment files, next to the embedded store. Lines are
+// written with one write(2) per append() before the caller goes on, so it survives the process being
 // killed (kill -9, OOM) the moment append() returns; with `fsync` the caller can also wait
 // for the disk (sync(), one fdatasync shared by every line appended before it).
 // Lines are "done" once their content is in the database; a segment whose lines are all
@@ -66,14 +66,14 @@ export class Journal {
     return { journal, recovered };
   }
 
-  /** Append one line (no newline inside); it is in the kernel when this returns. Returns its segment. */
-  append(line: string): number {
-    const buf = Buffer.from(line + '\n');
+  /** Append lines (no newline inside) with one write; they are in the kernel when this returns. Returns their segment. */
+  append(lines: string[]): number {
+    const buf = Buffer.from(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off);
     this.bytes += buf.length;
     const n = this.current;
-    this.segments.get(n)!.pending++;
+    this.segments.get(n)!.pending += lines.length;
     if (this.bytes >= this.opts.segmentBytes) this.rotate();
     return n;
   }

@@ -4,12 +4,15 @@
 import { systemClock } from '../../lib/clock.ts';
 import { standaloneCtx } from '../context.ts';
 import type { Db } from '../../store/db.ts';
-import { recordUsage, type UsageRecord } from './record.ts';
+import { recordUsage } from './record.ts';
+import { decodeUsage } from './codec.ts';
 
 /** Pass to openStore({ procedures }) so Store.procedure('recordUsage', …) runs there. */
 export { USAGE_PROCEDURES } from './procedures-url.ts';
 
 export const procedures = {
-  // Business time travels in each record (atMs); the clock only stamps ids.
-  recordUsage: (db: Db, args: { batch: UsageRecord[]; careful: boolean }) => recordUsage(standaloneCtx(db, systemClock), args.batch, args.careful),
+  // Business time travels in each record (atMs); the clock only stamps ids. The batch comes as
+  // the journal's lines (codec.ts) and is decoded here, off the thread that serves HTTP.
+  recordUsage: (db: Db, args: { lines: string[]; careful: boolean }) =>
+    recordUsage(standaloneCtx(db, systemClock), args.lines.map(decodeUsage), args.careful),
 };
