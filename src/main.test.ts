@@ -66,8 +66,12 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
     cwd: ROOT, env: { ...process.env, GANTRY_DATA_DIR: dataDir, GANTRY_URL: first.url },
   });
   assert.match(JSON.parse(cli.stdout).userId, /^usr_/);
-  // The server re-executed itself (same pid) with glibc's allocator tuned (lib/malloc-tuning.ts).
-  if (process.platform === 'linux') assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
+  // The server re-executed itself (same pid) with glibc's allocator and V8's heap tuned (lib/malloc-tuning.ts).
+  if (process.platform === 'linux') {
+    assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
+    const argv = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
+    for (const f of ['--max-semi-space-size=16', '--heap-growing-percent=50']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
+  }
   await stop(first.child);
 
   // An operator's own setting is kept as given.

@@ -1,35 +1,55 @@
-// glibc's allocator and a long-running `gantry serve`. V8's optimizing compiler, tiering up
-// PGlite's WebAssembly (PostgreSQL) at start, allocates ~580 MB of short-lived compiler memory
-// in 8–32 KB pieces on its background threads. glibc serves those from per-thread arenas and,
-// once they are freed, keeps the arenas: measured, ~100 MB of an idle server's RSS that no
-// one uses and malloc_trim does not give back. With MALLOC_MMAP_THRESHOLD_=32768, pieces of
-// 32 KB and more are mapped one by one and returned to the system when freed: idle RSS after
-// a restart 362 → 249 MB; under load, with the database thread's young generation capped
-// too (pglite-remote.ts), 706–772 → 498–571 MB; CPU per request within noise
-// (bench/README.md, "Memory"). glibc reads the variable only when a process starts, so the
-// server sets it by re-executing itself once, before it loads anything: same pid, arguments
-// and stdio, ~20 ms. A value the operator set (any value) is left alone; other libcs (musl)
-// ignore the variable, and so does everything but Linux here.
+// Memory of a long-running `gantry serve`: glibc's allocator and V8's heap sizing, both of which
+// can only be set when a process starts, so the server sets them by re-executing itself once,
+// before it loads anything: same pid, arguments and stdio, ~20 ms. What the operator set (an
+// environment variable of any value, a node flag of the same name on the command line or in
+// NODE_OPTIONS) is left alone; other libcs (musl) ignore the variable, and only Linux re-executes.
+//
+// glibc: V8's optimizing compiler, tiering up PGlite's WebAssembly (PostgreSQL) at start,
+// allocates ~580 MB of short-lived compiler memory in 8–32 KB pieces on its background threads.
+// glibc serves those from per-thread arenas and, once they are freed, keeps the arenas:
+// measured, ~100 MB of an idle server's RSS that no one uses and malloc_trim does not give back.
+// With MALLOC_MMAP_THRESHOLD_=32768, pieces of 32 KB and more are mapped one by one and
+// returned to the system when freed: idle RSS after a restart 362 → 249 MB; under load, with
+// the database thread's young generation capped too (pglite-remote.ts), 706–772 → 498–571 MB
+// (bench/README.md, "Memory").
+//
+// V8 (issue 17, RSS under load ≤ 300 MB): under load the main thread's young generation grew to
+// its default ceiling (two 64 MB semi-spaces, all resident), and the old generation grew to
+// about four times what it held live before V8 collected it. A 16 MB semi-space and a heap
+// growing factor of 1.5: (c) at 50 connections 485–575 → 368–388 MB, CPU per request within
+// the runs' noise (bench/README.md, "Memory under load").
 import { execArgv } from 'node:process';
 
 export const MALLOC_MMAP_THRESHOLD = '32768';
 export const MALLOC_VARIABLE = 'MALLOC_MMAP_THRESHOLD_';
+/** Node (V8) flags the server runs with, unless the operator gave a value of their own. */
+export const V8_MEMORY_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'] as const;
 
-/** Whether this start should re-execute itself with the threshold set. */
+const flagName = (f: string) => f.split('=')[0]!.replace(/_/g, '-');
+
+/** Our V8 flags whose names the operator did not already give (command line or NODE_OPTIONS). */
+export function missingV8Flags(flags: readonly string[], nodeOptions: string | undefined): string[] {
+  const given = new Set([...flags, ...(nodeOptions ?? '').split(/\s+/)].filter((f) => f.startsWith('--')).map(flagName));
+  return V8_MEMORY_FLAGS.filter((f) => !given.has(flagName(f)));
+}
+
+/** Whether this start should re-execute itself to set the allocator's threshold or the V8 flags. */
 export function wantsMallocReexec(command: string, env: NodeJS.ProcessEnv, platform: string, flags: readonly string[]): boolean {
   return command === 'serve' // the long-running command; admin and migrate end in seconds
     && platform === 'linux'
-    && env[MALLOC_VARIABLE] === undefined
     // a debugger or inspector attached to this image would lose it
-    && !flags.some((f) => f.startsWith('--inspect') || f.startsWith('--debug'));
+    && !flags.some((f) => f.startsWith('--inspect') || f.startsWith('--debug'))
+    // once only: a re-executed server has both (the operator's or ours)
+    && (env[MALLOC_VARIABLE] === undefined || missingV8Flags(flags, env.NODE_OPTIONS).length > 0);
 }
 
-/** Replaces this process with itself plus the threshold when wantsMallocReexec; otherwise returns. */
+/** Replaces this process with itself plus the threshold and flags when wantsMallocReexec; otherwise returns. */
 export function reexecWithMallocTuning(command: string): void {
   if (!wantsMallocReexec(command, process.env, process.platform, execArgv)) return;
   try {
-    process.execve?.(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], { ...process.env, [MALLOC_VARIABLE]: MALLOC_MMAP_THRESHOLD });
+    process.execve?.(process.execPath, [process.execPath, ...execArgv, ...missingV8Flags(execArgv, process.env.NODE_OPTIONS), ...process.argv.slice(1)],
+      { ...process.env, [MALLOC_VARIABLE]: process.env[MALLOC_VARIABLE] ?? MALLOC_MMAP_THRESHOLD });
   } catch {
-    // execve refused (a sandbox, an exotic runtime): serve as we are, with glibc's defaults
+    // execve refused (a sandbox, an exotic runtime): serve as we are, with the defaults
   }
 }
