@@ -121,7 +121,7 @@ export class JournalSink implements UsageSink {
     for (const line of g.lines) this.queue.push({ line, segment });
     this.appended += g.lines.length;
     this.schedule();
-    if (this.appended - this.stored > this.maxLag) this.until(this.appended - this.maxLag).then(g.resolve);
+    if (this.appended - this.stored > this.maxLag) this.until(this.appended - this.maxLag).then(g.resolve, g.reject);
     else if (this.fsync) this.journal.sync().then(g.resolve, g.reject);
     else g.resolve();
   }
