@@ -3,7 +3,7 @@
 // database and Redis (gantry.ts --join). First A alone at N connections, then A and B at N
 // connections each at once; req/s of each, the ratio (issue 17's goal: two ≥ 1.6× one), and
 // the check that every answered request was recorded once. The load generator is this process.
-// Usage: BENCH_DATABASE_URL=… BENCH_REDIS_URL=… node bench/gateway/replicas.ts [--seconds 4] [--conns 50]
+// Usage: BENCH_DATABASE_URL=… BENCH_REDIS_URL=… node bench/gateway/replicas.ts [--seconds 4] [--conns 50] [--warmup 10]
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { load, type LoadResult } from './load.ts';
@@ -18,6 +18,7 @@ const args = process.argv.slice(2);
 const num = (name: string, def: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : def);
 const seconds = num('--seconds', 4);
 const conns = num('--conns', 50);
+const warmupS = num('--warmup', 10); // each replica alone first, unmeasured (JIT tier-up: see run.ts)
 const request = JSON.stringify({ model: 'bench/mock', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 16 });
 
 /** The machine's busy share (all cores, everything on it) over a cell, from /proc/stat (Linux). */
@@ -41,10 +42,12 @@ try {
     load(g.url, '/openai/v1/chat/completions', { 'content-type': 'application/json', authorization: `Bearer ${a.creds.apiKey}` }, request, n, 1000, seconds * 1000);
   const line = (name: string, r: LoadResult) => `${name}: ${r.reqPerS.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms, errors ${r.errors}`;
 
+  let warmed = 0;
+  if (warmupS > 0) for (const g of [a, b]) warmed += (await load(g.url, '/openai/v1/chat/completions', { 'content-type': 'application/json', authorization: `Bearer ${a.creds.apiKey}` }, request, conns, 0, warmupS * 1000)).totalRequests;
   const [one, oneBusy] = await busy(() => at(a)(conns));
   const [[twoA, twoB], twoBusy] = await busy(() => Promise.all([at(a)(conns), at(b)(conns)]));
   const both = twoA.reqPerS + twoB.reqPerS;
-  const answered = one.totalRequests + twoA.totalRequests + twoB.totalRequests;
+  const answered = warmed + one.totalRequests + twoA.totalRequests + twoB.totalRequests;
   const usage = await usageOf(a as BenchGantry); // a read of money: every replica's journal is moved first
   console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}, ${seconds} s per cell after 1 s warm-up, ${conns} connections per replica`);
   console.log(`${line('one replica', one)} (${oneBusy})`);

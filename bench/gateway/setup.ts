@@ -38,6 +38,9 @@ export async function usageOf(gantry: BenchGantry): Promise<BenchUsage> {
 
 /** '' when every answered request is one event, charged once, and the charges add up to the events; else what is off. */
 export function usageMismatch(u: BenchUsage, answered: number): string {
-  return u.events === answered && u.chargedRequests === answered && u.chargedMicro === u.costMicro ? ''
-    : `MISMATCH: answered ${answered}, events ${u.events}, charged requests ${u.chargedRequests}, charged ${u.chargedMicro} µ against events' ${u.costMicro} µ`;
+  // a Gantry from before grouped charges (a baseline checkout) has a charge per request and no totals of them
+  const charged = u.chargedRequests ?? u.ledgerCharges;
+  const chargedMicro = u.chargedMicro ?? u.costMicro;
+  return u.events === answered && charged === answered && chargedMicro === u.costMicro ? ''
+    : `MISMATCH: answered ${answered}, events ${u.events}, charged requests ${charged}, charged ${chargedMicro} µ against events' ${u.costMicro} µ`;
 }
