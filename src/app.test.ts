@@ -84,15 +84,3 @@ test('unknown routes answer the unified error body', async (t) => {
   assert.deepEqual(Object.keys(r.body).sort(), ['code', 'message', 'metadata', 'reason']);
   assert.equal(r.body.code, 404);
 });
-
-test('route schemas compile on first use, and every one of them compiles', async (t) => {
-  const h = await buildTestApp();
-  t.after(() => h.close());
-  // a request validated and answered by its schemas compiles just those
-  assert.equal((await call(h.app, 'GET', '/healthz')).status, 200);
-  const left = h.compileSchemas(); // throws naming the route whose schema does not compile
-  assert.ok(left > 150, `only ${left} schemas were left to compile: are they compiled at start again?`);
-  assert.equal(h.compileSchemas(), 0);
-  // answers are the same whichever compiled them first
-  assert.equal((await call(h.app, 'GET', '/healthz')).body.status, 'ok');
-});

@@ -17,7 +17,6 @@ import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { parseQuery } from './http/querystring.ts';
 import { ROUTES } from './http/routes/index.ts';
 import { registerDocsPage } from './http/docs-page.ts';
-import { DeferredSchemas } from './http/deferred-schemas.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import type { ComputeTimings } from './domain/compute/compute.ts';
@@ -72,8 +71,6 @@ export interface BuiltApp {
   app: App;
   services: Services;
   routes: RouteEntry[];
-  /** Compiles every route schema not compiled yet (they compile on first use); how many. */
-  compileSchemas: () => number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
@@ -81,7 +78,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
   const hostRewrite = serverlessHostRewrite(deps.config.serverless.domain, deps.config.serverless.publicBaseUrl);
   const rewrite = hostRewrite ? { rewriteUrl: hostRewrite } : {};
-  const schemas = new DeferredSchemas();
   const app = Fastify({
     logger,
     genReqId: (req) => {
@@ -92,8 +88,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     frameworkErrors,
     clientErrorHandler,
-    // route schemas compile on their first use (http/deferred-schemas.ts): validators in registerValidation
-    schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } },
     ...rewrite,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -159,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     transform: documentResponses, // responses documented without serializing by them (config.docResponses)
   });
   registerDocsPage(app); // the API reference page, loaded on its first request
-  registerValidation(app, schemas);
+  registerValidation(app);
   registerErrorHandling(app, services.health);
   registerAuth(app, services);
   registerMetrics(app, { usage: () => sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => health.snapshot() });
@@ -167,5 +161,5 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
   if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
-  return { app, services, routes, compileSchemas: () => schemas.compileAll() };
+  return { app, services, routes };
 }

@@ -7,7 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Gc = (opts?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
+type Gc = (opts?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
 
 let gc: Gc | null | undefined;
 
@@ -28,15 +28,7 @@ export function collectNow(type: 'minor' | 'major'): void {
   collector()?.({ type });
 }
 
-/**
- * A collection that also gives memory back, once the start is over (`afterMs`), not holding
- * the process open. V8's "last resort" flavour (collections until nothing more is freed, with
- * the young generation shrunk and the old one compacted) rather than a plain major one: the
- * young generations the start grew (128 MB on this thread, 32 MB on the database's) otherwise
- * stay until V8's memory reducer notices the process is idle, ~20-30 s later: idle RSS 8 s
- * after a restart ~430 -> ~220 MB, and a few MB less at 30 s (bench/README.md). It pauses
- * the thread 50-150 ms once instead of 20-40 ms. A V8 without the option runs a major one.
- */
+/** A major collection once the start is over (`afterMs`), not holding the process open. */
 export function collectAfterStart(afterMs = 2000): void {
-  setTimeout(() => collector()?.({ type: 'major', flavor: 'last-resort' }), afterMs).unref();
+  setTimeout(() => collectNow('major'), afterMs).unref();
 }

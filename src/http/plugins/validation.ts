@@ -8,7 +8,6 @@ import { AppError } from '../../lib/errors.ts';
 import { errorCodes } from 'fastify';
 import { OffThreadJson } from '../json-off-thread.ts';
 import type { App } from '../types.ts';
-import type { DeferredSchemas } from '../deferred-schemas.ts';
 
 function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   // verbose: errors carry their schema, so a 400 can tell a field's whole range (errors.ts)
@@ -19,8 +18,7 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   return ajv;
 }
 
-/** `deferred`: each validator compiles on its route's first request (http/deferred-schemas.ts). */
-export function registerValidation(app: App, deferred: DeferredSchemas): void {
+export function registerValidation(app: App): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
   // Model calls forward their body to the upstream and store none of its strings: a NUL in a
@@ -34,15 +32,7 @@ export function registerValidation(app: App, deferred: DeferredSchemas): void {
   });
   app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
     const isBody = httpPart === 'body';
-    const ajv = isBody ? body : text;
-    const compile = deferred.defer(() => {
-      try {
-        return ajv.compile(schema);
-      } catch (e) {
-        throw new Error(`the ${httpPart} schema of ${method} ${url} does not compile: ${(e as Error).message}`, { cause: e });
-      }
-    });
-    return judged(compile, {
+    return judged((isBody ? body : text).compile(schema), {
       optional: isBody && (schema as Record<string, unknown>)['~optional'] === true,
       forwarded: isBody && forwardedBodies.has(`${method} ${url}`),
     });
@@ -65,10 +55,9 @@ type Check = ((data: unknown, ctx?: { parentData?: Record<string, unknown>; pare
  * "body: must be object". Fastify uses the `value` a validator returns as the new body.
  * `forwarded`: a model call's body, passed to the upstream as the client wrote it.
  */
-function judged(compiled: () => ValidateFunction, opts: { optional: boolean; forwarded: boolean }): Check {
+function judged(validate: ValidateFunction, opts: { optional: boolean; forwarded: boolean }): Check {
   const check: Check = (data, ctx) => {
     if (opts.optional && (data === null || data === undefined)) return { value: {} };
-    const validate = compiled();
     const ok = validate(data, ctx as never);
     check.errors = validate.errors;
     if (!ok || opts.forwarded) return ok;
@@ -78,9 +67,8 @@ function judged(compiled: () => ValidateFunction, opts: { optional: boolean; for
     return false;
   };
   check.errors = null;
-  // Fastify passes the parent (so AJV may coerce the root) only to a function that has this;
-  // every function AJV compiles has it (its schemaEnv), known here before it is compiled
-  check.schemaEnv = true;
+  // Fastify passes the parent (so AJV may coerce the root) only to a function that has this
+  if ((validate as { schemaEnv?: unknown }).schemaEnv) check.schemaEnv = (validate as { schemaEnv?: unknown }).schemaEnv;
   return check;
 }
 
