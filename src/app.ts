@@ -3,7 +3,6 @@
 import { serverlessHostRewrite } from './http/serverless-host.ts';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
@@ -17,6 +16,7 @@ import { registerValidation } from './http/plugins/validation.ts';
 import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { parseQuery } from './http/querystring.ts';
 import { ROUTES } from './http/routes/index.ts';
+import { registerDocsPage } from './http/docs-page.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import type { ComputeTimings } from './domain/compute/compute.ts';
@@ -152,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     },
     transform: documentResponses, // responses documented without serializing by them (config.docResponses)
   });
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } } as never);
+  registerDocsPage(app); // the API reference page, loaded on its first request
   registerValidation(app);
   registerErrorHandling(app, services.health);
   registerAuth(app, services);

@@ -7,7 +7,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { loadUndici, undiciLoaded } from '../../lib/undici.ts';
 import { isPrivateAddress } from '../../lib/private-address.ts';
 import { MAX_ERROR_CHARS } from './codes.ts';
 
@@ -65,6 +66,7 @@ async function readSome(body: AsyncIterable<Buffer>): Promise<string> {
 }
 
 export async function sendWebhook(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<SendResult> {
+  const { Agent, request } = undiciLoaded() ?? await loadUndici(); // before the clock starts: the first load is ours, not the receiver's
   const started = performance.now();
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const timeout = AbortSignal.timeout(opts.timeoutMs);

@@ -1,6 +1,7 @@
 // An OpenAI-compatible HTTP upstream (vLLM, SGLang, Ollama, llama.cpp server, a hosted API)
 // over a keep-alive undici pool per origin.
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { loadUndici } from '../../lib/undici.ts';
 import { simTokenCount, promptSize } from '../tokens.ts';
 import { encodeJson } from '../../lib/json-encode.ts';
 import { UpstreamError, type StreamOutcome, type Upstream, type UpstreamRequest, type Usage } from './upstream.ts';
@@ -50,29 +51,57 @@ function estimatedUsage(req: UpstreamRequest, outputText: string): Usage {
   return { promptTokens: promptSize(prompt).estimate, completionTokens: simTokenCount(outputText) };
 }
 
+/** An origin's keep-alive pool, made on its first request (undici loads then: lib/undici.ts). */
+export class OriginPool {
+  private readonly origin: string;
+  private readonly opts: HttpOptions;
+  private made: Pool | undefined;
+  private making: Promise<Pool> | undefined;
+
+  constructor(origin: string, opts: HttpOptions) {
+    this.origin = origin;
+    this.opts = opts;
+  }
+
+  /** The pool, without an await once it is made. */
+  get(): Pool | Promise<Pool> {
+    if (this.made) return this.made;
+    this.making ??= loadUndici().then(({ Pool }) => {
+      this.made = new Pool(this.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: this.opts.connectTimeoutMs });
+      return this.made;
+    }, (e) => {
+      this.making = undefined; // tried again by the next request
+      throw e;
+    });
+    return this.making;
+  }
+
+  async close(): Promise<void> {
+    await (this.made ?? await this.making?.catch(() => undefined))?.close();
+  }
+}
+
 export class HttpUpstream implements Upstream {
-  private readonly pool: Pool;
+  private readonly pool: OriginPool;
   private readonly basePath: string;
   private readonly target: HttpTarget;
   private readonly opts: HttpOptions;
 
-  constructor(target: HttpTarget, pool: Pool, opts: HttpOptions) {
+  constructor(target: HttpTarget, pool: OriginPool, opts: HttpOptions) {
     this.target = target;
     this.pool = pool;
     this.opts = opts;
     this.basePath = new URL(target.url).pathname.replace(/\/+$/, '');
   }
 
-  static pool(origin: string, opts: HttpOptions): Pool {
-    return new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: opts.connectTimeoutMs });
-  }
-
   private async send(req: UpstreamRequest, body: Record<string, unknown>) {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
     if (this.target.apiKey) headers.authorization = `Bearer ${this.target.apiKey}`;
     const bytes = await encodeJson(body); // a big prompt is serialized in slices, not in one turn of the loop
+    const made = this.pool.get();
+    const pool = made instanceof Promise ? await made : made;
     try {
-      return await this.pool.request({
+      return await pool.request({
         path: this.basePath + (req.native ? RESPONSES_PATH : PATHS[req.endpoint]), method: 'POST', headers, body: bytes,
         signal: req.signal, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs,
       });

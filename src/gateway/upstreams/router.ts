@@ -1,16 +1,15 @@
 // Which upstream serves a model (the catalogue's `upstream` spec) and failover across a
 // list: the next upstream is tried only when the previous one could not be reached, so a
 // request is never run twice.
-import type { Pool } from 'undici';
 import type { GatewayConfig } from '../../config.ts';
 import type { UpstreamSpec, UpstreamTarget } from '../../domain/models/models.ts';
-import { HttpUpstream } from './http.ts';
+import { HttpUpstream, OriginPool } from './http.ts';
 import { SimUpstream } from './sim.ts';
 import { UpstreamError, type StreamOutcome, type Upstream, type UpstreamRequest, type Usage } from './upstream.ts';
 
 export class UpstreamRouter {
   private readonly sim: SimUpstream;
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, OriginPool>();
   private readonly resolved = new Map<string, Upstream[]>();
   private readonly config: GatewayConfig;
 
@@ -25,7 +24,7 @@ export class UpstreamRouter {
     const origin = new URL(t.url).origin;
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = HttpUpstream.pool(origin, opts);
+      pool = new OriginPool(origin, opts);
       this.pools.set(origin, pool);
     }
     return new HttpUpstream({ url: t.url, model: t.model, apiKey: t.apiKeyEnv ? this.config.upstreamCredential(t.apiKeyEnv) : undefined }, pool, opts);

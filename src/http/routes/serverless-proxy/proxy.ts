@@ -5,7 +5,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici, undiciLoaded } from '../../../lib/undici.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
@@ -61,6 +62,7 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
     };
     /** Take a worker's slot (waiting in the queue) and pass the request on; the worker's status. */
     const forward = async (req: FastifyRequest, reply: FastifyReply, ep: EndpointRow, rest: string, ac: AbortController, ended: { cut: boolean }): Promise<number> => {
+      const { request } = undiciLoaded() ?? await loadUndici(); // before a worker's slot is taken
       const d = await router.dispatch(ep, ac.signal);
       const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
       const timer = setTimeout(() => {
