@@ -102,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
-    if (!r.url.startsWith('/docs')) checkFamily(r.url, r.config?.family); // the API reference page is a plugin's
+    checkFamily(r.url, r.config?.family);
     // The body limit of the route's family, unless the route sets its own (config.bodyLimits).
     r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
     for (const method of [r.method].flat()) {

@@ -41,6 +41,9 @@ export function registerDocsPage(app: App): void {
     throw e;
   }));
   for (const url of DOCS_ROUTES) {
-    app.route({ method: 'GET', url, schema: { hide: true }, handler: async (req, reply) => (await handlers()).get(url)!(req, reply) });
+    app.route({
+      method: 'GET', url, schema: { hide: true }, config: { family: 'account', auth: { kind: 'public' } },
+      handler: async (req, reply) => (await handlers()).get(url)!(req, reply),
+    });
   }
 }

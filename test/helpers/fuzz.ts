@@ -33,7 +33,6 @@ export interface Operation {
 export function operations(doc: any, routes: RouteEntry[]): Operation[] {
   const out: Operation[] = [];
   for (const r of routes) {
-    if (r.url.startsWith('/docs')) continue; // the API reference page is a plugin's
     const openapiPath = r.url.replace(/:([A-Za-z_]\w*)/g, '{$1}').replace(/\*$/, '{*}');
     const o = doc.paths?.[openapiPath]?.[r.method.toLowerCase()];
     out.push({

@@ -31,10 +31,7 @@ export function registerAuth(app: App, s: Services): void {
   function check(req: FastifyRequest): Promise<unknown> | undefined {
     const auth = req.routeOptions.config?.auth;
     if (!req.routeOptions.url) return; // 404s go to the not-found handler
-    if (!auth) {
-      if (req.routeOptions.url.startsWith('/docs')) return; // the API reference page (a plugin's routes)
-      throw new AppError('UNKNOWN', 'route has no auth declaration');
-    }
+    if (!auth) throw new AppError('UNKNOWN', 'route has no auth declaration');
     if (auth.kind === 'public') return;
     // A console session (cookie) stands for its key or token when no credential is sent.
     const secret = presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
