@@ -74,7 +74,7 @@ test('replay stores what a killed process left, once: records already in the led
     const recs = Array.from({ length: 10 }, s.rec);
     for (const r of recs.slice(0, 6)) void first.record(r);
     await first.settled(); // 6 stored; their lines are done, but the process "dies" before the segment is deleted:
-    for (const r of recs.slice(6)) void first.record(r); // 4 only journaled
+    await Promise.all(recs.slice(6).map((r) => first.record(r))); // 4 only journaled (in the file when record() resolves)
     // No close(): the second sink opens the same directory as a restarted process would.
     // Write the 6 stored ones again into a leftover segment, as if the deletion had not happened.
     const { Journal } = await import('../store/journal.ts');
@@ -96,6 +96,28 @@ test('replay stores what a killed process left, once: records already in the led
     await third.close();
     await first.close(); // its timer; it finds everything stored already
     assert.equal((await usageTotals(s.store.db, s.teamId)).events - before.events, 4);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a line that cannot be read is kept in its segment at replay; the others are stored', async () => {
+  const s = await setup();
+  try {
+    const { Journal } = await import('../store/journal.ts');
+    const { encodeUsage } = await import('../domain/usage/codec.ts');
+    const recs = Array.from({ length: 3 }, s.rec);
+    const left = Journal.open(s.dir, { fsync: false }); // what a killed process left: two good lines around a broken one
+    left.journal.append([encodeUsage(recs[0]!), '{"requestId": "req_torn", "promptTok', encodeUsage(recs[1]!)]);
+    left.journal.append([encodeUsage(recs[2]!)]);
+    const before = await usageTotals(s.store.db, s.teamId);
+    const sink = await JournalSink.open(log, { write: s.write, dir: s.dir, fsync: false });
+    const after = await usageTotals(s.store.db, s.teamId);
+    assert.equal(after.events - before.events, 3, 'every readable line is stored');
+    assert.equal(sink.stats().failed, 1);
+    await sink.close();
+    const kept = readdirSync(s.dir).map((f) => readFileSync(join(s.dir, f), 'utf8')).join('');
+    assert.match(kept, /req_torn/, 'the unreadable line stays on disk for the next start');
   } finally {
     await s.close();
   }

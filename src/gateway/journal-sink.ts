@@ -8,7 +8,7 @@
 // every request answered before they asked. At start, lines a killed process left behind are
 // replayed idempotently (request ids are unique among usage events).
 import type { FastifyBaseLogger } from 'fastify';
-import { encodeUsage, decodeUsage } from '../domain/usage/codec.ts';
+import { encodeUsage } from '../domain/usage/codec.ts';
 import type { UsageRecord } from '../domain/usage/record.ts';
 import { Journal, type RecoveredLine } from '../store/journal.ts';
 import type { UsageSink } from './usage-sink.ts';
@@ -78,18 +78,10 @@ export class JournalSink implements UsageSink {
   }
 
   private async replay(lines: RecoveredLine[]): Promise<void> {
-    const queued: Queued[] = [];
-    for (const { segment, line } of lines) {
-      try {
-        decodeUsage(line); // one that cannot be read is kept aside here, not sent to fail a batch
-        queued.push({ line, segment });
-      } catch (e) {
-        this.journal.keep(segment);
-        this.log.error({ err: e, segment }, 'unreadable usage journal line kept for inspection');
-      }
-    }
+    const queued: Queued[] = lines.map(({ segment, line }) => ({ line, segment }));
     // Some may be in the database already (stored, then the process died before the
-    // journal noticed): the careful path skips those.
+    // journal noticed): the careful path skips those. A line that cannot be read fails its
+    // batch, and then alone (store): its segment is kept for the next start and for inspection.
     for (let i = 0; i < queued.length; i += this.maxBatch) await this.store(queued.slice(i, i + this.maxBatch), true);
     this.counts.replayed += queued.length;
     this.log.info({ records: queued.length }, 'replayed the usage journal');
@@ -138,7 +130,6 @@ export class JournalSink implements UsageSink {
   }
 
   async close(): Promise<void> {
-    if (this.group) await this.group.done.catch(() => {});
     await this.settled();
     clearTimeout(this.timer);
     this.journal.close();

@@ -17,7 +17,7 @@
 // its default ceiling (two 64 MB semi-spaces, all resident), and the old generation grew to
 // about four times what it held live before V8 collected it. A 16 MB semi-space and a heap
 // growing factor of 1.5: (c) at 50 connections 485–575 → 368–388 MB, CPU per request within
-// the runs' noise (bench/README.md, "Memory under load").
+// the runs' noise (bench/README.md, "2026-11-26, later: V8's heap sized for a server").
 import { execArgv } from 'node:process';
 
 export const MALLOC_MMAP_THRESHOLD = '32768';

@@ -68,7 +68,7 @@ export class Journal {
 
   /** Append lines (no newline inside) with one write; they are in the kernel when this returns. Returns their segment. */
   append(lines: string[]): number {
-    const buf = Buffer.from(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
+    const buf = Buffer.from(`${lines.join('\n')}\n`);
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off);
     this.bytes += buf.length;

@@ -68,7 +68,6 @@ interface ChargeGroup {
   first: UsageRecord;
   /** when its last request was answered: the charge's time (within the second it covers) */
   lastMs: number;
-  requests: number;
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
@@ -87,10 +86,9 @@ function chargeGroups(list: UsageRecord[], costs: bigint[]): ChargeGroup[] {
     const key = `${u.billing ?? ''}|${u.model}|${u.memberId}|${u.keyId}|${u.inputPricePerMUnits}|${u.outputPricePerMUnits}|${cachedPrice}|${second}`;
     let g = groups.get(key);
     if (!g) {
-      g = { first: u, lastMs: u.atMs, requests: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cachedPrice, cost: 0n, members: [] };
+      g = { first: u, lastMs: u.atMs, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cachedPrice, cost: 0n, members: [] };
       groups.set(key, g);
     }
-    g.requests++;
     g.lastMs = Math.max(g.lastMs, u.atMs);
     g.promptTokens += u.promptTokens;
     g.completionTokens += u.completionTokens;
@@ -117,7 +115,7 @@ function posting(g: ChargeGroup): PostingInput {
       basePrice0: u.inputPricePerMUnits.toString(), basePrice1: u.outputPricePerMUnits.toString(),
       // of billNum0, the tokens priced at the cached input price (only when there are any)
       ...(g.cachedTokens > 0 ? { cachedTokens: String(g.cachedTokens), cachedPrice: g.cachedPrice.toString() } : {}),
-      requests: String(g.requests),
+      requests: String(g.members.length),
     },
   };
 }
