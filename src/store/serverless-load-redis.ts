@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { QueueState, WorkerActivity, WorkerLoad } from '../domain/serverless/load.ts';
 import { DependencyDown } from '../lib/dependencies.ts';
+import { withDeadline } from '../lib/deadline.ts';
 
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -74,6 +75,7 @@ export class RedisLoad implements WorkerLoad {
   private readonly replica = randomUUID();
   private readonly prefix: string;
   private readonly queueTtlMs: number;
+  private readonly commandTimeoutMs: number;
   /** this replica's non-empty queues, renewed until they empty */
   private readonly reported = new Map<string, QueueState>();
   private readonly timer: NodeJS.Timeout;
@@ -83,11 +85,12 @@ export class RedisLoad implements WorkerLoad {
   constructor(opts: RedisLoadOptions) {
     this.prefix = opts.prefix ?? 'sl:';
     this.queueTtlMs = opts.queueTtlMs ?? 5_000;
+    this.commandTimeoutMs = opts.commandTimeoutMs ?? 250;
     this.redis = new Redis(opts.url, {
       enableAutoPipelining: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: opts.commandTimeoutMs ?? 250,
+      // no commandTimeout: its plain timer calls Redis down after the event loop was merely busy (withDeadline)
       retryStrategy: (times) => Math.min(25 * 2 ** Math.min(times, 3), 200),
       lazyConnect: false,
     });
@@ -122,7 +125,7 @@ export class RedisLoad implements WorkerLoad {
   private async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.firstConnect !== null) await this.firstConnect;
     try {
-      return await fn();
+      return await withDeadline(fn(), this.commandTimeoutMs);
     } catch (err) {
       if ((err as Error)?.name === 'ReplyError') throw err; // a script error is a bug, not an outage
       throw new DependencyDown('redis', err);

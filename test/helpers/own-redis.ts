@@ -22,6 +22,10 @@ export interface OwnRedis {
   /** start again on the same port, empty */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGSTOP: the connection stays open but nothing is answered (a hung Redis) */
+  pause(): void;
+  /** SIGCONT after pause() */
+  resume(): void;
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
@@ -55,5 +59,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, kill, start, stop: kill };
+  const signal = (sig: NodeJS.Signals) => () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error('redis-server is not running');
+    child.kill(sig);
+  };
+  return { url: `redis://127.0.0.1:${port}`, kill, start, stop: kill, pause: signal('SIGSTOP'), resume: signal('SIGCONT') };
 }

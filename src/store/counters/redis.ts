@@ -1,7 +1,7 @@
 // Redis counters: the same semantics as memory.ts (see domain/spend/counters.ts), each
 // operation one Lua script (redis-scripts.ts) so it is atomic across replicas. What Redis
 // adds, it must survive:
-// - Redis unreachable: commands fail at once (no offline queue, a short command timeout)
+// - Redis unreachable: commands fail at once (no offline queue, a short command deadline, lib/deadline.ts)
 //   with DependencyDown('redis'), which the client gets as 503 naming Redis; nothing waits
 //   for Redis to come back, and nothing is admitted later without its client.
 // - Redis restarted empty: an epoch key disappears with the data. The first command or
@@ -16,6 +16,7 @@ import { Redis } from 'ioredis';
 import type { AdmitRequest, AdmitResult, BudgetScope, Counters, ScopeDelta, SettleRequest } from '../../domain/spend/counters.ts';
 import { scopeKey } from '../../domain/spend/scopes.ts';
 import { DependencyDown } from '../../lib/dependencies.ts';
+import { withDeadline } from '../../lib/deadline.ts';
 import { ADMIT, APPLY, INVALIDATE, LOAD, RENEW, RESERVED, RESTORE, SETTLE } from './redis-scripts.ts';
 import { RedisMirror } from './redis-mirror.ts';
 
@@ -72,7 +73,7 @@ export class RedisCounters implements Counters {
       enableAutoPipelining: true,
       enableOfflineQueue: false, // while disconnected a command fails at once: no request waits for Redis
       maxRetriesPerRequest: 0,
-      commandTimeout: this.opts.commandTimeoutMs,
+      // no commandTimeout: its plain timer calls Redis down after the event loop was merely busy (withDeadline)
       // reconnect attempts stay frequent: serving resumes within about this much of Redis returning
       retryStrategy: (times) => Math.min(25 * 2 ** Math.min(times, 3), 200),
     });
@@ -107,7 +108,7 @@ export class RedisCounters implements Counters {
   /** A command, with a connection failure told as DependencyDown (503 for the client). */
   private async run<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      const out = await fn();
+      const out = await withDeadline(fn(), this.opts.commandTimeoutMs);
       this.up();
       return out;
     } catch (err) {
