@@ -2,7 +2,10 @@
 // the gateway), the embedded database's thread (WorkerThread: storing usage), V8's background
 // threads (V8Worker: garbage collection, the optimizing compiler), in µs per answered request,
 // and the process's RSS at the end (Linux: /proc/<pid>/task/*/stat, 10 ms ticks).
-// Usage: node bench/gateway/threads.ts [--conns 50] [--seconds 5] [--warmup 10]
+// With --postgres (BENCH_DATABASE_URL and BENCH_REDIS_URL set: the replica setup, run.ts's
+// (d)) it also counts the CPU of every postgres and redis-server process on the machine over
+// the same window, so run it on a machine otherwise quiet.
+// Usage: node bench/gateway/threads.ts [--postgres] [--conns 50] [--seconds 5] [--warmup 10]
 // (BENCH_GANTRY_FLAGS passes node flags to the Gantry process, as for run.ts.)
 import { readdirSync, readFileSync } from 'node:fs';
 import { load } from './load.ts';
@@ -29,16 +32,38 @@ function threadCpu(pid: number): Map<string, number> {
   return m;
 }
 
+/** CPU µs of every process whose name is one of `names`, by name (the database and Redis servers). */
+function processCpu(names: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+      if (!names.includes(name)) continue;
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      m.set(name, (m.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10_000);
+    } catch { /* a process that ended meanwhile */ }
+  }
+  return m;
+}
+
+const postgres = args.includes('--postgres');
+if (postgres && (!process.env.BENCH_DATABASE_URL || !process.env.BENCH_REDIS_URL)) throw new Error('--postgres needs BENCH_DATABASE_URL and BENCH_REDIS_URL');
+const services = postgres ? ['postgres', 'redis-server'] : [];
+
 try {
   const mock = await start('mock.ts');
-  const g = await start('gantry.ts');
+  const g = await start('gantry.ts', ...(postgres ? ['--postgres'] : []));
   await setupGantry(g, mock.url);
   const pid = children.at(-1)!.pid!;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${g.creds.apiKey}` };
   await load(g.url, '/openai/v1/chat/completions', headers, request, conns, 500, warmupS * 1000);
   const before = threadCpu(pid);
+  const servicesBefore = processCpu(services);
   const r = await load(g.url, '/openai/v1/chat/completions', headers, request, conns, 0, seconds * 1000);
   const after = threadCpu(pid);
+  const servicesAfter = processCpu(services);
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
   console.log(`${conns} connections, ${seconds} s after ${warmupS} s of warm-up: ${r.reqPerS.toFixed(0)} req/s, ${r.totalRequests} requests, RSS ${rssMb.toFixed(0)} MB`);
   const byName = new Map<string, number>();
@@ -52,6 +77,10 @@ try {
     console.log(`${us.toFixed(1).padStart(7)} µs/request  ${name}`);
   }
   console.log(`${total.toFixed(1).padStart(7)} µs/request  the whole process`);
+  for (const name of services) {
+    const us = ((servicesAfter.get(name) ?? 0) - (servicesBefore.get(name) ?? 0)) / r.totalRequests;
+    console.log(`${us.toFixed(1).padStart(7)} µs/request  every ${name} process`);
+  }
 } finally {
   for (const c of children) c.stdin?.end();
   setTimeout(() => { for (const c of children) c.kill('SIGKILL'); process.exit(0); }, 2000).unref();

@@ -57,6 +57,48 @@ for (const impl of impls) {
     }
   });
 
+  test(`${impl.name}: settlements given in one turn each reach their scopes, debt and rate window`, async () => {
+    const c = impl.make();
+    await c.start?.();
+    try {
+      const [keyA, keyB, keyC, team] = [keyScope(uid()), keyScope(uid()), keyScope(uid()), teamScope(uid())];
+      const rateKey = uid();
+      await loadAll(c, [keyA, keyB], 1000n);
+      await loadAll(c, [team], 10_000n);
+      const admitted: Array<{ id: string; scopes: BudgetScope[] }> = [];
+      for (let i = 0; i < 10; i++) {
+        const scopes = i % 2 ? [keyB, team] : [keyA, team];
+        const id = `s${i}-${uid()}`;
+        assert.equal((await c.admit(req({ scopes, rateKey, requestId: id }))).kind, 'ok');
+        admitted.push({ id, scopes });
+      }
+      // all in the same turn (no await between them): request i cost i × 10 and used i
+      // tokens; one more is a charge on a scope whose state is not loaded (it waits as debt)
+      const settles: Promise<void>[] = [];
+      for (const [i, a] of admitted.entries()) {
+        settles.push(c.settle({ requestId: a.id, rate: { key: rateKey, tokensUsed: i }, scopes: a.scopes, actualMicro: BigInt(i * 10) }));
+      }
+      settles.push(c.settle({ requestId: uid(), scopes: [keyC], actualMicro: 40n }));
+      await Promise.all(settles);
+      const available = async (scope: BudgetScope) => {
+        const r = await c.admit({ ...req({ scopes: [scope], rateKey: uid() }), costMicro: 10n ** 12n });
+        assert.equal(r.kind, 'budget');
+        return r.kind === 'budget' ? r.availableMicro : -1n;
+      };
+      assert.equal(await available(keyA), 1000n - (0n + 20n + 40n + 60n + 80n), 'key A: its five charges, nothing reserved');
+      assert.equal(await available(keyB), 1000n - (10n + 30n + 50n + 70n + 90n), 'key B: its five charges');
+      assert.equal(await available(team), 10_000n - 450n, 'the team: all ten');
+      await c.load(keyC, await c.generation(keyC), 1000n, Date.now(), 60_000);
+      assert.equal(await available(keyC), 960n, 'the charge settled before its scope was loaded counts');
+      const next = await c.admit(req({ scopes: [team], rateKey }));
+      assert.equal(next.kind, 'ok');
+      assert.equal(next.kind === 'ok' && next.rate.requests, 11);
+      assert.equal(next.kind === 'ok' && next.rate.tokens, 45 + 10, 'the window counts the tokens each request used');
+    } finally {
+      await c.close();
+    }
+  });
+
   test(`${impl.name}: charges settled while state is unloaded are not lost (debt), and invalidation refuses a stale load`, async () => {
     const c = impl.make();
     await c.start?.();
@@ -120,3 +162,31 @@ for (const impl of impls) {
     }
   });
 }
+
+// Redis only: every key the scripts write carries a lifetime (nothing is left for ever), also
+// a window or lease set that emptied (Redis deletes it) and is created anew.
+test('redis: every key written has a lifetime, also a window or lease set re-created after it emptied', { skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL' }, async () => {
+  const { Redis } = await import('ioredis');
+  const { scopeKey } = await import('../../domain/spend/scopes.ts');
+  const c = new RedisCounters({ url: process.env.TEST_REDIS_URL!, nowMs: () => T0 });
+  const r = new Redis(process.env.TEST_REDIS_URL!);
+  await c.start();
+  try {
+    const team = teamScope(uid());
+    const rateKey = uid();
+    const keys = [`gw:rz:${rateKey}`, `gw:rh:${rateKey}`, `gw:b:${scopeKey(team)}`, `gw:bz:${scopeKey(team)}`];
+    const ttls = async () => Promise.all(keys.map((k) => r.pttl(k)));
+    await loadAll(c, [team], 1000n);
+    const first = req({ scopes: [team], rateKey });
+    assert.equal((await c.admit(first)).kind, 'ok');
+    for (const [i, t] of (await ttls()).entries()) assert.ok(t > 0, `${keys[i]} has a lifetime (${t})`);
+    // the lease set empties (and goes), the window's entry leaves the window: both come back
+    await c.settle({ requestId: first.requestId, rate: { key: rateKey, tokensUsed: 1 }, scopes: [team], actualMicro: 1n });
+    assert.equal(await r.exists(keys[3]!), 0, 'an empty lease set is gone');
+    assert.equal((await c.admit(req({ scopes: [team], rateKey, nowMs: T0 + 61_000 }))).kind, 'ok');
+    for (const [i, t] of (await ttls()).entries()) assert.ok(t > 0, `${keys[i]} has a lifetime again (${t})`);
+  } finally {
+    await c.close();
+    r.disconnect();
+  }
+});
