@@ -41,7 +41,7 @@ export class RemotePGlite {
   readonly failure: Promise<Error> = new Promise((resolve) => { this.lost = resolve; });
 
   constructor(init: WorkerInit) {
-    this.worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: DB_THREAD_YOUNG_GENERATION_MB } });
+    this.worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: DB_THREAD_YOUNG_GENERATION_MB } });
     this.worker.on('message', (r: Reply) => {
       const c = this.calls.get(r.id);
       if (!c) return;

@@ -1,5 +1,5 @@
-// A migrated, empty embedded database, made once after `npm install` (the postinstall script
-// runs `node src/store/pglite-template.ts`) so that a first start copies it into the data dir
+// A migrated, empty embedded database, made once after `npm install` (the postinstall script,
+// src/postinstall.ts, or `node src/store/pglite-template.ts`) so that a first start copies it into the data dir
 // instead of running PostgreSQL's initdb and every migration in WebAssembly: measured here,
 // initdb alone takes ~2.3 s and loading a template ~0.6 s. It holds the schema only: the
 // first team, the operator token and everything else a start creates are made by that start.
@@ -57,8 +57,8 @@ export async function buildTemplate(cacheDir = CACHE_DIR): Promise<string> {
   return file;
 }
 
-// `node src/store/pglite-template.ts` (postinstall): never fails the install; without a
-// template a first start is only slower.
+// `node src/store/pglite-template.ts`: the template alone (the postinstall, src/postinstall.ts,
+// makes it too); never fails; without a template a first start is only slower.
 if (import.meta.main) {
   const t0 = performance.now();
   try {
