@@ -3,7 +3,8 @@
 // seed), a restart on the same data dir, and the RSS of the idle process some seconds after
 // each; beside them, in the same run, the RSS of a bare Fastify process (the floor of any
 // Node HTTP server here). Each start is repeated `--runs` times; medians are printed.
-// Usage: node bench/start-memory.ts [--runs 3] [--idle-seconds 8]
+// Usage: node bench/start-memory.ts [--runs 3] [--idle-seconds 8] [--env NAME=value …]
+// (--env sets a variable for Gantry's starts, e.g. --env GANTRY_PGLITE_SHARED_BUFFERS=16MB.)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 const arg = (name: string, def: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : def);
 const runs = arg('--runs', 3);
+const serveEnv: Record<string, string> = {};
+for (let i = 0; i < process.argv.length - 1; i++) {
+  if (process.argv[i] !== '--env') continue;
+  const kv = process.argv[i + 1]!;
+  if (!kv.includes('=')) throw new Error(`--env takes NAME=value, got ${kv}`);
+  serveEnv[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
+}
 const idleMs = arg('--idle-seconds', 8) * 1000;
 const root = new URL('..', import.meta.url).pathname;
 
@@ -51,15 +59,15 @@ const floor: number[] = [];
 for (let i = 0; i < runs; i++) {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-bench-start-'));
   try {
-    first.push(await measure(['src/main.ts', 'serve'], { GANTRY_DATA_DIR: dir }, /listening on/));
-    restart.push(await measure(['src/main.ts', 'serve'], { GANTRY_DATA_DIR: dir }, /listening on/));
+    first.push(await measure(['src/main.ts', 'serve'], { ...serveEnv, GANTRY_DATA_DIR: dir }, /listening on/));
+    restart.push(await measure(['src/main.ts', 'serve'], { ...serveEnv, GANTRY_DATA_DIR: dir }, /listening on/));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   floor.push((await measure(['--input-type=module', '-e', bare], {}, /listening/)).rssMb);
 }
 const f = (n: number) => n.toFixed(0);
-console.log(`runs ${runs}, idle ${idleMs / 1000} s (medians)`);
+console.log(`runs ${runs}, idle ${idleMs / 1000} s (medians)${Object.keys(serveEnv).length ? `, ${JSON.stringify(serveEnv)}` : ''}`);
 console.log(`first start: ${f(median(first.map((r) => r.startMs)))} ms, idle RSS ${f(median(first.map((r) => r.rssMb)))} MB`);
 console.log(`restart:     ${f(median(restart.map((r) => r.startMs)))} ms, idle RSS ${f(median(restart.map((r) => r.rssMb)))} MB`);
 console.log(`bare Fastify idle RSS ${f(median(floor))} MB`);

@@ -309,7 +309,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     problems.push(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
   const sharedBuffers = env.GANTRY_PGLITE_SHARED_BUFFERS || DEFAULT_SHARED_BUFFERS;
-  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) problems.push(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${sharedBuffers}"`);
+  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) problems.push(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 16MB (kB, MB or GB), got "${sharedBuffers}"`);
   const host = env.HOST || '127.0.0.1';
   const port = int('PORT', 8080, 0, 65535);
   const config: Config = {

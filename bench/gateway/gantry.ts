@@ -39,10 +39,12 @@ if (adminUrl && !joined) {
 }
 const config = loadConfig({
   LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir,
+  // as `gantry serve` reads it (bench it with GANTRY_PGLITE_SHARED_BUFFERS=16MB …)
+  ...(process.env.GANTRY_PGLITE_SHARED_BUFFERS ? { GANTRY_PGLITE_SHARED_BUFFERS: process.env.GANTRY_PGLITE_SHARED_BUFFERS } : {}),
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   ...(databaseUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
 });
-const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
+const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES], sharedBuffers: config.pgliteSharedBuffers });
 if (!joined) await migrateStore(store);
 const creds = joined ? null : await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 0n });
 const { app, services } = await buildApp({ config, store, clock: systemClock, logger: false });

@@ -1,4 +1,4 @@
-// The embedded database starts with the configured shared_buffers (32 MB unless
+// The embedded database starts with the configured shared_buffers (16 MB unless
 // GANTRY_PGLITE_SHARED_BUFFERS says otherwise), on the worker thread and on the calling one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,12 +17,12 @@ async function sharedBuffers(opts: { pgliteThread: boolean; sharedBuffers?: stri
 }
 
 test('PGlite starts with the configured shared_buffers', async () => {
-  assert.equal(await sharedBuffers({ pgliteThread: true }), '32MB');
-  assert.equal(await sharedBuffers({ pgliteThread: false, sharedBuffers: '16MB' }), '16MB');
+  assert.equal(await sharedBuffers({ pgliteThread: true }), '16MB');
+  assert.equal(await sharedBuffers({ pgliteThread: false, sharedBuffers: '32MB' }), '32MB');
 });
 
 test('GANTRY_PGLITE_SHARED_BUFFERS is validated', () => {
-  assert.equal(loadConfig({}).pgliteSharedBuffers, '32MB');
+  assert.equal(loadConfig({}).pgliteSharedBuffers, '16MB');
   assert.equal(loadConfig({ GANTRY_PGLITE_SHARED_BUFFERS: '64MB' }).pgliteSharedBuffers, '64MB');
   assert.throws(() => loadConfig({ GANTRY_PGLITE_SHARED_BUFFERS: '64 parsecs' }), /GANTRY_PGLITE_SHARED_BUFFERS must be a size/);
 });
