@@ -1,7 +1,8 @@
 // The entry: `node src/main.ts serve | migrate | admin …` (npm start, bin/gantry.mjs). It loads
-// nothing but lib/malloc-tuning.ts (and the small lib/drizzle-resolve.ts) before deciding whether the server re-executes itself with
-// glibc's allocator tuned (that module says why), so a re-execution costs a bare Node start
-// (~20 ms) rather than the ~100 modules of the commands (src/cli/commands.ts) loaded twice.
+// nothing but three small modules of lib/ before deciding whether the server re-executes
+// itself with glibc's allocator tuned (malloc-tuning.ts says why), so a re-execution costs a
+// bare Node start (~20 ms) rather than the ~100 modules of the commands (src/cli/commands.ts)
+// loaded twice.
 import { reexecWithMallocTuning } from './lib/malloc-tuning.ts';
 import './lib/drizzle-resolve.ts'; // before anything loads drizzle-orm: ~0.4 s of a start (that module says why)
 import { useCompileCache } from './lib/compile-cache.ts';

@@ -39,8 +39,7 @@ if (adminUrl && !joined) {
 }
 const config = loadConfig({
   LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir,
-  // as `gantry serve` reads it (bench it with GANTRY_PGLITE_SHARED_BUFFERS=16MB …)
-  ...(process.env.GANTRY_PGLITE_SHARED_BUFFERS ? { GANTRY_PGLITE_SHARED_BUFFERS: process.env.GANTRY_PGLITE_SHARED_BUFFERS } : {}),
+  GANTRY_PGLITE_SHARED_BUFFERS: process.env.GANTRY_PGLITE_SHARED_BUFFERS, // as `gantry serve` reads it
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   ...(databaseUrl && process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
 });

@@ -1,5 +1,5 @@
 // A migrated, empty embedded database, made once after `npm install` (the postinstall script,
-// src/postinstall.ts, or `node src/store/pglite-template.ts`) so that a first start copies it into the data dir
+// src/postinstall.ts) so that a first start copies it into the data dir
 // instead of running PostgreSQL's initdb and every migration in WebAssembly: measured here,
 // initdb alone takes ~2.3 s and loading a template ~0.6 s. It holds the schema only: the
 // first team, the operator token and everything else a start creates are made by that start.
@@ -55,16 +55,4 @@ export async function buildTemplate(cacheDir = CACHE_DIR): Promise<string> {
   renameSync(tmp, file); // atomic: a start never reads a half-written template
   for (const f of readdirSync(cacheDir)) if (/^pglite-.*\.tar$/.test(f) && join(cacheDir, f) !== file) rmSync(join(cacheDir, f), { force: true });
   return file;
-}
-
-// `node src/store/pglite-template.ts`: the template alone (the postinstall, src/postinstall.ts,
-// makes it too); never fails; without a template a first start is only slower.
-if (import.meta.main) {
-  const t0 = performance.now();
-  try {
-    const file = await buildTemplate();
-    process.stdout.write(`gantry: embedded database template ready (${file}, ${Math.round(performance.now() - t0)} ms)\n`);
-  } catch (e) {
-    process.stdout.write(`gantry: no embedded database template (${(e as Error).message}); the first start runs initdb instead\n`);
-  }
 }
