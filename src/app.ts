@@ -13,6 +13,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerValidation } from './http/plugins/validation.ts';
+import { LazySchemas } from './http/lazy-schemas.ts';
 import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { parseQuery } from './http/querystring.ts';
 import { ROUTES } from './http/routes/index.ts';
@@ -71,6 +72,8 @@ export interface BuiltApp {
   app: App;
   services: Services;
   routes: RouteEntry[];
+  /** The route schemas, compiled at their first use; compileAll() compiles the rest now (tests). */
+  schemas: LazySchemas;
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
   const hostRewrite = serverlessHostRewrite(deps.config.serverless.domain, deps.config.serverless.publicBaseUrl);
   const rewrite = hostRewrite ? { rewriteUrl: hostRewrite } : {};
+  const schemas = new LazySchemas(); // route schemas compile at first use (lazy-schemas.ts)
   const app = Fastify({
     logger,
     genReqId: (req) => {
@@ -88,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     frameworkErrors,
     clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: schemas.serializers() } },
     ...rewrite,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -153,7 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     transform: documentResponses, // responses documented without serializing by them (config.docResponses)
   });
   registerDocsPage(app); // the API reference page, loaded on its first request
-  registerValidation(app);
+  registerValidation(app, schemas);
   registerErrorHandling(app, services.health);
   registerAuth(app, services);
   registerMetrics(app, { usage: () => sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => health.snapshot() });
@@ -161,5 +166,5 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
   if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
-  return { app, services, routes };
+  return { app, services, routes, schemas };
 }

@@ -8,6 +8,7 @@ import { AppError } from '../../lib/errors.ts';
 import { errorCodes } from 'fastify';
 import { OffThreadJson } from '../json-off-thread.ts';
 import type { App } from '../types.ts';
+import type { LazySchemas } from '../lazy-schemas.ts';
 
 function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   // verbose: errors carry their schema, so a 400 can tell a field's whole range (errors.ts)
@@ -18,7 +19,8 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   return ajv;
 }
 
-export function registerValidation(app: App): void {
+/** Validators are compiled at their route's first request (lazy-schemas.ts says why). */
+export function registerValidation(app: App, schemas: LazySchemas): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
   // Model calls forward their body to the upstream and store none of its strings: a NUL in a
@@ -32,7 +34,7 @@ export function registerValidation(app: App): void {
   });
   app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
     const isBody = httpPart === 'body';
-    return judged((isBody ? body : text).compile(schema), {
+    return judged(schemas.defer(() => (isBody ? body : text).compile(schema)), {
       optional: isBody && (schema as Record<string, unknown>)['~optional'] === true,
       forwarded: isBody && forwardedBodies.has(`${method} ${url}`),
     });
@@ -55,9 +57,10 @@ type Check = ((data: unknown, ctx?: { parentData?: Record<string, unknown>; pare
  * "body: must be object". Fastify uses the `value` a validator returns as the new body.
  * `forwarded`: a model call's body, passed to the upstream as the client wrote it.
  */
-function judged(validate: ValidateFunction, opts: { optional: boolean; forwarded: boolean }): Check {
+function judged(compiled: () => ValidateFunction, opts: { optional: boolean; forwarded: boolean }): Check {
   const check: Check = (data, ctx) => {
     if (opts.optional && (data === null || data === undefined)) return { value: {} };
+    const validate = compiled();
     const ok = validate(data, ctx as never);
     check.errors = validate.errors;
     if (!ok || opts.forwarded) return ok;
@@ -67,8 +70,9 @@ function judged(validate: ValidateFunction, opts: { optional: boolean; forwarded
     return false;
   };
   check.errors = null;
-  // Fastify passes the parent (so AJV may coerce the root) only to a function that has this
-  if ((validate as { schemaEnv?: unknown }).schemaEnv) check.schemaEnv = (validate as { schemaEnv?: unknown }).schemaEnv;
+  // Fastify passes the parent (so AJV may coerce the root) only to a function that has this;
+  // every function AJV compiles has one, so it is set before the compile it stands for
+  check.schemaEnv = true;
   return check;
 }
 

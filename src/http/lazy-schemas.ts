@@ -1,0 +1,55 @@
+// Route schemas compiled at their first use rather than at the start. Compiling every route's
+// request validators (ajv) and response serializers (fast-json-stringify) was ~0.6 s of each
+// start, on the main thread, after the database was ready (bench/README.md, "first start");
+// and the code of a route nobody calls need never be built nor kept in memory.
+// `compileAll()` compiles whatever is still pending: a test proves every schema compiles,
+// so a broken schema fails the suite, never a user's first request.
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+
+type SerializerFactory = ReturnType<typeof SerializerSelector>;
+
+export class LazySchemas {
+  readonly #pending = new Set<() => unknown>();
+
+  /** A getter that runs `compile` once, at its first call (or at compileAll), and keeps the result. */
+  defer<F>(compile: () => F): () => F {
+    let compiled: F | undefined;
+    const get = (): F => {
+      if (compiled === undefined) {
+        compiled = compile();
+        this.#pending.delete(get);
+      }
+      return compiled;
+    };
+    this.#pending.add(get);
+    return get;
+  }
+
+  /** Compiles every schema not compiled yet; how many there were. Throws what a compile throws. */
+  compileAll(): number {
+    const pending = [...this.#pending];
+    for (const get of pending) get();
+    return pending.length;
+  }
+
+  /** How many schemas are still waiting for their first use. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Fastify's `schemaController.compilersFactory.buildSerializer`: its default serializers
+   * (fast-json-stringify, with the shared schemas added by addSchema), each compiled at the
+   * first answer it serializes.
+   */
+  serializers(): SerializerFactory {
+    const build = SerializerSelector();
+    return (externalSchemas, options) => {
+      const compile = build(externalSchemas, options);
+      return (route) => {
+        const get = this.defer(() => compile(route));
+        return (doc) => get()(doc);
+      };
+    };
+  }
+}
