@@ -50,7 +50,7 @@ export function startEmbedded(opts: EmbeddedInit): EmbeddedStart {
   try {
     const fromTemplate = opts.dataDir && opts.template && !opts.loadDataDir && !holdsDatabase(opts.dataDir) ? opts.template : undefined;
     const remote = new RemotePGlite({
-      dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, loadDataDirPath: fromTemplate, sharedBuffers: opts.sharedBuffers, procedures: opts.procedures ?? [],
+      dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, template: fromTemplate, sharedBuffers: opts.sharedBuffers, procedures: opts.procedures ?? [],
     });
     return { remote, lock, dataDir: opts.dataDir };
   } catch (e) {

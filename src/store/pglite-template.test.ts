@@ -3,7 +3,7 @@
 // template made for other migrations or another PGlite is never used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -48,12 +48,40 @@ test('a first start from the template holds what initdb and every migration give
 test('a template made for other migrations or another PGlite is not found, and a new one replaces it', async () => {
   const cache = mkdtempSync(join(tmpdir(), 'gantry-tpl-cache-'));
   try {
-    writeFileSync(join(cache, 'pglite-0.0.1-0000000000000000.tar'), 'stale');
+    writeFileSync(join(cache, 'pglite-0.0.1-0000000000000000.tar'), 'stale'); // the tar this once was
+    mkdirSync(join(cache, 'pglite-0.0.2-0000000000000000'));
+    writeFileSync(join(cache, 'pglite-0.0.2-0000000000000000', 'PG_VERSION'), '17');
     assert.equal(findTemplate(cache), undefined);
+    mkdirSync(templatePath(cache)); // this install's, but cut short: no PG_VERSION
+    assert.equal(findTemplate(cache), undefined, 'an incomplete template is not used');
     const file = await buildTemplate(cache);
     assert.equal(file, templatePath(cache));
-    assert.deepEqual(readdirSync(cache), [file.slice(cache.length + 1)], 'the stale one is gone');
+    assert.deepEqual(readdirSync(cache), [file.slice(cache.length + 1)], 'the stale ones are gone');
+    assert.equal(findTemplate(cache), file);
+    assert.equal(existsSync(join(file, 'gantry.lock')), false, "the build's lock is not part of it");
   } finally {
     rmSync(cache, { recursive: true, force: true });
+  }
+});
+
+test('a first start whose copy of the template was cut short (no PG_VERSION yet) copies it again and opens a whole database', async () => {
+  const cache = mkdtempSync(join(tmpdir(), 'gantry-tpl-cache-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-tpl-cut-'));
+  try {
+    const file = await buildTemplate(cache);
+    // what a kill during the copy leaves: some of the files, one of them cut, and not PG_VERSION
+    cpSync(join(file, 'global'), join(dataDir, 'global'), { recursive: true });
+    truncateSync(join(dataDir, 'global', 'pg_control'), 100);
+    assert.equal(holdsDatabase(dataDir), false);
+    const store = await openStore({ started: startEmbedded({ dataDir, template: file }) });
+    try {
+      assert.ok((await tables(store)).some((t) => t.startsWith('teams:')), 'the migrated schema is there');
+      assert.ok((await applied(store)).length > 0);
+    } finally {
+      await store.close();
+    }
+    assert.equal(holdsDatabase(dataDir), true);
+  } finally {
+    for (const d of [cache, dataDir]) rmSync(d, { recursive: true, force: true });
   }
 });

@@ -1,12 +1,15 @@
 // A migrated, empty embedded database, made once after `npm install` (the postinstall script,
-// src/postinstall.ts) so that a first start copies it into the data dir
-// instead of running PostgreSQL's initdb and every migration in WebAssembly: measured here,
-// initdb alone takes ~2.3 s and loading a template ~0.6 s. It holds the schema only: the
-// first team, the operator token and everything else a start creates are made by that start.
+// src/postinstall.ts) so that a first start copies it into the data dir instead of running
+// PostgreSQL's initdb and every migration in WebAssembly: measured here, initdb alone takes
+// ~2.3 s. It is a data directory PGlite made and shut down cleanly, copied file by file on the
+// database thread before PGlite opens it, so a first start opens its database as a restart
+// does; a tar loaded through PGlite's `loadDataDir` (what this was before) cost 0.2–0.4 s more,
+// unpacked in JavaScript (bench/README.md, "first start"). It holds the schema only: the first
+// team, the operator token and everything else a start creates are made by that start.
 // It is used only when it matches this install exactly (PGlite's version and the migration
 // files, in its name); otherwise, or when it is missing, a first start runs initdb as before.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,31 +31,51 @@ function pgliteVersion(): string {
 }
 
 export function templatePath(cacheDir = CACHE_DIR): string {
-  return join(cacheDir, `pglite-${pgliteVersion()}-${migrationsHash()}.tar`);
+  return join(cacheDir, `pglite-${pgliteVersion()}-${migrationsHash()}`);
 }
 
-/** The template's path when one matching this install exists. */
+/** PostgreSQL's mark of a data directory (embedded-start.ts holdsDatabase reads it too). */
+const MARK = 'PG_VERSION';
+
+/** The template's path when a complete one matching this install exists. */
 export function findTemplate(cacheDir = CACHE_DIR): string | undefined {
   const p = templatePath(cacheDir);
-  return existsSync(p) ? p : undefined;
+  return existsSync(join(p, MARK)) ? p : undefined;
 }
 
-/** Makes the template (in memory, then written atomically) and removes stale ones. */
+/** Makes the template (in a directory of its own, renamed into place whole) and removes stale ones. */
 export async function buildTemplate(cacheDir = CACHE_DIR): Promise<string> {
-  const { openStore, migrateStore } = await import('./db.ts');
-  const store = await openStore({ pgliteThread: false });
-  let dump: Blob;
-  try {
-    await migrateStore(store);
-    dump = await store.pglite!.dumpDataDir('none');
-  } finally {
-    await store.close();
-  }
+  const [{ openStore, migrateStore }, { LOCK_FILE }] = await Promise.all([import('./db.ts'), import('./data-dir-lock.ts')]);
   mkdirSync(cacheDir, { recursive: true });
-  const file = templatePath(cacheDir);
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
-  renameSync(tmp, file); // atomic: a start never reads a half-written template
-  for (const f of readdirSync(cacheDir)) if (/^pglite-.*\.tar$/.test(f) && join(cacheDir, f) !== file) rmSync(join(cacheDir, f), { force: true });
-  return file;
+  const dir = templatePath(cacheDir);
+  const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const store = await openStore({ dataDir: tmp, pgliteThread: false });
+    try {
+      await migrateStore(store);
+    } finally {
+      await store.close(); // a clean shutdown: a checkpoint, nothing left to recover
+    }
+    rmSync(join(tmp, LOCK_FILE), { force: true }); // the build's own lock: a copy must never overwrite a start's
+    rmSync(dir, { recursive: true, force: true }); // one an earlier install made for the same version
+    renameSync(tmp, dir); // a start never finds a half-made template
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  for (const f of readdirSync(cacheDir)) if (/^pglite-/.test(f) && join(cacheDir, f) !== dir) rmSync(join(cacheDir, f), { recursive: true, force: true });
+  return dir;
+}
+
+/**
+ * Copies the template into a data dir that holds no database yet (a first start, on the
+ * database thread before PGlite opens it). PG_VERSION, what makes a directory hold a database,
+ * is copied last: a copy cut short (a kill) is redone whole by the next start rather than
+ * opened. The files keep the template's modes, which the build made private (pglite-modes.ts).
+ */
+export function copyTemplate(template: string, dataDir: string): void {
+  for (const name of readdirSync(template)) {
+    if (name !== MARK) cpSync(join(template, name), join(dataDir, name), { recursive: true, force: true });
+  }
+  cpSync(join(template, MARK), join(dataDir, MARK));
 }

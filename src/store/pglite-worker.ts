@@ -5,7 +5,6 @@
 // Procedures: modules named at start whose functions run here, next to the data, over a
 // Drizzle instance of their own (the usage writer builds its large batches here, not on the
 // main thread that serves HTTP).
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -13,13 +12,14 @@ import * as schema from './schema.ts';
 import type { Db } from './db.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { pgliteOptions } from './pglite-options.ts';
+import { copyTemplate } from './pglite-template.ts';
 import { collectAfterStart } from '../lib/gc.ts';
 
 export interface WorkerInit {
   dataDir?: string | undefined;
   loadDataDir?: Blob | undefined;
-  /** a dump on disk to start from (a first start from pglite-template.ts), read on this thread */
-  loadDataDirPath?: string | undefined;
+  /** a migrated empty data dir (pglite-template.ts) copied into dataDir before PGlite opens it: a first start */
+  template?: string | undefined;
   /** URLs of modules exporting `procedures: Record<string, Procedure>`. */
   procedures?: string[];
   /** PostgreSQL's shared_buffers (pgliteOptions) */
@@ -43,7 +43,8 @@ export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok
 const port = parentPort!;
 const init = workerData as WorkerInit;
 if (init.dataDir) keepPgliteFilesPrivate();
-const pg = new PGlite(pgliteOptions(init.loadDataDirPath ? { ...init, loadDataDir: new Blob([readFileSync(init.loadDataDirPath)]) } : init));
+if (init.template && init.dataDir) copyTemplate(init.template, init.dataDir);
+const pg = new PGlite(pgliteOptions(init));
 const procedures = loadProcedures(init.procedures ?? []);
 // this thread's start garbage (lib/gc.ts), once the database and the procedures are loaded
 void Promise.all([pg.waitReady, procedures]).then(() => collectAfterStart(), () => {});
