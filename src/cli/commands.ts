@@ -19,6 +19,11 @@ interface Prepared {
   credentialsPath: string;
   /** Why the first start's credentials could not be saved (they were printed at once instead). */
   saveError?: Error;
+  /**
+   * The first start's demo media catalogue, under way (it never fails: a failure is said on
+   * stderr). Left running while the app is built: serve listens once both are done.
+   */
+  seeded: Promise<void>;
 }
 
 // The store, the app and their dependencies load only for serve and migrate: `gantry admin …`
@@ -66,11 +71,10 @@ async function prepare(config: Config, embedded: EmbeddedStart | undefined): Pro
       process.stdout.write(['First start: created an operator token and a first team. These are shown once:', ...credentialLines(creds),
         `Could not save them to ${path} (${saveError.message}): copy them now. `
         + 'A lost operator token can be replaced with `gantry admin token rotate`.'].join('\n') + '\n');
-      return { store, creds, credentialsPath: path, saveError };
+      return { store, creds, credentialsPath: path, saveError, seeded: Promise.resolve() };
     }
   }
-  if (creds) await seedMediaDemoFiles(config, ctx);
-  return { store, creds, credentialsPath: path };
+  return { store, creds, credentialsPath: path, seeded: creds ? seedMediaDemoFiles(config, ctx) : Promise.resolve() };
 }
 
 /**
@@ -79,8 +83,8 @@ async function prepare(config: Config, embedded: EmbeddedStart | undefined): Pro
  * the demo (said on stderr; `gantry admin media import` adds records any time).
  */
 async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
-  const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('../store/blobs/index.ts'), import('../domain/media/demo.ts')]);
   try {
+    const [{ openBlobStore }, { seedMediaDemo }] = await Promise.all([import('../store/blobs/index.ts'), import('../domain/media/demo.ts')]);
     const blobs = await openBlobStore(config.blobs);
     try {
       await seedMediaDemo(ctx, blobs);
@@ -109,8 +113,9 @@ async function serve(config: Config): Promise<void> {
   const prepared = prepare(config, await startDatabase(config, 'serve'));
   prepared.catch(() => {}); // awaited below; a failure there is reported there
   const [{ buildApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
-  const { store, creds, credentialsPath, saveError } = await prepared;
-  const { app } = await buildApp({ config, store, clock: systemClock });
+  const { store, creds, credentialsPath, saveError, seeded } = await prepared;
+  // the demo catalogue's queries run on the database thread while this one builds the app
+  const [{ app }] = await Promise.all([buildApp({ config, store, clock: systemClock }), seeded]);
   // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
   // it; the usage journal is replayed at the next start, so no answered request is lost.
   void store.failure?.then((e) => {
@@ -189,7 +194,8 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 async function migrate(config: Config): Promise<void> {
-  const { store, creds, credentialsPath, saveError } = await prepare(config, await startDatabase(config, 'migrate'));
+  const { store, creds, credentialsPath, saveError, seeded } = await prepare(config, await startDatabase(config, 'migrate'));
+  await seeded;
   process.stdout.write(`migrated${creds && !saveError ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
   if (saveError) process.exitCode = 1;
   await store.close();

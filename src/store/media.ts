@@ -65,14 +65,18 @@ export async function deleteUnavailableModel(db: DbOrTx, id: number): Promise<Me
 }
 
 export async function insertMediaModel(db: DbOrTx, row: NewMediaModelRow): Promise<MediaModelRow> {
-  const [r] = await db.insert(mediaModels).values(row).returning();
+  const [r] = await insertMediaModels(db, [row]);
   return r!;
 }
 
-/** A public record by the name tasks use, if any. */
-export async function findPublicModelByName(db: DbOrTx, sdNameInApi: string): Promise<MediaModelRow | undefined> {
-  const [r] = await db.select().from(mediaModels).where(and(isNull(mediaModels.teamId), eq(mediaModels.sdNameInApi, sdNameInApi)));
-  return r;
+/** Several records in one statement: all or none. */
+export async function insertMediaModels(db: DbOrTx, rows: NewMediaModelRow[]): Promise<MediaModelRow[]> {
+  return db.insert(mediaModels).values(rows).returning();
+}
+
+/** Public records by the names tasks use (those that exist). */
+export async function findPublicModelsByNames(db: DbOrTx, sdNamesInApi: string[]): Promise<MediaModelRow[]> {
+  return db.select().from(mediaModels).where(and(isNull(mediaModels.teamId), inArray(mediaModels.sdNameInApi, sdNamesInApi)));
 }
 
 /** The records a team may use under a name: its own first, then the public one. */

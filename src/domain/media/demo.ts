@@ -4,7 +4,7 @@
 // hashes to hash_sha256 like any other record's.
 import type { Ctx } from '../context.ts';
 import type { BlobStore } from '../../store/blobs/index.ts';
-import { checkModelInput, importPublicModel, type ModelInput } from './catalogue.ts';
+import { checkModelInput, importPublicModels, type ModelInput } from './catalogue.ts';
 
 type Demo = [type: string, sdName: string, opts?: { sdxl?: boolean; inpainting?: boolean; source?: string; base?: string; tags?: string[] }];
 
@@ -64,10 +64,7 @@ async function* bytesOf(b: Buffer): AsyncGenerator<Uint8Array> {
 
 /** Import the demo records (a record already there under the same name is replaced). Returns how many. */
 export async function seedMediaDemo(ctx: Ctx, blobs: BlobStore): Promise<number> {
-  const inputs = demoInputs();
-  for (const input of inputs) {
-    const m = checkModelInput(input, input.sd_name!, { public: true });
-    await importPublicModel(ctx, blobs, m, bytesOf(demoFileBytes(m.sdName)));
-  }
-  return inputs.length;
+  const models = demoInputs().map((input) => checkModelInput(input, input.sd_name!, { public: true }));
+  await importPublicModels(ctx, blobs, models.map((model) => ({ model, stream: bytesOf(demoFileBytes(model.sdName)) })));
+  return models.length;
 }
