@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, statSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { COMPILE_CACHE_DIR } from './lib/compile-cache.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-main-'));
@@ -71,6 +72,10 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
     assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
     const argv = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
     for (const f of ['--max-semi-space-size=16', '--heap-growing-percent=50']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
+    // and with the compile cache named, so Node had it on before the first module (lib/compile-cache.ts)
+    if (process.env.NODE_COMPILE_CACHE === undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
+      assert.equal(environOf(first.child.pid!).NODE_COMPILE_CACHE, COMPILE_CACHE_DIR);
+    }
   }
   await stop(first.child);
 

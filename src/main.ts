@@ -5,10 +5,10 @@
 // loaded twice.
 import { reexecWithMallocTuning } from './lib/malloc-tuning.ts';
 import './lib/drizzle-resolve.ts'; // before anything loads drizzle-orm: ~0.4 s of a start (that module says why)
-import { useCompileCache } from './lib/compile-cache.ts';
+import { compileCacheEnv, useCompileCache } from './lib/compile-cache.ts';
 
 const argv = process.argv.slice(2);
-reexecWithMallocTuning(argv[0] ?? 'serve');
-useCompileCache(); // after the re-execution: its flags are part of the cache's key
+reexecWithMallocTuning(argv[0] ?? 'serve', compileCacheEnv(process.env)); // on from the new image's start (compile-cache.ts)
+useCompileCache(); // without a re-execution; after it, since its flags are part of the cache's key
 const { main } = await import('./cli/commands.ts');
 await main(argv);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMPILE_CACHE_DIR } from './compile-cache.ts';
+import { COMPILE_CACHE_DIR, compileCacheEnv } from './compile-cache.ts';
 
 const script = `
   const { useCompileCache } = await import(${JSON.stringify(new URL('./compile-cache.ts', import.meta.url).href)});
@@ -28,4 +28,10 @@ test('the compile cache is ours by default; an operator\'s NODE_COMPILE_CACHE or
     rmSync(theirs, { recursive: true, force: true });
   }
   assert.equal(cacheDir({ NODE_DISABLE_COMPILE_CACHE: '1' }), null, 'off when the operator turns it off');
+});
+
+test('a re-execution names our cache in its environment, unless the operator chose one or turned it off', () => {
+  assert.deepEqual(compileCacheEnv({}), { NODE_COMPILE_CACHE: COMPILE_CACHE_DIR });
+  assert.deepEqual(compileCacheEnv({ NODE_COMPILE_CACHE: '/srv/cache' }), {});
+  assert.deepEqual(compileCacheEnv({ NODE_DISABLE_COMPILE_CACHE: '1' }), {});
 });

@@ -43,12 +43,15 @@ export function wantsMallocReexec(command: string, env: NodeJS.ProcessEnv, platf
     && (env[MALLOC_VARIABLE] === undefined || missingV8Flags(flags, env.NODE_OPTIONS).length > 0);
 }
 
-/** Replaces this process with itself plus the threshold and flags when wantsMallocReexec; otherwise returns. */
-export function reexecWithMallocTuning(command: string): void {
+/**
+ * Replaces this process with itself plus the threshold and flags when wantsMallocReexec;
+ * otherwise returns. `env`: more for the new image's environment (compile-cache.ts's).
+ */
+export function reexecWithMallocTuning(command: string, env: Record<string, string> = {}): void {
   if (!wantsMallocReexec(command, process.env, process.platform, execArgv)) return;
   try {
     process.execve?.(process.execPath, [process.execPath, ...execArgv, ...missingV8Flags(execArgv, process.env.NODE_OPTIONS), ...process.argv.slice(1)],
-      { ...process.env, [MALLOC_VARIABLE]: process.env[MALLOC_VARIABLE] ?? MALLOC_MMAP_THRESHOLD });
+      { ...process.env, ...env, [MALLOC_VARIABLE]: process.env[MALLOC_VARIABLE] ?? MALLOC_MMAP_THRESHOLD });
   } catch {
     // execve refused (a sandbox, an exotic runtime): serve as we are, with the defaults
   }
