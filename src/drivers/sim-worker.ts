@@ -9,12 +9,13 @@
 //    router kept to `maxConcurrent`, whichever replica sent them.
 // Request headers `x-sim-delay-ms: N` delay the answer N ms (real time) and
 // `x-sim-status: N` answers with that status.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../lib/clock.ts';
 import { SimUpstream } from '../gateway/upstreams/sim.ts';
 import type { Endpoint } from '../gateway/upstreams/upstream.ts';
+import { nodeHttp } from '../lib/node-http.ts';
 
 /** The simulated model a worker serves: a small context so tests can reach its limits. */
 const WORKER_MODEL = { id: 'sim-worker-llm', contextSize: 8192 };
@@ -46,7 +47,7 @@ export class SimWorkerServer {
     const failAfter = opts.envs.find((e) => e.key === 'SIM_HEALTH_FAIL_AFTER_S')?.value;
     this.healthFailAfterMs = failAfter !== undefined && Number.isFinite(Number(failAfter)) ? Number(failAfter) * 1000 : undefined;
     this.llm = new SimUpstream({ ttftMs: opts.ttftMs ?? 5, tokensPerSecond: opts.tokensPerSecond ?? 2000 });
-    this.server = createServer((req, res) => {
+    this.server = nodeHttp.createServer((req, res) => {
       this.handle(req, res).catch((e: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: e instanceof Error ? e.message : String(e) }));

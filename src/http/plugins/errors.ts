@@ -1,15 +1,17 @@
 // One handler renders every failure as {code, reason, message, metadata}, in the reason
 // family of the route (families.ts). A 5xx never leaks internals; no answer echoes the
 // request's path or body back (a client's own bytes are never reflected).
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../../lib/errors.ts';
 import { DependencyDown, dependencyRefusal, isDatabaseUnreachable } from '../../lib/dependencies.ts';
 import type { DependencyHealth } from '../../store/health.ts';
 import { newId } from '../../lib/ids.ts';
+import { nodeHttp } from '../../lib/node-http.ts';
 import { familyOfPath, reasonInFamily, type Family } from '../families.ts';
 import type { App } from '../types.ts';
+
+const { STATUS_CODES } = nodeHttp; // not an import of node:http (lib/node-http.ts says why)
 
 /** The family of the route that answers (declared in its config), or of the path when no route matched. */
 export function familyOf(req: FastifyRequest): Family {
