@@ -7,7 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Gc = (opts?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
+type Gc = (opts?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
 
 let gc: Gc | null | undefined;
 
@@ -28,14 +28,7 @@ export function collectNow(type: 'minor' | 'major'): void {
   collector()?.({ type });
 }
 
-/**
- * Once the start is over (`afterMs`), not holding the process open: a collection that also
- * gives back the memory V8 keeps pooled for later ('last-resort': several full passes, made
- * to reduce the footprint, what V8's own memory reducer does only after ~10 s of idleness).
- * A plain major collection here left an idle server at ~260 MB until that reducer ran, ~12 s
- * after the start; this one brings it to ~205 MB from the 3rd second on (bench/README.md).
- */
+/** A major collection once the start is over (`afterMs`), not holding the process open. */
 export function collectAfterStart(afterMs = 2000): void {
-  // 65–170 ms once, on each thread that calls it (measured here), instead of ~10 s later
-  setTimeout(() => collector()?.({ type: 'major', flavor: 'last-resort' }), afterMs).unref();
+  setTimeout(() => collectNow('major'), afterMs).unref();
 }
