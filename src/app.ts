@@ -110,8 +110,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     checkFamily(r.url, r.config?.family);
     // The body limit of the route's family, unless the route sets its own (config.bodyLimits).
     r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
+    const modelCall = r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels';
     for (const method of [r.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family });
+      if (modelCall) schemas.eager.add(`${method} ${r.url}`); // the hot path's schemas compile now (lazy-schemas.ts)
     }
   });
   // Every answer carries its request id (set up front: errors and 404s keep it too).

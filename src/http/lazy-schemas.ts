@@ -4,15 +4,28 @@
 // and the code of a route nobody calls need never be built nor kept in memory.
 // `compileAll()` compiles whatever is still pending: a test proves every schema compiles,
 // so a broken schema fails the suite, never a user's first request.
+// The model calls' schemas (`eager`) are compiled at the start all the same: they are the
+// hot path, and their big ones (chat completions, responses) take 15–30 ms each, which a
+// first request would otherwise wait for in one turn of the event loop, holding every other
+// request (test/big-inputs.test.ts allows 50 ms).
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 
 export class LazySchemas {
   readonly #pending = new Set<() => unknown>();
+  /** Routes (`METHOD /url`) whose schemas compile at once rather than at first use. */
+  readonly eager = new Set<string>();
 
-  /** A getter that runs `compile` once, at its first call (or at compileAll), and keeps the result. */
-  defer<F>(compile: () => F): () => F {
+  /**
+   * A getter that runs `compile` once, at its first call (or at compileAll), and keeps the
+   * result; at once when `route` is one of `eager`.
+   */
+  defer<F>(compile: () => F, route?: string): () => F {
+    if (route !== undefined && this.eager.has(route)) {
+      const now = compile();
+      return () => now;
+    }
     let compiled: F | undefined;
     const get = (): F => {
       if (compiled === undefined) {
@@ -47,7 +60,7 @@ export class LazySchemas {
     return (externalSchemas, options) => {
       const compile = build(externalSchemas, options);
       return (route) => {
-        const get = this.defer(() => compile(route));
+        const get = this.defer(() => compile(route), `${route.method} ${route.url}`);
         return (doc) => get()(doc);
       };
     };

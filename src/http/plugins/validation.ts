@@ -34,7 +34,7 @@ export function registerValidation(app: App, schemas: LazySchemas): void {
   });
   app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
     const isBody = httpPart === 'body';
-    return judged(schemas.defer(() => (isBody ? body : text).compile(schema)), {
+    return judged(schemas.defer(() => (isBody ? body : text).compile(schema), `${method} ${url}`), {
       optional: isBody && (schema as Record<string, unknown>)['~optional'] === true,
       forwarded: isBody && forwardedBodies.has(`${method} ${url}`),
     });
