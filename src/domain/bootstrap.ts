@@ -3,6 +3,8 @@
 import { newOperatorToken, sha256Hex } from '../lib/ids.ts';
 import { unitsToMicro } from '../lib/money.ts';
 import type { Ctx } from './context.ts';
+import { inTransaction } from './changes.ts';
+import type { Db } from '../store/db.ts';
 import { claimSetting } from '../store/settings.ts';
 import { OPERATOR_TOKEN_KEY } from './operator-token.ts';
 import { createTeam } from './accounts/teams.ts';
@@ -47,9 +49,18 @@ export const DEFAULT_SEEDERS: Seeder[] = [seedCompute];
 
 /**
  * Seed an empty store once. Returns the credentials on the run that seeded, null later.
- * Safe when several replicas start at once: only the one that claims the token key seeds.
+ * All of it is one transaction: a start that dies halfway (a kill, a seeder that fails)
+ * leaves nothing, and the next start seeds; the token claimed first would otherwise mark
+ * the store seeded forever, without its team or catalogue. Safe when several replicas
+ * start at once: only the one that claims the token key seeds (the others wait on that
+ * key until it commits, then find it taken).
  */
 export async function bootstrap(ctx: Ctx, opts: { seedVoucherUnits: bigint; seeders?: Seeder[] }): Promise<Credentials | null> {
+  // Nested transactions (a team, a posting) become savepoints of this one.
+  return inTransaction(ctx, (tx) => seed({ ...ctx, db: tx as unknown as Db }, opts));
+}
+
+async function seed(ctx: Ctx, opts: { seedVoucherUnits: bigint; seeders?: Seeder[] }): Promise<Credentials | null> {
   const adminToken = newOperatorToken();
   if (!(await claimSetting(ctx.db, OPERATOR_TOKEN_KEY, sha256Hex(adminToken)))) return null;
   for (const m of SEED_MODELS) {
