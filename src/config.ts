@@ -50,6 +50,8 @@ export interface Config {
    * admit them on this replica's own counters (true; see README for the overspend it allows).
    */
   redisFailOpen: boolean;
+  /** how long a Redis command may take before Redis counts as unreachable (GANTRY_REDIS_TIMEOUT_MS) */
+  redisTimeoutMs: number;
   /**
    * The largest request body a route accepts, in bytes, by its family (http/families.ts):
    * `llm` for the model routes (GANTRY_BODY_LIMIT_LLM_MB, 8 MiB), `default` for every other
@@ -332,6 +334,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
     usageMoveDelayMs: int('GANTRY_USAGE_MOVE_DELAY_MS', 200, 1, 3_600_000),
     redisFailOpen: bool('GANTRY_REDIS_FAIL_OPEN', false),
+    redisTimeoutMs: int('GANTRY_REDIS_TIMEOUT_MS', 250, 10, 60_000),
     seedVoucherUnits,
     bodyLimits: { llm: mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },
     gateway: {

@@ -94,12 +94,13 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
 test('a bad configuration reports every problem at once and exits 2', async () => {
   const run = promisify(execFile);
   await assert.rejects(
-    run(process.execPath, ['src/main.ts', 'serve'], { cwd: ROOT, env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' } }),
+    run(process.execPath, ['src/main.ts', 'serve'], { cwd: ROOT, env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', GANTRY_REDIS_TIMEOUT_MS: '5' } }),
     (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 2);
       assert.match(e.stderr, /PORT/);
       assert.match(e.stderr, /DATABASE_URL/);
       assert.match(e.stderr, /LOG_LEVEL/);
+      assert.match(e.stderr, /GANTRY_REDIS_TIMEOUT_MS/);
       return true;
     },
   );

@@ -148,7 +148,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   let counters: Counters = new MemoryCounters();
   if (config.redisUrl) {
     redis = new RedisCounters({
-      url: config.redisUrl, nowMs: () => clock.nowMs(), log,
+      url: config.redisUrl, nowMs: () => clock.nowMs(), log, commandTimeoutMs: config.redisTimeoutMs,
       onDown: (err) => health.down('redis', err), onUp: () => void health.probe('redis'),
     });
     await redis.start();
@@ -178,7 +178,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   jobs.handle('jobs.prune', pruneJobsHandler(ctx));
   // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
   // replicas share worker slots and queues through Redis; one process keeps them in memory
-  const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl }) : new MemoryLoad();
+  const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs }) : new MemoryLoad();
   // per-minute requests and workers: counted in memory by this process, flushed every 5 s (additive across replicas)
   const endpointMetrics = new EndpointMetrics(ctx, { onError: (err) => log.warn({ err }, 'endpoint metrics flush failed; kept for the next') });
   const serverlessRuntime = new ServerlessRuntime(compute, workerLoad, {
