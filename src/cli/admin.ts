@@ -2,11 +2,10 @@
 // works the same against the embedded store (which one process owns) and a PostgreSQL fleet.
 // The exception is `token rotate`, the way back when the operator token is lost: it cannot
 // call the API without a token, so it opens the store itself.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { DataDirLockedError } from '../store/data-dir-lock.ts';
+import { holdsDatabase } from '../store/pglite-template.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import { credentialsPath, readCredentials, saveOperatorToken } from './credentials.ts';
 
@@ -279,7 +278,7 @@ async function rotateToken(config: Config): Promise<number> {
     return 1;
   };
   // Never create a store here: an empty data dir has no token to replace.
-  if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
+  if (!config.databaseUrl && !holdsDatabase(config.dataDir)) {
     return fail(`there is no embedded store in ${config.dataDir}. Point GANTRY_DATA_DIR (or DATABASE_URL) at the store your server uses; `
       + 'a first start creates the operator token.');
   }

@@ -6,8 +6,7 @@
 import { RemotePGlite } from './pglite-remote.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { holdsDatabase } from './pglite-template.ts';
 
 export interface EmbeddedInit {
   dataDir?: string | undefined;
@@ -25,10 +24,6 @@ export interface EmbeddedStart {
   dataDir: string | undefined;
 }
 
-/** Whether a directory already holds a database (a first start is one into a dir without). */
-export function holdsDatabase(dataDir: string): boolean {
-  return existsSync(join(dataDir, 'PG_VERSION'));
-}
 
 /** The data dir made private and locked for this process (none in memory). The lock is released if tightening fails. */
 export function lockPrivateDataDir(dataDir: string | undefined, command = 'gantry'): DataDirLock | undefined {

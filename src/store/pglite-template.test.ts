@@ -7,8 +7,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync, re
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { buildTemplate, findTemplate, templatePath } from './pglite-template.ts';
-import { holdsDatabase, startEmbedded } from './embedded-start.ts';
+import { buildTemplate, findTemplate, holdsDatabase, templatePath } from './pglite-template.ts';
+import { startEmbedded } from './embedded-start.ts';
 import { migrateStore, openStore, type Store } from './db.ts';
 
 const tables = async (store: Store) => ((await store.db.execute(sql`

@@ -34,13 +34,18 @@ export function templatePath(cacheDir = CACHE_DIR): string {
   return join(cacheDir, `pglite-${pgliteVersion()}-${migrationsHash()}`);
 }
 
-/** PostgreSQL's mark of a data directory (embedded-start.ts holdsDatabase reads it too). */
+/** PostgreSQL's mark of a data directory: the file whose presence makes one hold a database. */
 const MARK = 'PG_VERSION';
+
+/** Whether a directory already holds a database (a first start is one into a dir without). */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, MARK));
+}
 
 /** The template's path when a complete one matching this install exists. */
 export function findTemplate(cacheDir = CACHE_DIR): string | undefined {
   const p = templatePath(cacheDir);
-  return existsSync(join(p, MARK)) ? p : undefined;
+  return holdsDatabase(p) ? p : undefined;
 }
 
 /** Makes the template (in a directory of its own, renamed into place whole) and removes stale ones. */
