@@ -108,7 +108,9 @@ async function mediaStep(page: Page, base: string, ownerKey: string, adminToken:
   await page.getByText('No record matches.').waitFor();
 
   await page.getByRole('link', { name: 'Async tasks' }).click();
-  await page.getByLabel('Checkpoint').selectOption('sd_xl_base_1.0.safetensors');
+  // the media page (whose filters also say "Checkpoint") stays until the tasks page renders: wait for it
+  await page.getByRole('heading', { name: 'Async tasks', exact: true }).waitFor();
+  await page.getByRole('combobox', { name: 'Checkpoint', exact: true }).selectOption('sd_xl_base_1.0.safetensors');
   await page.getByLabel('Prompt').fill('a lighthouse at dusk');
   await page.getByLabel('Width').fill('256');
   await page.getByLabel('Height').fill('192');
