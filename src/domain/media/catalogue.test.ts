@@ -11,6 +11,7 @@ import { openBlobStore } from '../../store/blobs/index.ts';
 import { standaloneCtx } from '../context.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import * as q from '../../store/media.ts';
+import { sql } from 'drizzle-orm';
 import { checkModelInput, importPublicModel, importPublicModels } from './catalogue.ts';
 
 async function* bytes(s: string): AsyncGenerator<Uint8Array> {
@@ -64,4 +65,23 @@ test('a file that fails leaves no new file and no record behind; an existing rec
   assert.deepEqual(files(), [old.blobKey]);
   const stored = await q.findPublicModelsByNames(ctx.db, ['batch_new', 'batch_keep', 'batch_bad']);
   assert.deepEqual(stored.map((r) => [r.sdNameInApi, r.blobKey, r.bytes]), [['batch_keep', old.blobKey, 4]]);
+});
+
+test('a record that fails after others were replaced leaves every record as it was, with its file', async (t) => {
+  const { ctx, blobs, files } = await setup(t);
+  const keep = await importPublicModel(ctx, blobs, model('batch_keep2.safetensors', 'Keep v1'), bytes('keep'));
+  const gone = await importPublicModel(ctx, blobs, model('batch_gone.safetensors'), bytes('gone'));
+  // The second record "is deleted during the import": its update finds no row (a trigger
+  // skips it), after the first record's update went through in the same batch.
+  await ctx.db.execute(sql.raw(`
+    create function test_skip_gone() returns trigger language plpgsql as $$
+    begin if new.sd_name_in_api = 'batch_gone' then return null; end if; return new; end $$`));
+  await ctx.db.execute(sql.raw('create trigger test_skip_gone before update on media_models for each row execute function test_skip_gone()'));
+  await assert.rejects(importPublicModels(ctx, blobs, [
+    { model: model('batch_keep2.safetensors', 'Keep v2'), stream: bytes('keep v2') },
+    { model: model('batch_gone.safetensors'), stream: bytes('gone v2') },
+  ]), (e: Error & { reason?: string }) => e.reason === 'CONFLICT' && /batch_gone was deleted during the import/.test(e.message));
+  const stored = await q.findPublicModelsByNames(ctx.db, ['batch_keep2', 'batch_gone']);
+  assert.deepEqual(stored.map((r) => [r.sdNameInApi, r.name, r.blobKey]).sort(), [['batch_gone', 'batch_gone.safetensors', gone.blobKey], ['batch_keep2', 'Keep v1', keep.blobKey]]);
+  assert.deepEqual(files(), [keep.blobKey, gone.blobKey].sort(), 'the records\' files are there; the batch\'s new files are gone');
 });

@@ -9,6 +9,7 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
+import { inTransaction } from '../changes.ts';
 import {
   BASE_MODEL_TYPES, MODEL_SOURCES, MODEL_STATUS, MODEL_TYPE_DISPLAY, MODEL_TYPES, VISIBILITIES, sdNameInApi, type ModelType,
 } from './codes.ts';
@@ -398,18 +399,27 @@ export async function importPublicModels(ctx: Ctx, blobs: BlobStore, items: Arra
     const put = (puts[i] as PromiseFulfilledResult<Awaited<ReturnType<BlobStore['put']>>>).value;
     return { ...rowFields(it.model), hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, blobKey: keys[i]!, updatedAtMs: now };
   });
+  const replaced: string[] = [];
   try {
-    const existing = new Map((await q.findPublicModelsByNames(ctx.db, items.map((it) => it.model.sdNameInApi))).map((r) => [r.sdNameInApi, r]));
-    const fresh = fields.filter((f) => !existing.has(f.sdNameInApi));
-    const inserted = new Map((fresh.length ? await q.insertMediaModels(ctx.db, fresh.map((f) => ({ teamId: null, ...f, createdAtMs: now }))) : []).map((r) => [r.sdNameInApi, r]));
-    const rows: q.MediaModelRow[] = [];
-    for (const f of fields) {
-      const old = existing.get(f.sdNameInApi);
-      const row = old ? await q.updateMediaModel(ctx.db, old.id, f) : inserted.get(f.sdNameInApi);
-      if (!row) throw new AppError('CONFLICT', `the record ${f.sdNameInApi} was deleted during the import; import it again`, { field: 'sd_name' });
-      if (old) await blobs.delete(old.blobKey).catch(() => {});
-      rows.push(row);
-    }
+    // One transaction: a batch whose last record fails leaves none of its records changed,
+    // so the new blobs can all go; the blobs the records pointed at before go only once the
+    // records point elsewhere for good (after the commit).
+    const rows = await inTransaction(ctx, async (tx) => {
+      replaced.length = 0;
+      const existing = new Map((await q.findPublicModelsByNames(tx, items.map((it) => it.model.sdNameInApi))).map((r) => [r.sdNameInApi, r]));
+      const fresh = fields.filter((f) => !existing.has(f.sdNameInApi));
+      const inserted = new Map((fresh.length ? await q.insertMediaModels(tx, fresh.map((f) => ({ teamId: null, ...f, createdAtMs: now }))) : []).map((r) => [r.sdNameInApi, r]));
+      const out: q.MediaModelRow[] = [];
+      for (const f of fields) {
+        const old = existing.get(f.sdNameInApi);
+        const row = old ? await q.updateMediaModel(tx, old.id, f) : inserted.get(f.sdNameInApi);
+        if (!row) throw new AppError('CONFLICT', `the record ${f.sdNameInApi} was deleted during the import; import it again`, { field: 'sd_name' });
+        if (old) replaced.push(old.blobKey);
+        out.push(row);
+      }
+      return out;
+    });
+    await Promise.all(replaced.map((k) => blobs.delete(k).catch(() => {})));
     return rows;
   } catch (err) {
     await dropNew();
