@@ -83,7 +83,7 @@ export interface Counters {
 export const NO_RATE_VIEW: RateView = { requests: 0, tokens: 0, resetRequestsMs: 0, resetTokensMs: 0 };
 
 /** When the oldest entries leave the window enough for `need` to fit under `limit`. */
-export function tokensResetMs(entries: Array<{ atMs: number; tokens: number }>, used: number, need: number, limit: number, nowMs: number, windowMs: number): number {
+export function tokensResetMs(entries: Iterable<{ atMs: number; tokens: number }>, used: number, need: number, limit: number, nowMs: number, windowMs: number): number {
   let u = used;
   for (const e of entries) {
     if (u + need <= limit) break;

@@ -3,11 +3,7 @@
 import type { AdmitRequest, AdmitResult, BudgetScope, Counters, RateView, ScopeDelta, SettleRequest } from '../../domain/spend/counters.ts';
 import { NO_RATE_VIEW, tokensResetMs } from '../../domain/spend/counters.ts';
 import { scopeKey } from '../../domain/spend/scopes.ts';
-
-interface Window {
-  entries: Map<string, { atMs: number; tokens: number }>; // insertion order = time order
-  tokens: number;
-}
+import { RateLog } from './rate-log.ts';
 
 interface Scope {
   base: bigint | null;
@@ -21,20 +17,16 @@ interface Scope {
 }
 
 export class MemoryCounters implements Counters {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new Map<string, RateLog>(); // entries in admission order = time order
   private readonly scopes = new Map<string, Scope>();
 
-  private window(key: string, nowMs: number, windowMs: number): Window {
+  private window(key: string, nowMs: number, windowMs: number): RateLog {
     let w = this.windows.get(key);
     if (!w) {
-      w = { entries: new Map(), tokens: 0 };
+      w = new RateLog();
       this.windows.set(key, w);
     }
-    for (const [id, e] of w.entries) {
-      if (e.atMs > nowMs - windowMs) break;
-      w.entries.delete(id);
-      w.tokens -= e.tokens;
-    }
+    w.evict(nowMs - windowMs);
     return w;
   }
 
@@ -67,21 +59,21 @@ export class MemoryCounters implements Counters {
     const { rate } = r;
     let view: RateView = NO_RATE_VIEW;
     let after: RateView = NO_RATE_VIEW;
-    let w: Window | undefined;
+    let w: RateLog | undefined;
     if (rate) {
       w = this.window(rate.key, r.nowMs, rate.windowMs);
-      const first = w.entries.values().next().value;
-      const resetRequestsMs = first ? Math.max(0, first.atMs + rate.windowMs - r.nowMs) : 0;
-      view = { requests: w.entries.size, tokens: w.tokens, resetRequestsMs, resetTokensMs: resetRequestsMs };
-      if (rate.rpmLimit !== null && w.entries.size + 1 > rate.rpmLimit) {
+      const firstAt = w.oldestAt();
+      const resetRequestsMs = firstAt !== undefined ? Math.max(0, firstAt + rate.windowMs - r.nowMs) : 0;
+      view = { requests: w.size, tokens: w.tokens, resetRequestsMs, resetTokensMs: resetRequestsMs };
+      if (rate.rpmLimit !== null && w.size + 1 > rate.rpmLimit) {
         return { kind: 'rpm', rate: view, retryAfterMs: resetRequestsMs };
       }
       if (rate.tpmLimit !== null && w.tokens + rate.tokens > rate.tpmLimit) {
-        const wait = tokensResetMs([...w.entries.values()], w.tokens, rate.tokens, rate.tpmLimit, r.nowMs, rate.windowMs);
+        const wait = tokensResetMs(w.entries(), w.tokens, rate.tokens, rate.tpmLimit, r.nowMs, rate.windowMs);
         return { kind: 'tpm', rate: { ...view, resetTokensMs: wait }, retryAfterMs: wait };
       }
       const resetAfter = resetRequestsMs || rate.windowMs; // an empty window frees this request's slot a window from now
-      after = { requests: w.entries.size + 1, tokens: w.tokens + rate.tokens, resetRequestsMs: resetAfter, resetTokensMs: resetAfter };
+      after = { requests: w.size + 1, tokens: w.tokens + rate.tokens, resetRequestsMs: resetAfter, resetTokensMs: resetAfter };
     }
     const scopes = r.scopes.map((sc) => this.scope(sc, r.wallMs));
     const missing: BudgetScope[] = [];
@@ -94,10 +86,7 @@ export class MemoryCounters implements Counters {
       const available = scopes[i]!.base! - scopes[i]!.res;
       if (available < r.costMicro) return { kind: 'budget', scope: r.scopes[i]!, availableMicro: available, rate: view };
     }
-    if (rate && w) {
-      w.entries.set(r.requestId, { atMs: r.nowMs, tokens: rate.tokens });
-      w.tokens += rate.tokens;
-    }
+    if (rate && w) w.add(r.requestId, r.nowMs, rate.tokens);
     for (const s of scopes) {
       s.leases.set(r.requestId, { amount: r.costMicro, untilMs: r.leaseUntilMs });
       s.res += r.costMicro;
@@ -120,14 +109,7 @@ export class MemoryCounters implements Counters {
   }
 
   async settle(x: SettleRequest): Promise<void> {
-    if (x.rate) {
-      const w = this.windows.get(x.rate.key);
-      const e = w?.entries.get(x.requestId);
-      if (w && e) {
-        w.tokens += x.rate.tokensUsed - e.tokens;
-        e.tokens = x.rate.tokensUsed;
-      }
-    }
+    if (x.rate) this.windows.get(x.rate.key)?.settle(x.requestId, x.rate.tokensUsed);
     for (const sc of x.scopes) {
       const s = this.scope(sc, Date.now()); // created if absent: a settled charge must reach debt
       const lease = s.leases.get(x.requestId);

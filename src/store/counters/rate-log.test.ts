@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RateLog } from './rate-log.ts';
+
+const list = (l: RateLog) => [...l.entries()].map((e) => [e.atMs, e.tokens]);
+
+test('rate log: oldest first, evicted by time, a settlement replaces the estimate while the entry is in the window', () => {
+  const l = new RateLog();
+  l.add('a', 10, 100);
+  l.add('b', 20, 200);
+  l.add('c', 30, 300);
+  assert.deepEqual([l.size, l.tokens, l.oldestAt()], [3, 600, 10]);
+  l.settle('b', 50);
+  assert.deepEqual(list(l), [[10, 100], [20, 50], [30, 300]]);
+  assert.equal(l.tokens, 450);
+  l.settle('b', 70); // settled once: a second settlement changes nothing
+  assert.equal(l.tokens, 450);
+  l.evict(20); // admitted at or before 20: gone
+  assert.deepEqual(list(l), [[30, 300]]);
+  assert.deepEqual([l.size, l.tokens, l.oldestAt()], [1, 300, 30]);
+  l.settle('a', 1); // left the window before it was settled: nothing to correct
+  assert.equal(l.tokens, 300);
+  l.evict(30);
+  assert.deepEqual([l.size, l.tokens, l.oldestAt()], [0, 0, undefined]);
+});
+
+test('rate log: grows past its buffer and wraps around in order; gives the room back when quiet; forgets ids never settled', () => {
+  const l = new RateLog();
+  let t = 0;
+  // wrap around the 64-slot buffer several times, then grow to hold 1,000 at once
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 50; i++) l.add(`r${round}-${i}`, ++t, 1);
+    for (let i = 0; i < 50; i++) l.settle(`r${round}-${i}`, 2);
+    l.evict(t - 10);
+    assert.equal(l.size, 10);
+    assert.equal(l.tokens, 20);
+  }
+  for (let i = 0; i < 1000; i++) l.add(`big-${i}`, ++t, i);
+  assert.equal(l.size, 1010);
+  assert.deepEqual(list(l).slice(8, 12), [[t - 1001, 2], [t - 1000, 2], [t - 999, 0], [t - 998, 1]]);
+  l.settle('big-500', 7);
+  assert.equal(list(l)[510]![1], 7);
+  const expected = 20 + (999 * 1000) / 2 - 500 + 7;
+  assert.equal(l.tokens, expected);
+  // quiet again: the buffer shrinks, what stays is intact
+  l.evict(t - 3);
+  assert.deepEqual(list(l), [[t - 2, 997], [t - 1, 998], [t, 999]]);
+  assert.ok((l as unknown as { at: Float64Array }).at.length < 1024, 'room given back');
+  // the 1,000 were never settled (but one): their ids are forgotten once they leave the window
+  assert.ok((l as unknown as { open: Map<string, number> }).open.size <= 3);
+  l.settle('big-999', 1);
+  assert.equal(l.tokens, 997 + 998 + 1);
+});
