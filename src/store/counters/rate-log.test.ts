@@ -51,3 +51,20 @@ test('rate log: grows past its buffer and wraps around in order; gives the room 
   l.settle('big-999', 1);
   assert.equal(l.tokens, 997 + 998 + 1);
 });
+
+test('rate log with keepIds: every entry keeps its id, in order, through growth and eviction (the Redis mirror puts entries back by id)', () => {
+  const l = new RateLog({ keepIds: true });
+  for (let i = 0; i < 100; i++) l.add(`req-${i}`, i, 10);
+  l.settle('req-42', 3);
+  l.evict(39);
+  const e = [...l.entries()];
+  assert.equal(e.length, 60);
+  assert.deepEqual(e.slice(0, 3).map((x) => x.id), ['req-40', 'req-41', 'req-42']);
+  assert.deepEqual([e[2]!.atMs, e[2]!.tokens], [42, 3]);
+  assert.equal(e.at(-1)!.id, 'req-99');
+  assert.equal(l.tokens, 59 * 10 + 3);
+  // without keepIds nothing but the unsettled ids is kept
+  const bare = new RateLog();
+  bare.add('x', 1, 1);
+  assert.equal([...bare.entries()][0]!.id, '');
+});

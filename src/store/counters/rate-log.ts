@@ -3,11 +3,14 @@
 // of request ids held ~260 bytes a request for a whole window (~150 with flat ids, lib/ids.ts):
 // at 5,000 requests a second, ~77 MB kept for a minute, then collected by the old generation's
 // GC (bench/gateway/rate-window.ts; what it did to the server under load: bench/README.md).
-// Only the requests not yet settled keep their id, to put their real token count in.
+// Only the requests not yet settled keep their id, to put their real token count in; with
+// `keepIds` (the Redis counters' mirror, which puts entries back by id after Redis lost them)
+// every entry keeps it, as a flat string in an array beside the numbers.
 
 export class RateLog {
   private at = new Float64Array(64);
   private tok = new Float64Array(64);
+  private ids: string[] | undefined;
   /** slot of the oldest entry */
   private head = 0;
   /** sequence number of the oldest entry (each admission gets the next) */
@@ -17,11 +20,16 @@ export class RateLog {
   /** admitted, not yet settled: request id → sequence number */
   private readonly open = new Map<string, number>();
 
+  constructor(opts: { keepIds?: boolean } = {}) {
+    if (opts.keepIds) this.ids = new Array<string>(64).fill('');
+  }
+
   /** Drop the entries admitted at or before `atOrBefore` (they left the window). */
   evict(atOrBefore: number): void {
     const mask = this.at.length - 1;
     while (this.size > 0 && this.at[this.head]! <= atOrBefore) {
       this.tokens -= this.tok[this.head]!;
+      if (this.ids) this.ids[this.head] = '';
       this.head = (this.head + 1) & mask;
       this.size--;
       this.first++;
@@ -37,6 +45,7 @@ export class RateLog {
     const i = (this.head + this.size) & (this.at.length - 1);
     this.at[i] = atMs;
     this.tok[i] = tokens;
+    if (this.ids) this.ids[i] = requestId;
     this.open.set(requestId, this.first + this.size);
     this.size++;
     this.tokens += tokens;
@@ -58,12 +67,12 @@ export class RateLog {
     return this.size > 0 ? this.at[this.head] : undefined;
   }
 
-  /** Oldest first. */
-  *entries(): Generator<{ atMs: number; tokens: number }> {
+  /** Oldest first; `id` only with keepIds. */
+  *entries(): Generator<{ atMs: number; tokens: number; id: string }> {
     const mask = this.at.length - 1;
     for (let k = 0; k < this.size; k++) {
       const i = (this.head + k) & mask;
-      yield { atMs: this.at[i]!, tokens: this.tok[i]! };
+      yield { atMs: this.at[i]!, tokens: this.tok[i]!, id: this.ids?.[i] ?? '' };
     }
   }
 
@@ -71,12 +80,16 @@ export class RateLog {
     const n = this.at.length;
     const at = new Float64Array(capacity);
     const tok = new Float64Array(capacity);
+    const ids = this.ids ? new Array<string>(capacity).fill('') : undefined;
     for (let k = 0; k < this.size; k++) {
-      at[k] = this.at[(this.head + k) & (n - 1)]!;
-      tok[k] = this.tok[(this.head + k) & (n - 1)]!;
+      const i = (this.head + k) & (n - 1);
+      at[k] = this.at[i]!;
+      tok[k] = this.tok[i]!;
+      if (ids) ids[k] = this.ids![i]!;
     }
     this.at = at;
     this.tok = tok;
+    this.ids = ids;
     this.head = 0;
   }
 }

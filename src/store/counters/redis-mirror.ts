@@ -5,6 +5,7 @@
 // anything new is admitted, so no budget, balance or rate limit admits more than it would
 // have without the loss. The same list drives lease renewal.
 import type { BudgetScope } from '../../domain/spend/scopes.ts';
+import { RateLog } from './rate-log.ts';
 
 export interface MirroredLease {
   scopes: BudgetScope[];
@@ -20,24 +21,46 @@ export interface MirroredRate {
   windowMs: number;
 }
 
+/** One rate window's entries of this replica, compact (rate-log.ts): a minute of requests was a Map of objects. */
+export interface MirroredWindow {
+  log: RateLog;
+  windowMs: number;
+}
+
 export class RedisMirror {
   readonly leases = new Map<string, MirroredLease>();
-  readonly rates = new Map<string, MirroredRate>();
+  /** by rate key */
+  readonly rates = new Map<string, MirroredWindow>();
 
   admitted(requestId: string, lease: MirroredLease, rate: MirroredRate | undefined): void {
     this.leases.set(requestId, lease);
-    if (rate) this.rates.set(requestId, rate);
+    if (!rate) return;
+    let w = this.rates.get(rate.key);
+    if (!w) {
+      w = { log: new RateLog({ keepIds: true }), windowMs: rate.windowMs };
+      this.rates.set(rate.key, w);
+    }
+    w.log.add(requestId, rate.atMs, rate.tokens);
   }
 
-  settled(requestId: string, tokensUsed: number | undefined): void {
+  settled(requestId: string, rate: { key: string; tokensUsed: number } | undefined): void {
     this.leases.delete(requestId);
-    const r = this.rates.get(requestId);
-    if (r && tokensUsed !== undefined) r.tokens = tokensUsed; // the window counts the real figure now
+    if (rate) this.rates.get(rate.key)?.log.settle(requestId, rate.tokensUsed); // the window counts the real figure now
   }
 
-  /** Drop rate entries that left their window, and leases past their last renewal. */
+  /** Rate entries in all windows. */
+  rateEntries(): number {
+    let n = 0;
+    for (const w of this.rates.values()) n += w.log.size;
+    return n;
+  }
+
+  /** Drop rate entries that left their window (each walk stops at the first that did not), and leases past their last renewal. */
   prune(nowMs: number, wallMs: number): void {
-    for (const [id, r] of this.rates) if (r.atMs <= nowMs - r.windowMs) this.rates.delete(id);
+    for (const [key, w] of this.rates) {
+      w.log.evict(nowMs - w.windowMs);
+      if (w.log.size === 0) this.rates.delete(key);
+    }
     for (const [id, l] of this.leases) if (l.maxUntilMs <= wallMs) this.leases.delete(id);
   }
 }

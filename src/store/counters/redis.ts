@@ -26,7 +26,9 @@ const EPOCH_KEY = 'gw:epoch';
 const GRACE_KEY = 'gw:restoring';
 const bKey = (scope: BudgetScope) => `gw:b:${scopeKey(scope)}`;
 const zKey = (scope: BudgetScope) => `gw:bz:${scopeKey(scope)}`;
-const NO_RATE = '_none'; // a key name for scripts called without a rate window (never written)
+const NO_RATE = '_none';
+/** Entries (a lease's scope or a rate entry) put back by one RESTORE call. */
+const RESTORE_CHUNK = 2000; // a key name for scripts called without a rate window (never written)
 const rzKey = (rate: string) => `gw:rz:${rate}`;
 const rhKey = (rate: string) => `gw:rh:${rate}`;
 
@@ -160,31 +162,48 @@ export class RedisCounters implements Counters {
 
   private async doRestore(): Promise<void> {
     const lost = this.epoch !== ''; // we knew an epoch and it is gone: Redis lost its data
-    const keys = [EPOCH_KEY, GRACE_KEY];
-    const args: (string | number)[] = [randomUUID(), lost ? this.opts.restoreGraceMs : 0];
+    const newEpoch = randomUUID();
+    const graceMs = lost ? this.opts.restoreGraceMs : 0;
     const wall = Date.now();
     this.mirror.prune(this.opts.nowMs(), wall);
-    const leases: (string | number)[] = [];
-    let nLeases = 0;
+    // In chunks: a minute of a busy replica's rate entries is ~10^5 of them, and one call
+    // carrying all their keys and arguments overflowed the call stack (spread arguments), and
+    // would hold Redis for its whole length. RESTORE is idempotent entry by entry, and only
+    // its first call can create the epoch (the others find it).
+    let epoch: string | undefined;
+    let chunk = { leaseKeys: [] as string[], leaseArgs: [] as (string | number)[], nLeases: 0, rateKeys: [] as string[], rateArgs: [] as (string | number)[], items: 0 };
+    const send = async () => {
+      const c = chunk;
+      chunk = { leaseKeys: [], leaseArgs: [], nLeases: 0, rateKeys: [], rateArgs: [], items: 0 };
+      const keys = [EPOCH_KEY, GRACE_KEY, ...c.leaseKeys, ...c.rateKeys];
+      const args = [newEpoch, graceMs, c.nLeases, ...c.leaseArgs, ...c.rateArgs];
+      const got = String(await this.run(() => this.cmd.restore(keys.length, ...keys, ...args)));
+      // Redis lost its data again meanwhile: what the earlier chunks put back is gone too
+      if (epoch !== undefined && got !== epoch) throw new DependencyDown('redis', new Error('Redis lost its counters again while they were being put back'));
+      epoch = got;
+    };
     for (const [id, l] of this.mirror.leases) {
       const until = Math.min(l.maxUntilMs, wall + this.opts.leaseMs);
       for (const s of l.scopes) {
-        keys.push(bKey(s), zKey(s));
-        leases.push(id, l.amountMicro.toString(), until);
-        nLeases++;
+        chunk.leaseKeys.push(bKey(s), zKey(s));
+        chunk.leaseArgs.push(id, l.amountMicro.toString(), until);
+        chunk.nLeases++;
+        if (++chunk.items >= RESTORE_CHUNK) await send();
       }
     }
-    args.push(nLeases, ...leases);
-    for (const [id, r] of this.mirror.rates) {
-      keys.push(rzKey(r.key), rhKey(r.key));
-      args.push(id, r.atMs, r.tokens, r.windowMs);
+    for (const [key, w] of this.mirror.rates) {
+      for (const e of w.log.entries()) {
+        chunk.rateKeys.push(rzKey(key), rhKey(key));
+        chunk.rateArgs.push(e.id, e.atMs, e.tokens, w.windowMs);
+        if (++chunk.items >= RESTORE_CHUNK) await send();
+      }
     }
-    const epoch = String(await this.run(() => this.cmd.restore(keys.length, ...keys, ...args)));
+    if (chunk.items > 0 || epoch === undefined) await send();
     if (lost && epoch !== this.epoch) {
       this.restores++;
-      this.opts.log?.warn({ leases: this.mirror.leases.size, rateEntries: this.mirror.rates.size }, 'Redis lost its counters: put back this replica\'s reservations and rate windows');
+      this.opts.log?.warn({ leases: this.mirror.leases.size, rateEntries: this.mirror.rateEntries() }, 'Redis lost its counters: put back this replica\'s reservations and rate windows');
     }
-    this.epoch = epoch;
+    this.epoch = epoch!;
   }
 
   private async renew(wall: number): Promise<void> {
@@ -245,7 +264,7 @@ export class RedisCounters implements Counters {
   }
 
   async settle(s: SettleRequest): Promise<void> {
-    this.mirror.settled(s.requestId, s.rate?.tokensUsed);
+    this.mirror.settled(s.requestId, s.rate);
     const keys = [rhKey(s.rate?.key ?? NO_RATE)];
     for (const sc of s.scopes) keys.push(bKey(sc), zKey(sc));
     try {
