@@ -41,3 +41,22 @@ const after = held();
 const view = await counters.admit({ requestId: 'last', nowMs: now, wallMs: Date.now(), scopes, costMicro: 0n, leaseUntilMs: Date.now() + 1000, stateTtlMs: 3_600_000, rate: { key: 'team:model', rpmLimit: 1e9, tpmLimit: 1e12, tokens: 0, windowMs: 60_000 } });
 process.stdout.write(`${src}: a window of ${view.rate?.requests ?? '?'} requests holds ${((after - before) / 1e6).toFixed(1)} MB `
   + `(${((after - before) / N).toFixed(0)} B a request); admit + settle ${us.toFixed(2)} µs\n`);
+
+// Most windows are idle at any moment (one per team and model): what one costs once its
+// requests have left it. 10,000 windows, each admitted once, then looked at a window later.
+const idle = new MemoryCounters();
+const idleBefore = held();
+const K = 10_000;
+const ask = (i: number, id: string, nowMs: number, rpmLimit: number) => idle.admit({
+  requestId: id, nowMs, wallMs: Date.now(), scopes: [], costMicro: 0n, leaseUntilMs: Date.now() + 1000, stateTtlMs: 3_600_000,
+  rate: { key: `team${i}:model`, rpmLimit, tpmLimit: 1e12, tokens: 1, windowMs: 60_000 },
+});
+for (let i = 0; i < K; i++) {
+  await ask(i, `r${i}`, 1_000, 1e9);
+  await idle.settle({ requestId: `r${i}`, rate: { key: `team${i}:model`, tokensUsed: 1 }, scopes: [], actualMicro: 0n });
+}
+// each window is looked at a window later (emptied) by a request it refuses (an RPM limit of 0), so it stays empty
+for (let i = 0; i < K; i++) await ask(i, `later${i}`, 200_000, 0);
+const idleHeld = held();
+if (!counters) throw new Error('unreachable'); // the full window above stays alive, out of this measurement
+process.stdout.write(`${src}: an idle window (one of ${K}) holds ${((idleHeld - idleBefore) / K).toFixed(0)} B\n`);

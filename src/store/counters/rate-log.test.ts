@@ -22,12 +22,15 @@ test('rate log: oldest first, evicted by time, a settlement replaces the estimat
   assert.equal(l.tokens, 300);
   l.evict(30);
   assert.deepEqual([l.size, l.tokens, l.oldestAt()], [0, 0, undefined]);
+  assert.equal((l as unknown as { at: Float64Array }).at.length, 0, 'an empty window holds no buffer');
+  l.add('d', 40, 1); // and takes one again
+  assert.deepEqual(list(l), [[40, 1]]);
 });
 
 test('rate log: grows past its buffer and wraps around in order; gives the room back when quiet; forgets ids never settled', () => {
   const l = new RateLog();
   let t = 0;
-  // wrap around the 64-slot buffer several times, then grow to hold 1,000 at once
+  // wrap around the buffer several times (it grows to 64 slots), then grow to hold 1,000 at once
   for (let round = 0; round < 5; round++) {
     for (let i = 0; i < 50; i++) l.add(`r${round}-${i}`, ++t, 1);
     for (let i = 0; i < 50; i++) l.settle(`r${round}-${i}`, 2);

@@ -6,47 +6,53 @@
 // Only the requests not yet settled keep their id, to put their real token count in; with
 // `keepIds` (the Redis counters' mirror, which puts entries back by id after Redis lost them)
 // every entry keeps it, as a flat string in an array beside the numbers.
+//
+// Entry number `seq` (each admission takes the next) lives in slot `seq & (capacity - 1)`;
+// a window with nothing in it holds no buffers at all (there is one window per team and model,
+// and most are idle at any moment).
+
+const NONE = new Float64Array(0);
+const MIN_CAPACITY = 8;
 
 export class RateLog {
-  private at = new Float64Array(64);
-  private tok = new Float64Array(64);
+  private at = NONE;
+  private tok = NONE;
   private ids: string[] | undefined;
-  /** slot of the oldest entry */
-  private head = 0;
-  /** sequence number of the oldest entry (each admission gets the next) */
+  /** number of the oldest entry */
   private first = 0;
   size = 0;
   tokens = 0;
-  /** admitted, not yet settled: request id → sequence number */
+  /** admitted, not yet settled: request id → entry number */
   private readonly open = new Map<string, number>();
 
   constructor(opts: { keepIds?: boolean } = {}) {
-    if (opts.keepIds) this.ids = new Array<string>(64).fill('');
+    if (opts.keepIds) this.ids = [];
   }
 
   /** Drop the entries admitted at or before `atOrBefore` (they left the window). */
   evict(atOrBefore: number): void {
     const mask = this.at.length - 1;
-    while (this.size > 0 && this.at[this.head]! <= atOrBefore) {
-      this.tokens -= this.tok[this.head]!;
-      if (this.ids) this.ids[this.head] = '';
-      this.head = (this.head + 1) & mask;
-      this.size--;
+    while (this.size > 0 && this.at[this.first & mask]! <= atOrBefore) {
+      this.tokens -= this.tok[this.first & mask]!;
+      if (this.ids) this.ids[this.first & mask] = '';
       this.first++;
+      this.size--;
     }
     // a request never settled (its holder died) must not keep its id for ever
     if (this.open.size > this.size) for (const [id, seq] of this.open) if (seq < this.first) this.open.delete(id);
-    // what a burst grew is given back once the window is quiet again
-    if (this.at.length > 64 && this.size < this.at.length >> 2) this.resize(this.at.length >> 1);
+    // what a burst grew is given back once the window is quiet again; an empty one keeps nothing
+    if (this.size === 0 && this.at.length > 0) this.resize(0);
+    else if (this.at.length > MIN_CAPACITY && this.size < this.at.length >> 2) this.resize(this.at.length >> 1);
   }
 
   add(requestId: string, atMs: number, tokens: number): void {
-    if (this.size === this.at.length) this.resize(this.at.length * 2);
-    const i = (this.head + this.size) & (this.at.length - 1);
+    if (this.size === this.at.length) this.resize(Math.max(MIN_CAPACITY, this.at.length * 2));
+    const seq = this.first + this.size;
+    const i = seq & (this.at.length - 1);
     this.at[i] = atMs;
     this.tok[i] = tokens;
     if (this.ids) this.ids[i] = requestId;
-    this.open.set(requestId, this.first + this.size);
+    this.open.set(requestId, seq);
     this.size++;
     this.tokens += tokens;
   }
@@ -57,39 +63,39 @@ export class RateLog {
     if (seq === undefined) return;
     this.open.delete(requestId);
     if (seq < this.first) return; // it left the window already
-    const i = (this.head + (seq - this.first)) & (this.at.length - 1);
+    const i = seq & (this.at.length - 1);
     this.tokens += tokensUsed - this.tok[i]!;
     this.tok[i] = tokensUsed;
   }
 
   /** When the oldest entry was admitted (undefined: empty). */
   oldestAt(): number | undefined {
-    return this.size > 0 ? this.at[this.head] : undefined;
+    return this.size > 0 ? this.at[this.first & (this.at.length - 1)] : undefined;
   }
 
   /** Oldest first; `id` only with keepIds. */
   *entries(): Generator<{ atMs: number; tokens: number; id: string }> {
     const mask = this.at.length - 1;
-    for (let k = 0; k < this.size; k++) {
-      const i = (this.head + k) & mask;
+    for (let seq = this.first; seq < this.first + this.size; seq++) {
+      const i = seq & mask;
       yield { atMs: this.at[i]!, tokens: this.tok[i]!, id: this.ids?.[i] ?? '' };
     }
   }
 
+  /** Entry numbers stay; their slots move to the new capacity (a power of two, or 0 when empty). */
   private resize(capacity: number): void {
-    const n = this.at.length;
-    const at = new Float64Array(capacity);
-    const tok = new Float64Array(capacity);
+    const from = this.at.length - 1;
+    const to = capacity - 1;
+    const at = capacity ? new Float64Array(capacity) : NONE;
+    const tok = capacity ? new Float64Array(capacity) : NONE;
     const ids = this.ids ? new Array<string>(capacity).fill('') : undefined;
-    for (let k = 0; k < this.size; k++) {
-      const i = (this.head + k) & (n - 1);
-      at[k] = this.at[i]!;
-      tok[k] = this.tok[i]!;
-      if (ids) ids[k] = this.ids![i]!;
+    for (let seq = this.first; seq < this.first + this.size; seq++) {
+      at[seq & to] = this.at[seq & from]!;
+      tok[seq & to] = this.tok[seq & from]!;
+      if (ids) ids[seq & to] = this.ids![seq & from]!;
     }
     this.at = at;
     this.tok = tok;
     this.ids = ids;
-    this.head = 0;
   }
 }
