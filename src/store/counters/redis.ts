@@ -26,9 +26,9 @@ const EPOCH_KEY = 'gw:epoch';
 const GRACE_KEY = 'gw:restoring';
 const bKey = (scope: BudgetScope) => `gw:b:${scopeKey(scope)}`;
 const zKey = (scope: BudgetScope) => `gw:bz:${scopeKey(scope)}`;
-const NO_RATE = '_none';
+const NO_RATE = '_none'; // a key name for scripts called without a rate window (never written)
 /** Entries (a lease's scope or a rate entry) put back by one RESTORE call. */
-const RESTORE_CHUNK = 2000; // a key name for scripts called without a rate window (never written)
+const RESTORE_CHUNK = 2000;
 const rzKey = (rate: string) => `gw:rz:${rate}`;
 const rhKey = (rate: string) => `gw:rh:${rate}`;
 
@@ -170,13 +170,20 @@ export class RedisCounters implements Counters {
     // carrying all their keys and arguments overflowed the call stack (spread arguments), and
     // would hold Redis for its whole length. RESTORE is idempotent entry by entry, and only
     // its first call can create the epoch (the others find it).
+    // Each entry is two keys (leases first, then rate entries, as RESTORE reads them).
     let epoch: string | undefined;
-    let chunk = { leaseKeys: [] as string[], leaseArgs: [] as (string | number)[], nLeases: 0, rateKeys: [] as string[], rateArgs: [] as (string | number)[], items: 0 };
+    let leaseKeys: string[] = [];
+    let leaseArgs: (string | number)[] = [];
+    let rateKeys: string[] = [];
+    let rateArgs: (string | number)[] = [];
+    const entries = () => (leaseKeys.length + rateKeys.length) / 2;
     const send = async () => {
-      const c = chunk;
-      chunk = { leaseKeys: [], leaseArgs: [], nLeases: 0, rateKeys: [], rateArgs: [], items: 0 };
-      const keys = [EPOCH_KEY, GRACE_KEY, ...c.leaseKeys, ...c.rateKeys];
-      const args = [newEpoch, graceMs, c.nLeases, ...c.leaseArgs, ...c.rateArgs];
+      const keys = [EPOCH_KEY, GRACE_KEY, ...leaseKeys, ...rateKeys];
+      const args = [newEpoch, graceMs, leaseKeys.length / 2, ...leaseArgs, ...rateArgs];
+      leaseKeys = [];
+      leaseArgs = [];
+      rateKeys = [];
+      rateArgs = [];
       const got = String(await this.run(() => this.cmd.restore(keys.length, ...keys, ...args)));
       // Redis lost its data again meanwhile: what the earlier chunks put back is gone too
       if (epoch !== undefined && got !== epoch) throw new DependencyDown('redis', new Error('Redis lost its counters again while they were being put back'));
@@ -185,20 +192,19 @@ export class RedisCounters implements Counters {
     for (const [id, l] of this.mirror.leases) {
       const until = Math.min(l.maxUntilMs, wall + this.opts.leaseMs);
       for (const s of l.scopes) {
-        chunk.leaseKeys.push(bKey(s), zKey(s));
-        chunk.leaseArgs.push(id, l.amountMicro.toString(), until);
-        chunk.nLeases++;
-        if (++chunk.items >= RESTORE_CHUNK) await send();
+        leaseKeys.push(bKey(s), zKey(s));
+        leaseArgs.push(id, l.amountMicro.toString(), until);
+        if (entries() >= RESTORE_CHUNK) await send();
       }
     }
     for (const [key, w] of this.mirror.rates) {
       for (const e of w.log.entries()) {
-        chunk.rateKeys.push(rzKey(key), rhKey(key));
-        chunk.rateArgs.push(e.id, e.atMs, e.tokens, w.windowMs);
-        if (++chunk.items >= RESTORE_CHUNK) await send();
+        rateKeys.push(rzKey(key), rhKey(key));
+        rateArgs.push(e.id, e.atMs, e.tokens, w.windowMs);
+        if (entries() >= RESTORE_CHUNK) await send();
       }
     }
-    if (chunk.items > 0 || epoch === undefined) await send();
+    if (entries() > 0 || epoch === undefined) await send();
     if (lost && epoch !== this.epoch) {
       this.restores++;
       this.opts.log?.warn({ leases: this.mirror.leases.size, rateEntries: this.mirror.rateEntries() }, 'Redis lost its counters: put back this replica\'s reservations and rate windows');
