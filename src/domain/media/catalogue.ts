@@ -399,13 +399,11 @@ export async function importPublicModels(ctx: Ctx, blobs: BlobStore, items: Arra
     const put = (puts[i] as PromiseFulfilledResult<Awaited<ReturnType<BlobStore['put']>>>).value;
     return { ...rowFields(it.model), hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, blobKey: keys[i]!, updatedAtMs: now };
   });
-  const replaced: string[] = [];
   try {
     // One transaction: a batch whose last record fails leaves none of its records changed,
     // so the new blobs can all go; the blobs the records pointed at before go only once the
     // records point elsewhere for good (after the commit).
-    const rows = await inTransaction(ctx, async (tx) => {
-      replaced.length = 0;
+    const { rows, replaced } = await inTransaction(ctx, async (tx) => {
       const existing = new Map((await q.findPublicModelsByNames(tx, items.map((it) => it.model.sdNameInApi))).map((r) => [r.sdNameInApi, r]));
       const fresh = fields.filter((f) => !existing.has(f.sdNameInApi));
       const inserted = new Map((fresh.length ? await q.insertMediaModels(tx, fresh.map((f) => ({ teamId: null, ...f, createdAtMs: now }))) : []).map((r) => [r.sdNameInApi, r]));
@@ -414,10 +412,9 @@ export async function importPublicModels(ctx: Ctx, blobs: BlobStore, items: Arra
         const old = existing.get(f.sdNameInApi);
         const row = old ? await q.updateMediaModel(tx, old.id, f) : inserted.get(f.sdNameInApi);
         if (!row) throw new AppError('CONFLICT', `the record ${f.sdNameInApi} was deleted during the import; import it again`, { field: 'sd_name' });
-        if (old) replaced.push(old.blobKey);
         out.push(row);
       }
-      return out;
+      return { rows: out, replaced: [...existing.values()].map((r) => r.blobKey) };
     });
     await Promise.all(replaced.map((k) => blobs.delete(k).catch(() => {})));
     return rows;
