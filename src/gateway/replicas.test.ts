@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openTestStore } from '../../test/helpers/app.ts';
-import { startServer, type Server } from '../../test/helpers/server.ts';
+import { replicaEnv, startServer, type Server } from '../../test/helpers/server.ts';
 import { getSetting } from '../store/settings.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 
@@ -38,11 +38,7 @@ test('two replicas share budgets and rate limits through Redis', { skip }, async
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    // CI runs two test files at once on two cores beside PostgreSQL, Redis and these servers: a
-    // Redis answer 250 ms late there is CPU starvation, not an outage (GANTRY_REDIS_TIMEOUT_MS;
-    // test/faults/redis-hang.test.ts checks the default deadline)
-    GANTRY_REDIS_TIMEOUT_MS: '2000',
-    DATABASE_URL: store.databaseUrl!, REDIS_URL: process.env.TEST_REDIS_URL!, GANTRY_DATA_DIR: '/tmp/gantry-replicas',
+    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-replicas'),
     GANTRY_SIM_TTFT_MS: '5', GANTRY_SIM_TOKENS_PER_S: '20000',
   };
   const servers: Server[] = [];

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { openTestStore } from '../../test/helpers/app.ts';
-import { startServer, type Server } from '../../test/helpers/server.ts';
+import { replicaEnv, startServer, type Server } from '../../test/helpers/server.ts';
 import { getSetting } from '../store/settings.ts';
 import { unbalancedCharges } from '../store/usage.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
@@ -31,11 +31,7 @@ test('two replicas share a batch: both run chunks of it; every line once, billed
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    // CI runs two test files at once on two cores beside PostgreSQL, Redis and these servers: a
-    // Redis answer 250 ms late there is CPU starvation, not an outage (GANTRY_REDIS_TIMEOUT_MS;
-    // test/faults/redis-hang.test.ts checks the default deadline)
-    GANTRY_REDIS_TIMEOUT_MS: '2000',
-    DATABASE_URL: store.databaseUrl!, REDIS_URL: process.env.TEST_REDIS_URL!, GANTRY_DATA_DIR: '/tmp/gantry-batch-replicas',
+    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-batch-replicas'),
     // each line holds its slot ~40 ms; 2 slots per process: one process alone could not keep up
     GANTRY_SIM_TTFT_MS: '40', GANTRY_SIM_TOKENS_PER_S: '100000', GANTRY_BATCH_CONCURRENCY: '2',
     GANTRY_BATCH_CHUNK_LINES: String(CHUNK), GANTRY_JOBS_POLL_MS: '50',

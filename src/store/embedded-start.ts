@@ -24,7 +24,6 @@ export interface EmbeddedStart {
   dataDir: string | undefined;
 }
 
-
 /** The data dir made private and locked for this process (none in memory). The lock is released if tightening fails. */
 export function lockPrivateDataDir(dataDir: string | undefined, command = 'gantry'): DataDirLock | undefined {
   if (!dataDir) return undefined;

@@ -12,6 +12,16 @@ export interface Server {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * What a replica of a multi-process test runs with: the shared PostgreSQL and Redis and a data
+ * dir of its own. CI runs two test files at once on two cores beside PostgreSQL, Redis and these
+ * servers: a Redis answer 250 ms late there is CPU starvation, not an outage, hence a 2 s command
+ * deadline (GANTRY_REDIS_TIMEOUT_MS; test/faults/redis-hang.test.ts checks the default).
+ */
+export function replicaEnv(databaseUrl: string, dataDir: string): Record<string, string> {
+  return { GANTRY_REDIS_TIMEOUT_MS: '2000', DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, GANTRY_DATA_DIR: dataDir };
+}
+
 /** `entry`: a script to run instead of `src/main.ts serve` (a test's own server, e.g. job-server.ts). */
 export async function startServer(env: Record<string, string>, opts: { watchdogMs?: number; entry?: string } = {}): Promise<Server> {
   const child = spawn(process.execPath, opts.entry ? [opts.entry] : [MAIN, 'serve'], {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openTestStore } from '../../../test/helpers/app.ts';
-import { startServer, type Server } from '../../../test/helpers/server.ts';
+import { replicaEnv, startServer, type Server } from '../../../test/helpers/server.ts';
 import { getSetting } from '../../store/settings.ts';
 import type { Credentials } from '../bootstrap.ts';
 
@@ -27,11 +27,7 @@ test('two replicas share one endpoint: both route to its worker, and maxConcurre
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    // CI runs two test files at once on two cores beside PostgreSQL, Redis and these servers: a
-    // Redis answer 250 ms late there is CPU starvation, not an outage (GANTRY_REDIS_TIMEOUT_MS;
-    // test/faults/redis-hang.test.ts checks the default deadline)
-    GANTRY_REDIS_TIMEOUT_MS: '2000',
-    DATABASE_URL: store.databaseUrl!, REDIS_URL: process.env.TEST_REDIS_URL!, GANTRY_DATA_DIR: '/tmp/gantry-serverless-replicas',
+    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-serverless-replicas'),
     GANTRY_SIM_TIME_SCALE: '50', // sim phases 50× faster: a worker boots in a fraction of a second
   };
   const servers: Server[] = [];
