@@ -149,6 +149,8 @@ for (const impl of impls) {
       assert.equal(r1.kind, 'ok');
       const r2 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 70 }, nowMs: T0 + 1000 }));
       assert.equal(r2.kind, 'tpm', '40 + 70 > 100');
+      // Retry-After of TOKEN_LIMIT_EXCEEDED: when enough tokens leave the window (r1's, admitted at T0)
+      assert.equal(r2.kind === 'tpm' && r2.retryAfterMs, 59_000);
       await c.settle({ requestId: 'r1', rate: { key: rateKey, tokensUsed: 5 }, scopes: [team], actualMicro: 0n });
       const r3 = await c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate: { ...rate, tokens: 70 }, nowMs: T0 + 1000 }));
       assert.equal(r3.kind, 'ok', 'refunded to 5 real tokens');
