@@ -67,11 +67,11 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
     cwd: ROOT, env: { ...process.env, GANTRY_DATA_DIR: dataDir, GANTRY_URL: first.url },
   });
   assert.match(JSON.parse(cli.stdout).userId, /^usr_/);
-  // The server re-executed itself (same pid) with glibc's allocator and V8's heap tuned (lib/malloc-tuning.ts).
+  // The server re-executed itself (same pid) with glibc's allocator, V8's heap and its WebAssembly tiering tuned (lib/malloc-tuning.ts).
   if (process.platform === 'linux') {
     assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
     const argv = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
-    for (const f of ['--max-semi-space-size=16', '--heap-growing-percent=50']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
+    for (const f of ['--max-semi-space-size=16', '--heap-growing-percent=50', '--wasm-tiering-budget=130000000']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
     // and with the compile cache named, so Node had it on before the first module (lib/compile-cache.ts)
     if (process.env.NODE_COMPILE_CACHE === undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
       assert.equal(environOf(first.child.pid!).NODE_COMPILE_CACHE, COMPILE_CACHE_DIR);

@@ -1,8 +1,9 @@
-// Memory of a long-running `gantry serve`: glibc's allocator and V8's heap sizing, both of which
-// can only be set when a process starts, so the server sets them by re-executing itself once,
-// before it loads anything: same pid, arguments and stdio, ~20 ms. What the operator set (an
-// environment variable of any value, a node flag of the same name on the command line or in
-// NODE_OPTIONS) is left alone; other libcs (musl) ignore the variable, and only Linux re-executes.
+// Memory of a long-running `gantry serve`, and its start's CPU: glibc's allocator, V8's heap
+// sizing and V8's WebAssembly tiering, all of which can only be set when a process starts, so
+// the server sets them by re-executing itself once, before it loads anything: same pid,
+// arguments and stdio, ~20 ms. What the operator set (an environment variable of any value, a
+// node flag of the same name on the command line or in NODE_OPTIONS) is left alone; other
+// libcs (musl) ignore the variable, and only Linux re-executes.
 //
 // glibc: V8's optimizing compiler, tiering up PGlite's WebAssembly (PostgreSQL) at start,
 // allocates ~580 MB of short-lived compiler memory in 8–32 KB pieces on its background threads.
@@ -18,19 +19,29 @@
 // about four times what it held live before V8 collected it. A 16 MB semi-space and a heap
 // growing factor of 1.5: (c) at 50 connections 485–575 → 368–388 MB, CPU per request within
 // the runs' noise (bench/README.md, "2026-11-26, later: V8's heap sized for a server").
+//
+// V8's WebAssembly tiering (the start's CPU): PGlite's PostgreSQL runs as WebAssembly, first
+// compiled by the baseline compiler, and a function that has run ~13 MB worth of code (V8's
+// `--wasm-tiering-budget`) is compiled again by the optimizing compiler on V8's background
+// threads. A start runs a great deal of PostgreSQL once (its own start, the migrations' checks,
+// a first start's seeding): measured, the background threads spent 5–7 s of CPU during a
+// first start, more than the main and database threads together, on a 2-core machine. Ten
+// times the budget: ~3.3–4 s, the first start ~1 s sooner, and the code a request runs is
+// still optimized within the first seconds of load (CPU per request after a 10 s warm-up
+// unchanged; bench/README.md, "first start: the route schemas").
 import { execArgv } from 'node:process';
 
 export const MALLOC_MMAP_THRESHOLD = '32768';
 export const MALLOC_VARIABLE = 'MALLOC_MMAP_THRESHOLD_';
 /** Node (V8) flags the server runs with, unless the operator gave a value of their own. */
-export const V8_MEMORY_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'] as const;
+export const V8_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50', '--wasm-tiering-budget=130000000'] as const;
 
 const flagName = (f: string) => f.split('=')[0]!.replace(/_/g, '-');
 
 /** Our V8 flags whose names the operator did not already give (command line or NODE_OPTIONS). */
 export function missingV8Flags(flags: readonly string[], nodeOptions: string | undefined): string[] {
   const given = new Set([...flags, ...(nodeOptions ?? '').split(/\s+/)].filter((f) => f.startsWith('--')).map(flagName));
-  return V8_MEMORY_FLAGS.filter((f) => !given.has(flagName(f)));
+  return V8_FLAGS.filter((f) => !given.has(flagName(f)));
 }
 
 /** Whether this start should re-execute itself to set the allocator's threshold or the V8 flags. */
