@@ -2,13 +2,15 @@
 // (`node src/main.ts serve`, a fresh data dir): the first start (PGlite initdb, migrations,
 // seed), a restart on the same data dir, and the RSS of the idle process some seconds after
 // each; beside them, in the same run, the RSS of a bare Fastify process (the floor of any
-// Node HTTP server here). Each start is repeated `--runs` times; medians are printed.
-// Usage: node bench/start-memory.ts [--runs 3] [--idle-seconds 15] [--env NAME=value …]
+// Node HTTP server here). Each start is repeated `--runs` times; medians are printed. For each
+// start, the CPU its threads had used when it listened (main, the database's, V8's background
+// threads), from /proc (Linux).
+// Usage: node bench/start-memory.ts [--runs 3] [--idle-seconds 15] [--env NAME=value …] [--root <checkout>]
 // (the idle RSS is read after V8's memory reducer, which runs ~10 s after a start goes idle and
 // gives back ~50 MB of memory V8 kept pooled: read before it, the number is the reducer's timing.)
 // (--env sets a variable for Gantry's starts, e.g. --env GANTRY_PGLITE_SHARED_BUFFERS=16MB.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -23,15 +25,33 @@ for (let i = 0; i < process.argv.length - 1; i++) {
   serveEnv[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
 }
 const idleMs = arg('--idle-seconds', 15) * 1000;
-const root = new URL('..', import.meta.url).pathname;
+// --root: start another checkout's server (e.g. a git worktree of an earlier commit) with this script
+const root = process.argv.includes('--root') ? process.argv[process.argv.indexOf('--root') + 1]! : new URL('..', import.meta.url).pathname;
+
+/** CPU ms of the process so far, by thread name: MainThread, WorkerThread (the database's), V8Worker (V8's background compilers and GC), the rest as other. */
+function cpuByThread(pid: number): Record<string, number> {
+  const out: Record<string, number> = { MainThread: 0, WorkerThread: 0, V8Worker: 0, other: 0 };
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const st = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(f[11]) + Number(f[12])) * 10; // utime + stime, ticks of 10 ms
+      out[name in out ? name : 'other']! += ms;
+    } catch { /* a thread that ended meanwhile */ }
+  }
+  return out;
+}
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m![1]) / 1024;
 }
 
-/** Start a process, wait for `ready` in its output; ms to it, then the RSS after the idle wait. */
-async function measure(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ startMs: number; rssMb: number }> {
+interface Start { startMs: number; rssMb: number; cpu: Record<string, number> }
+
+/** Start a process, wait for `ready` in its output; ms to it and its threads' CPU then, then the RSS after the idle wait. */
+async function measure(args: string[], env: Record<string, string>, ready: RegExp): Promise<Start> {
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -45,18 +65,19 @@ async function measure(args: string[], env: Record<string, string>, ready: RegEx
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
   });
   const startMs = performance.now() - t0;
+  const cpu = cpuByThread(child.pid!);
   await delay(idleMs);
   const rss = rssMb(child.pid!);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  return { startMs, rssMb: rss };
+  return { startMs, rssMb: rss, cpu };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const bare = `import Fastify from 'fastify'; const a = Fastify(); a.get('/', async () => 'ok'); console.log('listening', await a.listen({ host: '127.0.0.1', port: 0 }));`;
 
-const first: Array<{ startMs: number; rssMb: number }> = [];
-const restart: Array<{ startMs: number; rssMb: number }> = [];
+const first: Start[] = [];
+const restart: Start[] = [];
 const floor: number[] = [];
 for (let i = 0; i < runs; i++) {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-bench-start-'));
@@ -70,6 +91,7 @@ for (let i = 0; i < runs; i++) {
 }
 const f = (n: number) => n.toFixed(0);
 console.log(`runs ${runs}, idle ${idleMs / 1000} s (medians)${Object.keys(serveEnv).length ? `, ${JSON.stringify(serveEnv)}` : ''}`);
-console.log(`first start: ${f(median(first.map((r) => r.startMs)))} ms, idle RSS ${f(median(first.map((r) => r.rssMb)))} MB`);
-console.log(`restart:     ${f(median(restart.map((r) => r.startMs)))} ms, idle RSS ${f(median(restart.map((r) => r.rssMb)))} MB`);
+const cpu = (xs: Start[]) => Object.keys(xs[0]!.cpu).map((k) => `${k} ${f(median(xs.map((x) => x.cpu[k]!)))}`).join(', ');
+console.log(`first start: ${f(median(first.map((r) => r.startMs)))} ms, idle RSS ${f(median(first.map((r) => r.rssMb)))} MB; CPU ms until listening: ${cpu(first)}`);
+console.log(`restart:     ${f(median(restart.map((r) => r.startMs)))} ms, idle RSS ${f(median(restart.map((r) => r.rssMb)))} MB; CPU ms until listening: ${cpu(restart)}`);
 console.log(`bare Fastify idle RSS ${f(median(floor))} MB`);
