@@ -38,19 +38,21 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * Resolves once process `pid` has used no CPU for `quietMs`: V8's background compilers are
- * done with what the start and the warm-up gave them (their memory is transient, and hundreds
- * of MB at a time on a slow machine: a baseline read while they run measures them).
+ * Resolves once process `pid` has gone quiet: at most 20 ms of CPU (two ticks) over `quietMs`,
+ * what its job runner's polls cost, nothing like V8's background compilers at work on what
+ * the start and the warm-up gave them (their memory is transient, and hundreds of MB at a
+ * time on a slow machine: a baseline read while they run measures them).
  */
 async function settled(pid: number, quietMs = 500): Promise<void> {
-  let last = cpuTicks(pid);
-  let quietSince = Date.now();
-  for (const deadline = Date.now() + 60_000; Date.now() - quietSince < quietMs;) {
+  const samples: Array<{ at: number; ticks: number }> = [];
+  for (const deadline = Date.now() + 60_000; ;) {
+    samples.push({ at: Date.now(), ticks: cpuTicks(pid) });
+    while (samples.length > 1 && samples[samples.length - 1]!.at - samples[1]!.at >= quietMs) samples.shift();
+    const first = samples[0]!;
+    const last = samples[samples.length - 1]!;
+    if (last.at - first.at >= quietMs && last.ticks - first.ticks <= 2) return;
     assert.ok(Date.now() < deadline, 'the server never went quiet');
     await new Promise((r) => setTimeout(r, 50));
-    const now = cpuTicks(pid);
-    if (now !== last) quietSince = Date.now();
-    last = now;
   }
 }
 
