@@ -38,8 +38,26 @@ const vals = pgTable('vals', {
   tags: text('tags').array(),
 });
 
+/**
+ * A blank database, made once (PGlite's initdb: 5-10 s a store on a slow machine, most of this
+ * file's time when each test ran its own) and loaded by every in-memory store of these tests.
+ */
+let blank: Promise<Blob> | undefined;
+function blankDump(): Promise<Blob> {
+  blank ??= (async () => {
+    const s = await openStore({ pgliteThread: false });
+    try {
+      return await s.pglite!.dumpDataDir('none');
+    } finally {
+      await s.close();
+    }
+  })();
+  return blank;
+}
+
 async function withStore<T>(opts: Parameters<typeof openStore>[0], fn: (s: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(opts);
+  const inMemory = !opts.dataDir && !opts.loadDataDir && !opts.databaseUrl;
+  const store = await openStore(inMemory ? { ...opts, loadDataDir: await blankDump() } : opts);
   try {
     await store.db.execute(sql`create table if not exists items (id serial primary key, name text not null unique)`);
     await store.db.execute(sql`create table if not exists counter (id int primary key, n int not null)`);
