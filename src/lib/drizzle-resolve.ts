@@ -14,7 +14,7 @@
 // modules whatever the scope says): ~2,300 lookups at a start, ~90 ms.
 // The project's own files import packages by name ('drizzle-orm/pg-core' from ~50 files), and
 // each such import is resolved again through the package's exports map: for drizzle-orm ~5 ms
-// each, ~250 ms of a start's main thread (bench/README.md, "first start: the route schemas").
+// each, ~250 ms of a start's main thread (bench/README.md, "the start's CPU").
 // A name resolves the same from every project file (one node_modules), so the first answer
 // for a name and set of conditions is kept. Anything else goes to Node's resolution as before.
 import { registerHooks, type ResolveFnOutput } from 'node:module';

@@ -28,7 +28,7 @@
 // first start, more than the main and database threads together, on a 2-core machine. Ten
 // times the budget: ~3.3–4 s, the first start ~1 s sooner, and the code a request runs is
 // still optimized within the first seconds of load (CPU per request after a 10 s warm-up
-// unchanged; bench/README.md, "first start: the route schemas").
+// unchanged; bench/README.md, "the start's CPU").
 import { execArgv } from 'node:process';
 
 export const MALLOC_MMAP_THRESHOLD = '32768';

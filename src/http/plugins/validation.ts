@@ -14,7 +14,7 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   // verbose: errors carry their schema, so a 400 can tell a field's whole range (errors.ts).
   // code.optimize off: AJV's pass over the code it generates takes ~45 % of a compile (the
   // chat completions body's is the largest at a start) and validation runs as fast without it
-  // (bench/README.md, "first start").
+  // (bench/README.md, "the start's CPU").
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false, verbose: true, code: { optimize: false } });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   // int64 fields take a string of digits beyond 2^53 (schemas.ts Int64Input): it must fit int8
