@@ -1,7 +1,7 @@
 // JSON request bodies of a megabyte or more are decoded and parsed on a worker thread:
 // JSON.parse of an 8 MB prompt holds the event loop for 10–25 ms (70 ms on a loaded
 // machine), plus as much again for the prototype-poisoning scan, while every other request
-// waits. Here the body's bytes are moved to the worker (no copy) and the main thread only
+// waits. Here the body's blocks (json-body.ts) are moved to the worker (no copy) and the main thread only
 // rebuilds the parsed value from the worker's message (a copy of the strings, a few ms).
 // The worker starts on the first big body and is ended when the app closes.
 import { Worker } from 'node:worker_threads';
@@ -32,15 +32,18 @@ export class OffThreadJson {
     return w;
   }
 
-  /** Parse `bytes` (taken over: the buffer is moved to the worker when it owns its memory). */
-  parse(bytes: Buffer): Promise<ParseOutcome> {
+  /**
+   * Parse the body made of `blocks`, taken over: each must have memory of its own
+   * (`Buffer.allocUnsafeSlow`, never a slice of Node's shared pool), which is moved to the
+   * worker and is unusable here afterwards.
+   */
+  parse(blocks: Buffer[]): Promise<ParseOutcome> {
     this.worker ??= this.start();
     const id = this.nextId++;
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-    const msg: ParseRequest = { id, bytes };
+    const msg: ParseRequest = { id, blocks };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage(msg, own ? [bytes.buffer as ArrayBuffer] : []);
+      this.worker!.postMessage(msg, blocks.map((b) => b.buffer as ArrayBuffer));
     });
   }
 

@@ -7,7 +7,8 @@ import { parentPort } from 'node:worker_threads';
 
 export interface ParseRequest {
   id: number;
-  bytes: Uint8Array;
+  /** the body, in order: one block when its length was known up front (json-body.ts) */
+  blocks: Uint8Array[];
 }
 
 /** `value` when parsed; `empty` for a body of whitespace only; `invalid` for anything else. */
@@ -35,7 +36,9 @@ export function poisoned(root: unknown): boolean {
   return false;
 }
 
-export function parseBody(bytes: Uint8Array): Omit<ParseReply, 'id'> {
+export function parseBody(blocks: Uint8Array[]): Omit<ParseReply, 'id'> {
+  // joined before decoding: a character's bytes may straddle two blocks
+  const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
   const text = new TextDecoder().decode(bytes); // a leading BOM is dropped, as secure-json-parse does
   if (text.trim() === '') return { empty: true };
   try {
@@ -55,5 +58,5 @@ if (parentPort) {
 }
 
 parentPort?.on('message', (m: ParseRequest) => {
-  parentPort!.postMessage({ id: m.id, ...parseBody(m.bytes) });
+  parentPort!.postMessage({ id: m.id, ...parseBody(m.blocks) });
 });

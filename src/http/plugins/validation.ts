@@ -7,6 +7,7 @@ import { isInt64Text } from '../../lib/int64.ts';
 import { AppError } from '../../lib/errors.ts';
 import { errorCodes } from 'fastify';
 import { OffThreadJson } from '../json-off-thread.ts';
+import { readJsonBody } from '../json-body.ts';
 import type { App } from '../types.ts';
 import type { LazySchemas } from '../lazy-schemas.ts';
 
@@ -135,9 +136,6 @@ export function unstorable(data: unknown): { at: string; rule: string } | undefi
   return undefined;
 }
 
-/** Bodies from this size on are parsed off the main thread. */
-const OFF_THREAD_BYTES = 1 << 20;
-
 /** a charset parameter that names UTF-8 (or ASCII, a subset of it), quoted or not */
 const UTF8_CHARSET = /;\s*charset\s*=\s*"?(utf-?8|us-ascii)"?\s*(;|$)/i;
 
@@ -146,7 +144,8 @@ const UTF8_CHARSET = /;\s*charset\s*=\s*"?(utf-?8|us-ascii)"?\s*(;|$)/i;
  * clients send it on DELETE and on body-less POSTs too. Fastify refuses such an empty body
  * (FST_ERR_CTP_EMPTY_JSON_BODY); here it reads as no body, and a route whose schema wants a
  * body still answers 400 naming it. Anything non-empty is parsed exactly as Fastify does:
- * here, or from OFF_THREAD_BYTES on, on a worker with the same checks and answers.
+ * here, or from BIG_BYTES on, on a worker with the same checks and answers. The body is read
+ * by json-body.ts (Fastify's limits and answers, without its one big copy at the end).
  */
 function acceptEmptyJsonBodies(app: App): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -155,7 +154,7 @@ function acceptEmptyJsonBodies(app: App): void {
   const offThread = new OffThreadJson();
   app.addHook('onClose', async () => offThread.close());
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+  app.addContentTypeParser('application/json', (req, payload, done) => {
     // The body is read as UTF-8 (JSON's one encoding): any other declared charset is a 415,
     // not a body misread (UTF-16 read as UTF-8 would be NUL bytes and nonsense).
     const contentType = req.headers['content-type'] ?? '';
@@ -163,21 +162,26 @@ function acceptEmptyJsonBodies(app: App): void {
       done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8', { field: 'content-type', rule: 'charset must be utf-8' }), undefined);
       return;
     }
-    const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
-    if (bytes.length >= OFF_THREAD_BYTES) {
-      // A big body (a long prompt) is parsed on a worker, with the same checks (json-off-thread.ts).
-      offThread.parse(bytes).then((r) => {
-        if ('value' in r) done(null, r.value);
-        else if ('empty' in r) done(null, undefined);
-        else done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
-      }, (e: Error) => done(e, undefined));
-      return;
-    }
-    const text = bytes.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    void parseJson(req, text, done);
+    readJsonBody(payload, req.routeOptions.bodyLimit, Number(req.headers['content-length']), (read) => {
+      if ('error' in read) {
+        done(read.error, undefined);
+        return;
+      }
+      if ('blocks' in read) {
+        // A big body (a long prompt) is parsed on a worker, with the same checks (json-off-thread.ts).
+        offThread.parse(read.blocks).then((r) => {
+          if ('value' in r) done(null, r.value);
+          else if ('empty' in r) done(null, undefined);
+          else done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+        }, (e: Error) => done(e, undefined));
+        return;
+      }
+      const text = read.small.toString('utf8');
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      void parseJson(req, text, done);
+    });
   });
 }
