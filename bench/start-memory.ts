@@ -10,10 +10,11 @@
 // gives back ~50 MB of memory V8 kept pooled: read before it, the number is the reducer's timing.)
 // (--env sets a variable for Gantry's starts, e.g. --env GANTRY_PGLITE_SHARED_BUFFERS=16MB.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { rssBytes, threadsCpuMs } from './proc.ts';
 
 const arg = (name: string, def: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : def);
 const runs = arg('--runs', 3);
@@ -31,21 +32,8 @@ const root = process.argv.includes('--root') ? process.argv[process.argv.indexOf
 /** CPU ms of the process so far, by thread name: MainThread, WorkerThread (the database's), V8Worker (V8's background compilers and GC), the rest as other. */
 function cpuByThread(pid: number): Record<string, number> {
   const out: Record<string, number> = { MainThread: 0, WorkerThread: 0, V8Worker: 0, other: 0 };
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const st = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      const ms = (Number(f[11]) + Number(f[12])) * 10; // utime + stime, ticks of 10 ms
-      out[name in out ? name : 'other']! += ms;
-    } catch { /* a thread that ended meanwhile */ }
-  }
+  for (const t of threadsCpuMs(pid)) out[t.name in out ? t.name : 'other']! += t.cpuMs;
   return out;
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
 }
 
 interface Start { startMs: number; rssMb: number; cpu: Record<string, number> }
@@ -67,7 +55,7 @@ async function measure(args: string[], env: Record<string, string>, ready: RegEx
   const startMs = performance.now() - t0;
   const cpu = cpuByThread(child.pid!);
   await delay(idleMs);
-  const rss = rssMb(child.pid!);
+  const rss = rssBytes(child.pid!) / 2 ** 20;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   return { startMs, rssMb: rss, cpu };

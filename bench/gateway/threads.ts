@@ -7,10 +7,10 @@
 // the same window, so run it on a machine otherwise quiet.
 // Usage: node bench/gateway/threads.ts [--postgres] [--conns 50] [--seconds 5] [--warmup 10]
 // (BENCH_GANTRY_FLAGS passes node flags to the Gantry process, as for run.ts.)
-import { readdirSync, readFileSync } from 'node:fs';
 import { load } from './load.ts';
 import { setupGantry } from './setup.ts';
 import { children, start } from './servers.ts';
+import { processesCpuMs, rssBytes, threadsCpuMs } from '../proc.ts';
 
 const args = process.argv.slice(2);
 const num = (name: string, def: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : def);
@@ -21,31 +21,7 @@ const request = JSON.stringify({ model: 'bench/mock', messages: [{ role: 'user',
 
 /** CPU µs of each thread of `pid`, by "<tid> <name>". */
 function threadCpu(pid: number): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const st = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      m.set(`${t} ${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))}`, (Number(f[11]) + Number(f[12])) * 10_000); // utime + stime, ticks of 10 ms
-    } catch { /* a thread that ended meanwhile */ }
-  }
-  return m;
-}
-
-/** CPU µs of every process whose name is one of `names`, by name (the database and Redis servers). */
-function processCpu(names: string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
-      if (!names.includes(name)) continue;
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      m.set(name, (m.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10_000);
-    } catch { /* a process that ended meanwhile */ }
-  }
-  return m;
+  return new Map(threadsCpuMs(pid).map((t) => [`${t.tid} ${t.name}`, t.cpuMs * 1000]));
 }
 
 const postgres = args.includes('--postgres');
@@ -60,11 +36,11 @@ try {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${g.creds.apiKey}` };
   await load(g.url, '/openai/v1/chat/completions', headers, request, conns, 500, warmupS * 1000);
   const before = threadCpu(pid);
-  const servicesBefore = processCpu(services);
+  const servicesBefore = processesCpuMs(services);
   const r = await load(g.url, '/openai/v1/chat/completions', headers, request, conns, 0, seconds * 1000);
   const after = threadCpu(pid);
-  const servicesAfter = processCpu(services);
-  const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  const servicesAfter = processesCpuMs(services);
+  const rssMb = rssBytes(pid) / 2 ** 20;
   console.log(`${conns} connections, ${seconds} s after ${warmupS} s of warm-up: ${r.reqPerS.toFixed(0)} req/s, ${r.totalRequests} requests, RSS ${rssMb.toFixed(0)} MB`);
   const byName = new Map<string, number>();
   for (const [k, v] of after) {
@@ -78,7 +54,7 @@ try {
   }
   console.log(`${total.toFixed(1).padStart(7)} µs/request  the whole process`);
   for (const name of services) {
-    const us = ((servicesAfter.get(name) ?? 0) - (servicesBefore.get(name) ?? 0)) / r.totalRequests;
+    const us = (((servicesAfter.get(name) ?? 0) - (servicesBefore.get(name) ?? 0)) * 1000) / r.totalRequests;
     console.log(`${us.toFixed(1).padStart(7)} µs/request  every ${name} process`);
   }
 } finally {

@@ -21,21 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { startServer } from '../../../../test/helpers/server.ts';
+import { processCpuMs, rssBytes } from '../../../../bench/proc.ts';
 
 const CLIENT = new URL('../../../../test/helpers/jsonl-upload-client.ts', import.meta.url).pathname;
 const LINES = 50_000;
 const LINE_BYTES = 4000; // 50,000 × 4,000 = 200,000,000 bytes: the default limits, both at once
-
-/** The resident memory of process `pid`, bytes. */
-function rss(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-}
-
-/** CPU ticks process `pid` has used, all threads. */
-function cpuTicks(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
 
 /**
  * Resolves once process `pid` has gone quiet: at most 20 ms of CPU (two ticks) over `quietMs`,
@@ -44,13 +34,13 @@ function cpuTicks(pid: number): number {
  * time on a slow machine: a baseline read while they run measures them).
  */
 async function settled(pid: number, quietMs = 500): Promise<void> {
-  const samples: Array<{ at: number; ticks: number }> = [];
+  const samples: Array<{ at: number; cpuMs: number }> = [];
   for (const deadline = Date.now() + 60_000; ;) {
-    samples.push({ at: Date.now(), ticks: cpuTicks(pid) });
+    samples.push({ at: Date.now(), cpuMs: processCpuMs(pid) });
     while (samples.length > 1 && samples[samples.length - 1]!.at - samples[1]!.at >= quietMs) samples.shift();
     const first = samples[0]!;
     const last = samples[samples.length - 1]!;
-    if (last.at - first.at >= quietMs && last.ticks - first.ticks <= 2) return;
+    if (last.at - first.at >= quietMs && last.cpuMs - first.cpuMs <= 20) return;
     assert.ok(Date.now() < deadline, 'the server never went quiet');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -73,16 +63,16 @@ test('a 200 MB upload through POST /openai/v1/files raises the RSS by less than 
     // warm up the same path (parser, blob store, queries) so the baseline holds their code and caches
     assert.equal((await upload(url, apiKey, 100)).status, 200);
     await settled(pid);
-    const baseline = rss(pid);
+    const baseline = rssBytes(pid);
     let peak = baseline;
-    const sampler = setInterval(() => { peak = Math.max(peak, rss(pid)); }, 5);
+    const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)); }, 5);
     let res: { status: number; body: string };
     try {
       res = await upload(url, apiKey, LINES);
     } finally {
       clearInterval(sampler);
     }
-    peak = Math.max(peak, rss(pid));
+    peak = Math.max(peak, rssBytes(pid));
     assert.equal(res.status, 200, res.body);
     const file = JSON.parse(res.body);
     assert.equal(file.bytes, LINES * LINE_BYTES);
