@@ -71,7 +71,7 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
   if (process.platform === 'linux') {
     assert.equal(environOf(first.child.pid!).MALLOC_MMAP_THRESHOLD_, '32768');
     const argv = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
-    for (const f of ['--max-semi-space-size=16', '--heap-growing-percent=50', '--wasm-tiering-budget=130000000']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
+    for (const f of ['--max-semi-space-size=8', '--heap-growing-percent=30', '--wasm-tiering-budget=130000000']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
     // and with the compile cache named, so Node had it on before the first module (lib/compile-cache.ts)
     if (process.env.NODE_COMPILE_CACHE === undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
       assert.equal(environOf(first.child.pid!).NODE_COMPILE_CACHE, COMPILE_CACHE_DIR);

@@ -22,7 +22,7 @@ test('only the server on Linux, only when something is left to set, never under 
 
 test('a V8 flag the operator gave, by name (any value, either spelling), is not added', () => {
   assert.deepEqual(missingV8Flags([], undefined), [...V8_FLAGS]);
-  assert.deepEqual(missingV8Flags(['--max-semi-space-size=64'], undefined), ['--heap-growing-percent=50', '--wasm-tiering-budget=130000000']);
-  assert.deepEqual(missingV8Flags([], '--max_semi_space_size=8'), ['--heap-growing-percent=50', '--wasm-tiering-budget=130000000']);
+  assert.deepEqual(missingV8Flags(['--max-semi-space-size=64'], undefined), ['--heap-growing-percent=30', '--wasm-tiering-budget=130000000']);
+  assert.deepEqual(missingV8Flags([], '--max_semi_space_size=8'), ['--heap-growing-percent=30', '--wasm-tiering-budget=130000000']);
   assert.deepEqual(missingV8Flags(['--heap-growing-percent=20', '--wasm_tiering_budget=1000'], '--max-semi-space-size=32'), []);
 });

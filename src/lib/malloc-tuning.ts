@@ -18,7 +18,11 @@
 // its default ceiling (two 64 MB semi-spaces, all resident), and the old generation grew to
 // about four times what it held live before V8 collected it. A 16 MB semi-space and a heap
 // growing factor of 1.5: (c) at 50 connections 485–575 → 368–388 MB, CPU per request within
-// the runs' noise (bench/README.md, "2026-11-26, later: V8's heap sized for a server").
+// the runs' noise (bench/README.md, "2026-11-26, later: V8's heap sized for a server"). Then an
+// 8 MB semi-space and a factor of 1.3: after a full rate window 365–367 → 331–340 MB, and CPU
+// per request no higher (lower in every pair; bench/README.md, "issue 17, before and after").
+// The semi-space flag sizes every thread's young generation, the database thread's too: its
+// Worker resourceLimits do not override a flag. 4 MB costs CPU (V8's threads, ~+12 µs a request).
 //
 // V8's WebAssembly tiering (the start's CPU): PGlite's PostgreSQL runs as WebAssembly, first
 // compiled by the baseline compiler, and a function that has run ~13 MB worth of code (V8's
@@ -34,7 +38,7 @@ import { execArgv } from 'node:process';
 export const MALLOC_MMAP_THRESHOLD = '32768';
 export const MALLOC_VARIABLE = 'MALLOC_MMAP_THRESHOLD_';
 /** Node (V8) flags the server runs with, unless the operator gave a value of their own. */
-export const V8_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50', '--wasm-tiering-budget=130000000'] as const;
+export const V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=30', '--wasm-tiering-budget=130000000'] as const;
 
 const flagName = (f: string) => f.split('=')[0]!.replace(/_/g, '-');
 

@@ -26,6 +26,9 @@ export interface RemoteTx {
  * under load, holding ~20 MB live); the thread's garbage is short-lived query buffers, and at
  * 32 MB the gateway bench's CPU per request is within noise of the default while the process
  * under load is 60–80 MB smaller (bench/README.md, "Memory"). 4–8 MB cost up to 40 % CPU.
+ * This limit holds where no `--max-semi-space-size` flag is given (tests, an operator's own
+ * flags): the flag `gantry serve` sets (lib/malloc-tuning.ts) overrides it in every thread, so a
+ * served database thread's young generation is two 8 MB semi-spaces (measured: 16 MB).
  */
 export const DB_THREAD_YOUNG_GENERATION_MB = 32;
 
