@@ -30,7 +30,8 @@ for (let i = 0; i < N; i++) {
   now += 0.2;
   const requestId = newId('request', Math.floor(now));
   const r = await counters.admit({
-    requestId, nowMs: now, wallMs: Date.now(), scopes, costMicro: 10n, leaseUntilMs: Date.now() + 60_000, stateTtlMs: 3_600_000,
+    // nowMs in whole milliseconds, as the system clock (Date.now) gives it
+    requestId, nowMs: Math.floor(now), wallMs: Date.now(), scopes, costMicro: 10n, leaseUntilMs: Date.now() + 60_000, stateTtlMs: 3_600_000,
     rate: { key: 'team:model', rpmLimit: 1e9, tpmLimit: 1e12, tokens: 100, windowMs: 60_000 },
   });
   if (r.kind !== 'ok') throw new Error(`not admitted: ${r.kind}`);

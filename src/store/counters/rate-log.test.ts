@@ -71,3 +71,27 @@ test('rate log with keepIds: every entry keeps its id, in order, through growth 
   bare.add('x', 1, 1);
   assert.equal([...bare.entries()][0]!.id, '');
 });
+
+test('rate log: requests of the same millisecond share a slot, yet count, settle and leave the window as the requests they are', () => {
+  const l = new RateLog();
+  for (let i = 0; i < 1000; i++) l.add(`same-${i}`, 5, 10);
+  l.add('next', 6, 1);
+  assert.deepEqual([l.size, l.tokens, l.oldestAt()], [1001, 10_001, 5]);
+  assert.deepEqual(list(l), [[5, 10_000], [6, 1]]);
+  assert.equal((l as unknown as { at: Float64Array }).at.length, 8, 'two slots hold 1,001 requests');
+  l.settle('same-7', 3); // its estimate (10) is replaced within the shared slot
+  assert.deepEqual(list(l), [[5, 9_993], [6, 1]]);
+  assert.equal(l.tokens, 9_994);
+  l.settle('same-7', 99); // settled once
+  assert.equal(l.tokens, 9_994);
+  l.evict(5); // the thousand leave together
+  assert.deepEqual([l.size, l.tokens, l.oldestAt()], [1, 1, 6]);
+  l.settle('same-8', 0); // left with its slot: nothing to correct
+  assert.equal(l.tokens, 1);
+  // with keepIds each request keeps a slot of its own: its id is what puts it back in Redis
+  const k = new RateLog({ keepIds: true });
+  k.add('a', 5, 1);
+  k.add('b', 5, 2);
+  assert.deepEqual([...k.entries()].map((e) => [e.id, e.atMs, e.tokens]), [['a', 5, 1], ['b', 5, 2]]);
+  assert.equal(k.size, 2);
+});
