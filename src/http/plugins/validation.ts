@@ -155,16 +155,18 @@ function acceptEmptyJsonBodies(app: App): void {
   app.addHook('onClose', async () => offThread.close());
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', (req, payload, done) => {
-    // The body is read as UTF-8 (JSON's one encoding): any other declared charset is a 415,
-    // not a body misread (UTF-16 read as UTF-8 would be NUL bytes and nonsense).
-    const contentType = req.headers['content-type'] ?? '';
-    if (contentType.includes('charset') && !UTF8_CHARSET.test(contentType)) {
-      done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8', { field: 'content-type', rule: 'charset must be utf-8' }), undefined);
-      return;
-    }
     readJsonBody(payload, req.routeOptions.bodyLimit, Number(req.headers['content-length']), (read) => {
       if ('error' in read) {
         done(read.error, undefined);
+        return;
+      }
+      // The body is read as UTF-8 (JSON's one encoding): any other declared charset is a 415,
+      // not a body misread (UTF-16 read as UTF-8 would be NUL bytes and nonsense). Answered once
+      // the body is read, as before: an answer that leaves a body unread closes the connection
+      // with data in flight, which a client may see as a reset instead of the 415.
+      const contentType = req.headers['content-type'] ?? '';
+      if (contentType.includes('charset') && !UTF8_CHARSET.test(contentType)) {
+        done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8', { field: 'content-type', rule: 'charset must be utf-8' }), undefined);
         return;
       }
       if ('blocks' in read) {
