@@ -211,7 +211,12 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await shot(page, 'instances');
     // The instance's log, followed live: Gantry's status lines (and the workload's output).
     await box.getByRole('link', { name: 'console-box' }).click();
-    await page.getByLabel('Live log').getByText(/\[gantry\] pulling → running/).waitFor({ timeout: 60_000 });
+    await page.getByLabel('Live log').getByText(/\[gantry\] pulling → running/).waitFor({ timeout: 60_000 }).catch(async (e: Error) => {
+      // seen once in CI (5 runs in all): say what the page showed, so the next failure tells why
+      const status = await page!.getByRole('status').filter({ hasText: 'Log:' }).textContent().catch(() => '(no status)');
+      const log = await page!.getByLabel('Live log').textContent().catch(() => '(no log)');
+      throw new Error(`${e.message}\npage: ${status}\nlog: ${log?.slice(0, 2000)}`);
+    });
     await page.getByText('Log: live').waitFor();
     await shot(page, 'instance-log');
 
@@ -226,15 +231,19 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
 
     // Usage: the chart is drawn (its canvas has pixels).
     await page.getByRole('link', { name: 'Usage and bills' }).click();
-    await page.locator('.chart[data-drawn="true"] canvas').waitFor();
-    // painted pixels of the chart's canvas (run in the page)
-    const painted = await page.evaluate(`(() => {
-      const c = document.querySelector('.chart canvas');
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    // the page's own heading first: until the route changes, the serverless page's chart matches too
+    await page.getByRole('heading', { name: 'Usage and bills' }).waitFor();
+    const usageChart = page.locator('.chart[data-drawn="true"] canvas');
+    await usageChart.waitFor();
+    // painted pixels of the chart's canvas, read from the element found (not looked up again)
+    type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const painted = await usageChart.evaluate((c) => {
+      const canvas = c as unknown as Canvas;
+      const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       let n = 0;
-      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
       return n;
-    })()`) as number;
+    });
     assert.ok(painted > 100, `chart canvas has ${painted} painted pixels`);
     await shot(page, 'usage');
 
