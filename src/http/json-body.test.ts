@@ -21,11 +21,15 @@ function read(bytes: Buffer, opts: { limit?: number; contentLength?: number; ste
 
 const pattern = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7) % 251));
 
-test('a small body comes whole, as one buffer of its own', async () => {
-  const body = pattern(BIG_BYTES - 1);
-  const r = await read(body, { step: 10_000 });
-  assert.ok('small' in r);
-  assert.ok(r.small.equals(body));
+test('a small body comes whole, as text, from one chunk or from many that cut through its characters', async () => {
+  const text = 'é🦊x'.repeat(Math.floor((BIG_BYTES - 1) / 7)); // 7 bytes a repeat, under BIG_BYTES
+  const body = Buffer.from(text);
+  const many = await read(body, { step: 10_000 });
+  assert.ok('text' in many);
+  assert.equal(many.text, text);
+  const one = await read(body, { step: body.length });
+  assert.ok('text' in one);
+  assert.equal(one.text, text);
 });
 
 test('a big body of known length is one block owning its memory; of unknown length, blocks of 1 MiB in order', async () => {
@@ -33,7 +37,7 @@ test('a big body of known length is one block owning its memory; of unknown leng
   const known = await read(body, { contentLength: body.length, step: 65_521 });
   assert.ok('blocks' in known);
   assert.equal(known.blocks.length, 1);
-  assert.equal(known.length, body.length);
+  assert.equal(known.blocks[0]!.length, body.length);
   assert.equal(known.blocks[0]!.byteOffset, 0);
   assert.equal(known.blocks[0]!.buffer.byteLength, body.length, 'the block is all of its memory: moving it moves nothing else');
   assert.ok(known.blocks[0]!.equals(body));
@@ -99,6 +103,28 @@ test('a big chunked body whose characters straddle chunks and blocks reads as th
     const other = Buffer.from(body.toString('utf8').replace('10999🦊é', '10999🦊e'));
     const changed = await t.app.inject({ method: 'POST', url: '/openai/v1/chat/completions', headers, payload: Readable.from([other]) });
     assert.notDeepEqual(answer(changed.body).content, answer(whole.body).content, 'one character changed is another prompt (so the check above can fail)');
+  } finally {
+    await t.close();
+  }
+});
+
+test('a chunked body (no content-length) past the route\'s limit is a 413 in the unified body, counted as it arrives', async () => {
+  const t = await buildTestApp({ env: { GANTRY_BODY_LIMIT_LLM_MB: '2' } });
+  try {
+    const headers = { authorization: `Bearer ${t.creds.apiKey}`, 'content-type': 'application/json' };
+    const chat = (bytes: number) => Buffer.from(JSON.stringify({ model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: 'w'.repeat(bytes) }] }));
+    const inChunks = (body: Buffer) => Readable.from((function* () {
+      for (let at = 0; at < body.length; at += 65_536) yield body.subarray(at, at + 65_536);
+    })());
+    const over = await t.app.inject({ method: 'POST', url: '/openai/v1/chat/completions', headers, payload: inChunks(chat(2 * MiB)) });
+    assert.equal(over.statusCode, 413, over.body.slice(0, 300));
+    assert.equal(JSON.parse(over.body).reason, 'PAYLOAD_TOO_LARGE');
+    // just under the limit, the same way, is read whole and judged: its token estimate (bytes / 4)
+    // is over the team's TPM
+    const under = await t.app.inject({ method: 'POST', url: '/openai/v1/chat/completions', headers, payload: inChunks(chat(2 * MiB - 200)) });
+    assert.equal(under.statusCode, 429, under.body.slice(0, 300));
+    assert.equal(JSON.parse(under.body).reason, 'TOKEN_LIMIT_EXCEEDED');
+    assert.ok(JSON.parse(under.body).metadata.requested > (2 * MiB - 200) / 4, 'the whole prompt was counted');
   } finally {
     await t.close();
   }

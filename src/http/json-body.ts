@@ -8,10 +8,10 @@
 import type { Readable } from 'node:stream';
 import { errorCodes } from 'fastify';
 
-/** What a body read gives: the bytes (small), the owned blocks (big), or why it failed. */
+/** What a body read gives: the text (small), the owned blocks (big), or why it failed. */
 export type BodyRead =
-  | { small: Buffer }
-  | { blocks: Buffer[]; length: number }
+  | { text: string }
+  | { blocks: Buffer[] }
   | { error: Error & { statusCode?: number } };
 
 /** Bodies from this size on are collected in owned blocks (and parsed off the main thread). */
@@ -83,13 +83,14 @@ export function readJsonBody(payload: Readable, limit: number, contentLength: nu
       return;
     }
     if (chunks) {
-      // Always a copy, as Fastify's: the parser never holds a view of a socket read buffer.
-      done({ small: Buffer.concat(chunks, received) });
+      // Decoded whole (a character's bytes may straddle two chunks); one chunk, the usual small
+      // body, is decoded as it is: the text is a copy already, no view of a socket buffer is kept
+      done({ text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8') });
       return;
     }
     const lastBlock = blocks.at(-1)!;
     if (used < lastBlock.length) blocks[blocks.length - 1] = lastBlock.subarray(0, used);
-    done({ blocks, length: received });
+    done({ blocks });
   };
   const stop = () => {
     payload.removeListener('data', onData);

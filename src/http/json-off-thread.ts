@@ -1,8 +1,9 @@
 // JSON request bodies of a megabyte or more are decoded and parsed on a worker thread:
 // JSON.parse of an 8 MB prompt holds the event loop for 10–25 ms (70 ms on a loaded
 // machine), plus as much again for the prototype-poisoning scan, while every other request
-// waits. Here the body's blocks (json-body.ts) are moved to the worker (no copy) and the main thread only
-// rebuilds the parsed value from the worker's message (a copy of the strings, a few ms).
+// waits. Here the body's blocks (json-body.ts) are moved to the worker (no copy) and the main
+// thread only rebuilds the parsed value from the worker's message (a copy of the strings, a
+// few ms).
 // The worker starts on the first big body and is ended when the app closes.
 import { Worker } from 'node:worker_threads';
 import type { ParseReply, ParseRequest } from './json-parse-worker.ts';

@@ -178,12 +178,11 @@ function acceptEmptyJsonBodies(app: App): void {
         }, (e: Error) => done(e, undefined));
         return;
       }
-      const text = read.small.toString('utf8');
-      if (text.trim() === '') {
+      if (read.text.trim() === '') {
         done(null, undefined);
         return;
       }
-      void parseJson(req, text, done);
+      void parseJson(req, read.text, done);
     });
   });
 }
