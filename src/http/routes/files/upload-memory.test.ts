@@ -6,8 +6,9 @@
 // Measured in this test's process before (V8's default young generation), the peak was +60 to
 // +68 MB without lib/read-buffers.ts: nothing is retained, but the socket-read buffers are
 // freed only at V8's next GC (it collects for external memory after +64 MB); with a scavenge
-// every 8 MB read, about +27 MB. In the server as it runs (a 16 MB semi-space), +14 to +15 MB
-// with the scavenges and without them. Buffering the upload would be +200 MB.
+// every 8 MB read, about +27 MB. In the server as it runs, +14 to +15 MB with a 16 MB
+// semi-space (with the scavenges and without them), +9 to +11 MB with today's 8 MB
+// (lib/malloc-tuning.ts). Buffering the upload would be +200 MB.
 // The baseline is read once the server has gone quiet: its RSS also holds whatever V8's
 // optimizing compiler is doing on its background threads (PGlite's WebAssembly and the hot
 // JavaScript, tiered up after the start and the warm-up), hundreds of MB at a time on a slow
