@@ -127,6 +127,31 @@ for (const impl of impls) {
     }
   });
 
+  test(`${impl.name}: requests of one millisecond count one by one: the RPM and TPM limits, one request's refund, leaving the window together`, async () => {
+    const c = impl.make();
+    await c.start?.();
+    try {
+      const team = teamScope(uid());
+      const rateKey = uid();
+      await loadAll(c, [team], 1000n);
+      const rate = { key: rateKey, rpmLimit: 4, tpmLimit: 100, tokens: 30, windowMs: 60_000 };
+      const admit = (over: Partial<AdmitRequest> = {}) => c.admit(req({ scopes: [team], rateKey, costMicro: 0n, rate, ...over }));
+      const ids = [uid(), uid(), uid()];
+      for (const requestId of ids) assert.equal((await admit({ requestId })).kind, 'ok'); // all at T0: 3 requests, 90 tokens
+      assert.equal((await admit({ rate: { ...rate, tokens: 20 } })).kind, 'tpm', '90 + 20 > 100');
+      await c.settle({ requestId: ids[1]!, rate: { key: rateKey, tokensUsed: 5 }, scopes: [team], actualMicro: 0n });
+      const fourth = await admit({ rate: { ...rate, tokens: 20 } }); // 65 + 20: the refund of one request of the millisecond
+      assert.equal(fourth.kind, 'ok');
+      assert.deepEqual(fourth.kind === 'ok' && [fourth.rate.requests, fourth.rate.tokens], [4, 85]);
+      assert.equal((await admit({ rate: { ...rate, tokens: 1 } })).kind, 'rpm', 'four requests of the same millisecond are four');
+      const later = await admit({ rate: { ...rate, rpmLimit: 1, tokens: 1 }, nowMs: T0 + 60_000 });
+      assert.equal(later.kind, 'ok', 'all four left the window at once');
+      assert.deepEqual(later.kind === 'ok' && [later.rate.requests, later.rate.tokens], [1, 1]);
+    } finally {
+      await c.close();
+    }
+  });
+
   test(`${impl.name}: expired leases are given back; RPM and TPM windows slide and refund`, async () => {
     const c = impl.make();
     await c.start?.();
