@@ -16,10 +16,11 @@ import { as } from './helpers/http.ts';
 import { createTeam, topup, type Team } from './helpers/factories.ts';
 import { multipart } from './helpers/multipart.ts';
 import {
-  Raw, baseline, fieldName, fieldsOf, injectOptions, judge, mutate, mutationsOf, operations,
+  Raw, baseline, deepArray, deepObject, fieldName, fieldsOf, injectOptions, judge, mutate, mutationsOf, operations,
   type Field, type Known, type Mutation, type Operation, type Problem, type Request,
 } from './helpers/fuzz.ts';
-import { familyOfPath } from '../src/http/families.ts';
+import { familyOfPath, reasonInFamily } from '../src/http/families.ts';
+import { JSON_DEPTH_RULE } from '../src/lib/json-depth.ts';
 import { seedMediaDemo } from '../src/domain/media/demo.ts';
 
 const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 30);
@@ -249,6 +250,40 @@ test('walk: every field of every operation, with every edge value, answers < 500
   report();
   // the baselines are what makes the mutations reach the domain: most must be accepted
   assert.ok(baselinesOk >= ops.length * 0.6, `only ${baselinesOk} of ${ops.length} baselines were accepted`);
+});
+
+// ---- nesting: one body must not be able to fail another's request (issue 29) ----
+
+test('deeply nested bodies: 400 naming the rule on every route that takes JSON, under and over 1 MiB, never 5xx', { timeout: 300_000 }, async () => {
+  failures.length = 0;
+  const refusals: string[] = [];
+  const expect = async (op: Operation, r: Request, what: string, statuses: number[]) => {
+    const opts = injectOptions(op, r, authorization(op));
+    const res = await h.app.inject(opts);
+    record(`${op.method} ${op.url} ${what}`, 'nesting', judge(op.family, opts.url as string, res));
+    const body = JSON.parse(res.body || '{}');
+    const rule = res.statusCode === 400 ? body.metadata?.rule === JSON_DEPTH_RULE && body.reason === reasonInFamily(op.family, 'INVALID_ARGUMENT', 'body') : true;
+    if (!statuses.includes(res.statusCode) || !rule) refusals.push(`${op.method} ${op.url} ${what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+  };
+  const withBody = ops.filter((o) => o.body && o.method !== 'GET');
+  assert.ok(withBody.length >= 50, `${withBody.length} operations take a JSON body`);
+  const over = deepArray(3_500_000); // 7 MB: parsed off the main thread where the route takes that much
+  for (const op of withBody) {
+    const base = baseline(op, known);
+    const fields = base.body !== null && typeof base.body === 'object' && !Array.isArray(base.body) ? base.body : {};
+    // the route's own request, one field of it nested past the limit (a 40 KB body, parsed here)
+    await expect(op, { ...base, body: { ...fields, fuzz_deep: new Raw(deepArray(20_000)) } }, 'with a field nested 20,000 deep', [400]);
+    await expect(op, { ...base, rawBody: deepObject(129) }, 'nested 129 deep', [400]);
+    // a model route takes 8 MiB: the worker refuses it; any other is past its 1 MiB first
+    const model = op.family === 'llm' || op.family === 'anthropic';
+    await expect(op, { ...base, rawBody: over }, 'nested 3.5M deep (7 MB)', model ? [400] : [413]);
+  }
+  // a response format's schema nested 20,000 levels on a model route (under 1 MiB)
+  const chat = withBody.find((o) => o.url === '/openai/v1/chat/completions')!;
+  const schema = '{"type":"array","items":'.repeat(20_000) + '{}' + '}'.repeat(20_000);
+  await expect(chat, { ...baseline(chat, known), rawBody: JSON.stringify({ model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'deep', schema: 0 } } }).replace('"schema":0', `"schema":${schema}`) }, 'json_schema nested 20,000 deep', [400]);
+  assert.deepEqual(refusals, []);
+  report();
 });
 
 // ---- random values in random fields: fast-check, with a fixed seed ----

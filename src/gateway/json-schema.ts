@@ -3,10 +3,12 @@
 // the simulator, which checks what it generates, share one compiled copy.
 // Draft-07 by default (it knows `$defs` too); a schema that names 2020-12 in `$schema` gets
 // the 2020-12 dialect. Unknown keywords and formats are ignored, as OpenAI's non-strict mode
-// does; a schema ajv cannot compile is the client's error.
+// does; a schema ajv cannot compile is the client's error, and so is one nested deeper than
+// lib/json-depth.ts allows (ajv, the cache key and the simulator recurse into it).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { JSON_DEPTH_RULE, valueTooDeep } from '../lib/json-depth.ts';
 
 const OPTIONS = { strict: false, allErrors: false, logger: false } as const;
 
@@ -21,19 +23,38 @@ const draft2020 = withFormats(new Ajv2020(OPTIONS) as unknown as Ajv);
 const cache = new Map<string, { ajv: Ajv; schema: object; validate: ValidateFunction }>();
 const CACHE_SIZE = 256;
 
-export class SchemaError extends Error {}
+export class SchemaError extends Error {
+  /** the rule broken, when it is not "a valid JSON Schema" */
+  readonly rule: string | undefined;
+  constructor(message: string, rule?: string) {
+    super(message);
+    this.rule = rule;
+  }
+}
+
+const tooDeep = () => new SchemaError(`the schema nests too deeply (${JSON_DEPTH_RULE})`, JSON_DEPTH_RULE);
 
 /** The schema compiled, or SchemaError saying why it cannot be. */
 export function compileSchema(schema: unknown): ValidateFunction {
   if (typeof schema === 'boolean') schema = schema ? {} : { not: {} };
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw new SchemaError('a JSON Schema must be an object');
-  const key = JSON.stringify(schema);
+  // Bodies are refused past the nesting limit when parsed; a schema from elsewhere that is
+  // deep enough to overflow JSON.stringify's stack is refused here, and any other past the
+  // limit below, once: a cache hit has the same text, so the same depth.
+  let key: string;
+  try {
+    key = JSON.stringify(schema);
+  } catch (e) {
+    if (e instanceof RangeError) throw tooDeep();
+    throw e;
+  }
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key); // most recently used goes last
     cache.set(key, hit);
     return hit.validate;
   }
+  if (valueTooDeep(schema)) throw tooDeep();
   const $schema = (schema as { $schema?: unknown }).$schema;
   const ajv = typeof $schema === 'string' && $schema.includes('2020-12') ? draft2020 : draft07;
   // ajv keys its cache by the object, so it gets a copy of its own; without the root's $id,

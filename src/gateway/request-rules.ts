@@ -68,7 +68,7 @@ function compiles(schema: unknown, field: string, what: string): void {
     compileSchema(schema);
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
-    refuse(field, 'valid JSON Schema', `${what}: ${e.message}.`);
+    refuse(field, e.rule ?? 'valid JSON Schema', `${what}: ${e.message}.`);
   }
 }
 

@@ -1,9 +1,11 @@
 // The worker of json-off-thread.ts: decodes and parses a request body, with the checks
 // Fastify's default JSON parser makes (secure-json-parse with protoAction and
 // constructorAction 'error': an own `__proto__` key, or a `constructor` object with an own
-// `prototype`, refuses the body), and posts the value back.
+// `prototype`, refuses the body) and the nesting limit (lib/json-depth.ts), checked before
+// parsing, and posts the value back.
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { jsonTooDeep } from '../lib/json-depth.ts';
 
 export interface ParseRequest {
   id: number;
@@ -11,8 +13,13 @@ export interface ParseRequest {
   blocks: Uint8Array[];
 }
 
-/** `value` when parsed; `empty` for a body of whitespace only; `invalid` for anything else. */
-export type ParseReply = { id: number; value: unknown } | { id: number; empty: true } | { id: number; invalid: true };
+/**
+ * `value` when parsed; `empty` for a body of whitespace only; `tooDeep` past the nesting
+ * limit; `invalid` for anything else JSON.parse refuses; `failed` when parsing or answering
+ * threw anyway (the body is the one thing this thread was working on).
+ */
+export type ParseOutcome = { value: unknown } | { empty: true } | { tooDeep: true } | { invalid: true } | { failed: true };
+export type ParseReply = ParseOutcome & { id: number };
 
 const has = (o: object, k: string) => Object.hasOwn(o, k);
 
@@ -36,11 +43,12 @@ export function poisoned(root: unknown): boolean {
   return false;
 }
 
-export function parseBody(blocks: Uint8Array[]): Omit<ParseReply, 'id'> {
+export function parseBody(blocks: Uint8Array[]): ParseOutcome {
   // joined before decoding: a character's bytes may straddle two blocks
   const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
   const text = new TextDecoder().decode(bytes); // a leading BOM is dropped, as secure-json-parse does
   if (text.trim() === '') return { empty: true };
+  if (jsonTooDeep(text)) return { tooDeep: true };
   try {
     const value: unknown = JSON.parse(text);
     return poisoned(value) ? { invalid: true } : { value };
@@ -58,5 +66,16 @@ if (parentPort) {
 }
 
 parentPort?.on('message', (m: ParseRequest) => {
-  parentPort!.postMessage({ id: m.id, ...parseBody(m.blocks) });
+  // nothing a body does may end this thread: what throws fails that body alone
+  let reply: ParseOutcome;
+  try {
+    reply = parseBody(m.blocks);
+  } catch {
+    reply = { failed: true };
+  }
+  try {
+    parentPort!.postMessage({ id: m.id, ...reply });
+  } catch {
+    parentPort!.postMessage({ id: m.id, failed: true }); // the value could not be cloned
+  }
 });

@@ -347,8 +347,13 @@ export function judge(family: Family, url: string, res: LightMyRequestResponse):
 
 const LONG = 'x'.repeat(70_000);
 
-function deepArray(levels: number): string {
+export function deepArray(levels: number): string {
   return '['.repeat(levels) + ']'.repeat(levels);
+}
+
+/** Valid JSON nested `levels` deep in objects. */
+export function deepObject(levels: number): string {
+  return '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
 }
 
 /** Edge values by the field's declared type, plus the ones every field gets. */
@@ -367,6 +372,8 @@ export function mutationsOf(f: Field, op: Operation, known: Known): Mutation[] {
   if (f.part === 'body') {
     out.push({ kind: 'wrong-type:number', value: 12345 });
     out.push({ kind: 'deep', raw: deepArray(5000) });
+    // the field itself nested past what JSON.stringify, ajv or a walk can recurse into
+    out.push({ kind: 'deep-value', value: new Raw(deepArray(20_000)) });
   }
   if (t.has('string') || t.size === 0) {
     out.push({ kind: 'long', value: LONG }, { kind: 'lone-surrogate', value: 'a\ud800b' }, { kind: 'escapes', value: '%00%zz%25zz' });
@@ -399,7 +406,7 @@ export function mutationsOf(f: Field, op: Operation, known: Known): Mutation[] {
   if (f.part === 'body' && f.path.length === 0) {
     // a partial body: only what the schema requires (every optional field missing at once)
     out.push({ kind: 'body:required-only', value: sample(f.schema, '', op, known, 0, true) });
-    for (const raw of ['{', '[]', '"x"', '1', 'null', 'true', '{"a":1}{"b":2}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"a":"\\u0000"}', deepArray(100_000), '{"a":'.repeat(10_000)]) {
+    for (const raw of ['{', '[]', '"x"', '1', 'null', 'true', '{"a":1}{"b":2}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"a":"\\u0000"}', deepArray(100_000), '{"a":'.repeat(10_000), deepObject(100_000)]) {
       out.push({ kind: `body:${raw.slice(0, 16)}`, raw });
     }
   }

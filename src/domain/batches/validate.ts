@@ -16,6 +16,7 @@ import { findFile } from '../../store/files.ts';
 import type { Tx } from '../../store/db.ts';
 import type { BatchErrors } from './view.ts';
 import { announceBatchEnd } from './webhooks.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../../lib/json-depth.ts';
 
 /** A body's first problem for an endpoint: the parameter (`body.messages`…) and why; undefined when valid. */
 export type CheckBody = (endpoint: string, body: Record<string, unknown>) => { param: string; message: string } | undefined;
@@ -113,6 +114,8 @@ type Checked = { customId: string; body: Record<string, unknown>; model: string 
 
 function checkLine(d: ValidateDeps, endpoint: string, text: string, line: number, ids: Set<string>, model: { id: string } | undefined): Checked {
   const err = (code: string, param: string | null, message: string): LineError => ({ code, message: `line ${line}: ${message}`, param, line });
+  // refused at upload (files/jsonl.ts); a file kept from before that is judged the same
+  if (jsonTooDeep(text)) return err('invalid_json_line', null, `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   let v: unknown;
   try {
     v = JSON.parse(text);

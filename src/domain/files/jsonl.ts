@@ -4,6 +4,7 @@
 // one line at most, and a line is at most `maxLineBytes` (a model call's body limit: a
 // longer line could never be sent as a request anyway).
 import { AppError } from '../../lib/errors.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../../lib/json-depth.ts';
 
 export interface JsonlLimits {
   maxBytes: number;
@@ -38,6 +39,10 @@ export function checkedJsonl(body: AsyncIterable<Uint8Array>, limits: JsonlLimit
       throw broken('utf-8', `line ${lineNo} is not valid UTF-8`, { line: lineNo });
     }
     if (text.trim() === '') return;
+    // a line is a request body: the same nesting limit (lib/json-depth.ts)
+    if (jsonTooDeep(text)) {
+      throw broken('max_depth', `line ${lineNo} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, { line: lineNo, limit: MAX_JSON_DEPTH });
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

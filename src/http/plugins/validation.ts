@@ -5,6 +5,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isInt64Text } from '../../lib/int64.ts';
 import { AppError } from '../../lib/errors.ts';
+import { JSON_DEPTH_RULE, jsonTooDeep } from '../../lib/json-depth.ts';
 import { errorCodes } from 'fastify';
 import { OffThreadJson } from '../json-off-thread.ts';
 import { readJsonBody } from '../json-body.ts';
@@ -136,6 +137,10 @@ export function unstorable(data: unknown): { at: string; rule: string } | undefi
   return undefined;
 }
 
+function nestedTooDeep(): AppError {
+  return new AppError('INVALID_ARGUMENT', `the body nests arrays and objects too deeply (${JSON_DEPTH_RULE})`, { field: 'body', rule: JSON_DEPTH_RULE });
+}
+
 /** a charset parameter that names UTF-8 (or ASCII, a subset of it), quoted or not */
 const UTF8_CHARSET = /;\s*charset\s*=\s*"?(utf-?8|us-ascii)"?\s*(;|$)/i;
 
@@ -145,13 +150,14 @@ const UTF8_CHARSET = /;\s*charset\s*=\s*"?(utf-?8|us-ascii)"?\s*(;|$)/i;
  * (FST_ERR_CTP_EMPTY_JSON_BODY); here it reads as no body, and a route whose schema wants a
  * body still answers 400 naming it. Anything non-empty is parsed exactly as Fastify does:
  * here, or from BIG_BYTES on, on a worker with the same checks and answers. The body is read
- * by json-body.ts (Fastify's limits and answers, without its one big copy at the end).
+ * by json-body.ts (Fastify's limits and answers, without its one big copy at the end). Both
+ * refuse a body nested deeper than lib/json-depth.ts allows before parsing it.
  */
 function acceptEmptyJsonBodies(app: App): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // Every body of the interface is JSON: text/plain (Fastify's other default) is a 415 that
   // says so, not a string that fails the schema with "body: must be object".
-  const offThread = new OffThreadJson();
+  const offThread = new OffThreadJson({ onCrash: (err) => app.log.warn({ err }, 'the JSON parsing worker died; its body failed, the others go to a new one') });
   app.addHook('onClose', async () => offThread.close());
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', (req, payload, done) => {
@@ -174,12 +180,18 @@ function acceptEmptyJsonBodies(app: App): void {
         offThread.parse(read.blocks).then((r) => {
           if ('value' in r) done(null, r.value);
           else if ('empty' in r) done(null, undefined);
+          else if ('tooDeep' in r) done(nestedTooDeep(), undefined);
+          else if ('failed' in r) done(new AppError('INVALID_ARGUMENT', 'the body could not be parsed', { field: 'body', rule: 'JSON the server can parse' }), undefined);
           else done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
         }, (e: Error) => done(e, undefined));
         return;
       }
       if (read.text.trim() === '') {
         done(null, undefined);
+        return;
+      }
+      if (jsonTooDeep(read.text)) {
+        done(nestedTooDeep(), undefined);
         return;
       }
       void parseJson(req, read.text, done);

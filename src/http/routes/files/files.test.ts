@@ -100,6 +100,7 @@ test('bad uploads: 400 naming the rule, and nothing of them is kept', async () =
       { parts: [file(jsonl(1)), ['purpose', 'assistants']], field: 'purpose', rule: /must be one of batch/, message: /purpose/ },
       { parts: [file(`${line(1)}\n{"custom_id": "r2", "body": \n${line(3)}\n`), ['purpose', 'batch']], field: 'file', rule: 'jsonl', message: /line 2 is not valid JSON/ },
       { parts: [file(`${line(1)}\n[1,2]\n`), ['purpose', 'batch']], field: 'file', rule: 'jsonl', message: /line 2 must be a JSON object/ },
+      { parts: [file(`${line(1)}\n{"custom_id":"r2","body":{"model":"m","x":${'['.repeat(127)}${']'.repeat(127)}}}\n`), ['purpose', 'batch']], field: 'file', rule: 'max_depth', message: /line 2 nests arrays and objects deeper than 128 levels/ },
       { parts: [file(jsonl(4)), ['purpose', 'batch']], field: 'file', rule: 'max_lines', message: /at most 3 requests/ },
       { parts: [file(`${line(1)}\n${'x'.repeat(11_000)}\n`), ['purpose', 'batch']], field: 'file', rule: 'max_bytes', message: /at most 10485 bytes/ },
       { parts: [file('\n\n  \n'), ['purpose', 'batch']], field: 'file', rule: 'not_empty', message: /no requests/ },
