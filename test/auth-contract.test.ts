@@ -144,6 +144,7 @@ interface Action {
 }
 
 const POLICY = (keyId: string) => `/openapi/v2/user/key/${keyId}/model-access-policy`;
+const MEMBER_POLICY = (memberId: string) => `/openapi/v2/user/member/${memberId}/model-access-policy`;
 const budget = { budget_type: 'One-time', budget_limit: 20000 };
 
 function actions(): Action[] {
@@ -155,6 +156,10 @@ function actions(): Action[] {
   };
   const policy = async (t: Target) => {
     const r = await owner.get(POLICY(t.keyId));
+    return [r.status, r.body.policy?.source?.type, r.body.updatedBy];
+  };
+  const memberPolicy = async (t: Target) => {
+    const r = await owner.get(MEMBER_POLICY(t.memberId));
     return [r.status, r.body.policy?.source?.type, r.body.updatedBy];
   };
   return [
@@ -193,6 +198,22 @@ function actions(): Action[] {
       setup: async (t) => assert.equal((await owner.put(POLICY(t.keyId), { mode: 'all_enabled' })).status, 200),
       act: (token, t) => call(h.app, 'DELETE', POLICY(t.keyId), { token }),
       state: policy,
+    },
+    {
+      name: 'set a member policy', route: 'PUT /openapi/v2/user/member/:memberId/model-access-policy', capability: 'writePolicy',
+      act: (token, t) => call(h.app, 'PUT', MEMBER_POLICY(t.memberId), { token, body: { mode: 'all_enabled' } }),
+      state: memberPolicy,
+    },
+    {
+      name: 'delete a member policy', route: 'DELETE /openapi/v2/user/member/:memberId/model-access-policy', capability: 'writePolicy',
+      setup: async (t) => assert.equal((await owner.put(MEMBER_POLICY(t.memberId), { mode: 'all_enabled' })).status, 200),
+      act: (token, t) => call(h.app, 'DELETE', MEMBER_POLICY(t.memberId), { token }),
+      state: memberPolicy,
+    },
+    {
+      name: 'set the default key budget', route: 'PUT /openapi/v1/user/team/default-key-budget', capability: 'updateKeyBudget',
+      act: (token, t) => call(h.app, 'PUT', '/openapi/v1/user/team/default-key-budget', { token, body: { member_id: t.memberId, ...budget } }),
+      state: async (t) => (await owner.get('/openapi/v1/user/team/default-key-budget', { member_id: t.memberId })).body,
     },
     {
       name: 'add a member in the role', route: 'POST /openapi/v1/user/team/members', capability: 'manageMembers',

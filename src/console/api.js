@@ -58,3 +58,15 @@ export async function signOut() {
 export function can(cap) {
   return !!session.value?.capabilities?.includes(cap);
 }
+
+/**
+ * Whether the signed-in member may change the limits (budgets, policies) of `member`
+ * ({memberId, role}): the API refuses changes to one's own limits except for an Owner, and
+ * to an Owner's except by an Owner (docs/compat-decisions.md, Roles).
+ */
+export function mayLimit(member) {
+  const me = session.value?.principal;
+  if (!me) return false;
+  if (me.role === 'Owner') return true;
+  return member.memberId !== me.memberId && member.role !== 'Owner';
+}

@@ -16,6 +16,8 @@ export type Change =
   /** suspended or resumed, tier, credit limit, enabled models, quota overrides */
   | { type: 'team.changed'; teamId: string }
   | { type: 'policy.changed'; keyId: string }
+  /** a member's model-access policy, which binds every key of the member, was set or removed */
+  | { type: 'member.policy.changed'; teamId: string; memberId: string }
   /** which of an endpoint's workers take traffic changed (the serverless router re-reads them) */
   | { type: 'endpoint.workers.changed'; teamId: string; endpointId: string }
   /** a member or key budget was set, changed or removed */

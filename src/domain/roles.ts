@@ -51,3 +51,17 @@ export function assertMayActOn(actor: Principal, target: { id: string; role: str
     });
   }
 }
+
+/**
+ * Nobody changes a limit that binds itself: its member budget, its member policy, the budget
+ * its new keys start with, its keys' budgets or policies. Otherwise a restricted member undoes
+ * what an Owner or Admin set (issue 29). Any change is refused, lowering included: one rule,
+ * no comparing of limits. An Owner has no one above it and may.
+ */
+export function assertNotOwnLimit(actor: Principal, memberId: string, what: string): void {
+  if (memberId === actor.memberId && actor.role !== 'Owner') {
+    throw new AppError('FORBIDDEN', `role ${actor.role} may not ${what}: limits that bind a member are set by another member above it, never by itself`, {
+      role: actor.role, memberId, rule: 'nobody changes a limit on itself',
+    });
+  }
+}

@@ -1,10 +1,10 @@
 // Admission of a model request, in the order of the issue, before any upstream is called:
-// (auth happened in the HTTP layer) → model exists and is available → key policy → team's
-// enabled models → the request measured against the model (the context rule, context.ts) →
-// RPM/TPM per account and model at the account's tier, and the budget reservation in the
-// key budget, the member budget and the account balance, all in one atomic step
-// of the spend admission (domain/spend/admission.ts). Reads only memory and the shared
-// counters; the store is read when a cache entry is missing (changes clear them).
+// (auth happened in the HTTP layer) → model exists and is available → key policy → the key's
+// member's policy → team's enabled models → the request measured against the model (the
+// context rule, context.ts) → RPM/TPM per account and model at the account's tier, and the
+// budget reservation in the key budget, the member budget and the account balance, all in
+// one atomic step of the spend admission (domain/spend/admission.ts). Reads only memory and
+// the shared counters; the store is read when a cache entry is missing (changes clear them).
 import type { GatewayConfig } from '../config.ts';
 import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
@@ -12,7 +12,7 @@ import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { policyAllows } from '../domain/policy/policy.ts';
 import { isEnabledForTeam } from '../domain/models/models.ts';
-import { loadCatalogue, loadKeyPolicy, loadTeamLimits, type ModelRow, type Policy, type TeamLimits } from '../domain/usage/snapshot.ts';
+import { loadCatalogue, loadKeyPolicy, loadMemberPolicy, loadTeamLimits, type ModelRow, type Policy, type TeamLimits } from '../domain/usage/snapshot.ts';
 import type { Reservation, SpendAdmission } from '../domain/spend/admission.ts';
 import { spendRefusal } from '../domain/spend/errors.ts';
 import type { RateView } from '../domain/spend/counters.ts';
@@ -88,6 +88,8 @@ export class Admission {
   private readonly config: GatewayConfig;
   private readonly catalogue: TtlCache<Map<string, ModelRow>>;
   private readonly policies: TtlCache<Policy>;
+  /** by member id; null: the member has no policy of its own */
+  private readonly memberPolicies: TtlCache<Policy | null>;
   private readonly teams: TtlCache<TeamLimits>;
 
   constructor(ctx: Ctx, spend: SpendAdmission, config: GatewayConfig) {
@@ -97,16 +99,19 @@ export class Admission {
     const ttl = config.hotCacheTtlMs;
     this.catalogue = new TtlCache(ttl);
     this.policies = new TtlCache(ttl);
+    this.memberPolicies = new TtlCache(ttl);
     this.teams = new TtlCache(ttl);
     ctx.changes.subscribe('catalogue.changed', () => {
       this.catalogue.clear();
       this.teams.clear(); // limits derive from the quota definitions
     });
     ctx.changes.subscribe('policy.changed', (c) => this.policies.delete(c.keyId));
+    ctx.changes.subscribe('member.policy.changed', (c) => this.memberPolicies.delete(c.memberId));
     ctx.changes.subscribe('team.changed', (c) => this.teams.delete(c.teamId));
     ctx.changes.onResync(() => {
       this.catalogue.clear();
       this.policies.clear();
+      this.memberPolicies.clear();
       this.teams.clear();
     });
   }
@@ -120,10 +125,18 @@ export class Admission {
     return (await this.models()).get(id);
   }
 
-  /** Models the key may call: available, inside its policy, enabled for its team. */
+  private keyPolicy(p: Principal): Policy | Promise<Policy> {
+    return this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId));
+  }
+
+  private memberPolicy(p: Principal): Policy | null | Promise<Policy | null> {
+    return this.memberPolicies.get(p.memberId, () => loadMemberPolicy(this.ctx, p.memberId));
+  }
+
+  /** Models the key may call: available, inside its policy and its member's, enabled for its team. */
   async visibleModels(p: Principal): Promise<ModelRow[]> {
-    const [models, policy, team] = await Promise.all([this.models(), this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId)), this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId))]);
-    return [...models.values()].filter((m) => m.status === 'available' && policyAllows(policy, m.id) && !!team.team && isEnabledForTeam(team.team, m.id));
+    const [models, policy, memberPolicy, team] = await Promise.all([this.models(), this.keyPolicy(p), this.memberPolicy(p), this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId))]);
+    return [...models.values()].filter((m) => m.status === 'available' && policyAllows(policy, m.id) && (!memberPolicy || policyAllows(memberPolicy, m.id)) && !!team.team && isEnabledForTeam(team.team, m.id));
   }
 
   /**
@@ -135,9 +148,13 @@ export class Admission {
     if (model?.status !== 'available') {
       throw new AppError('MODEL_NOT_FOUND', `model ${modelId} does not exist or is not available`, { model: modelId });
     }
-    const policy = await this.policies.get(p.keyId, () => loadKeyPolicy(this.ctx, p.keyId));
+    const policy = await this.keyPolicy(p);
     if (!policyAllows(policy, modelId)) {
       throw new AppError('ACCESS_DENY', `the API key is not allowed to use model ${modelId}`, { model: modelId, keyId: p.keyId });
+    }
+    const memberPolicy = await this.memberPolicy(p);
+    if (memberPolicy && !policyAllows(memberPolicy, modelId)) {
+      throw new AppError('ACCESS_DENY', `the API key's member is not allowed to use model ${modelId}`, { model: modelId, memberId: p.memberId, rule: 'member policy' });
     }
     const team = await this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId));
     if (!team.team || !isEnabledForTeam(team.team, modelId)) {

@@ -173,3 +173,5 @@ export * from './schema-webhooks.ts';
 export * from './schema-console.ts';
 // The media model catalogue and async media tasks.
 export * from './schema-media.ts';
+// Member-level restrictions: a model policy and the budget new keys start with.
+export * from './schema-restrictions.ts';

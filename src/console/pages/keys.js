@@ -2,7 +2,7 @@
 // revoke, the model-access policy editor and key budgets.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, can, get, post, put, session } from '../api.js';
+import { api, can, get, mayLimit, post, put, session } from '../api.js';
 import { ErrorBox, fields, Loaded, money, Table, useAction, useLoad, when } from '../ui.js';
 
 export function Keys() {
@@ -28,6 +28,8 @@ export function Keys() {
       state.reload();
     });
   };
+  // the member whose keys are shown, for mayLimit (the list of members is Owner/Admin's only)
+  const holderOf = (id) => (id === me ? session.value.principal : members.data?.find((m) => m.memberId === id) ?? { memberId: id, role: 'Owner' });
   const revoke = (k) => void act.run(async () => {
     if (!confirm(`Revoke ${k.name}? Calls with it stop at once.`)) return;
     await post(`/openapi/v1/user/keys/${encodeURIComponent(k.keyId)}/revoke`);
@@ -46,17 +48,17 @@ export function Keys() {
       { label: 'Created', cell: (k) => when(k.createdAt) },
       { label: 'Budget', cell: (k) => (k.budget ? (k.budget.budget_type === 'Unlimited' ? 'Unlimited' : `${money(k.budget.remaining)} left of ${money(k.budget.budget_limit)}${k.budget.cycle ? ' monthly' : ''}`) : '—') },
       { label: 'Actions', cell: (k) => html`
-        ${(can('readPolicy') || can('updateKeyBudget')) && k.status === 'active' && html`<button type="button" onClick=${() => setEditing(k)}>Edit</button> `}
+        ${(can('readPolicy') || (can('updateKeyBudget') && mayLimit(holderOf(memberId)))) && k.status === 'active' && html`<button type="button" onClick=${() => setEditing(k)}>Edit</button> `}
         ${k.status === 'active' && html`<button type="button" class="danger" onClick=${() => revoke(k)}>Revoke</button>`}` },
     ]} />`}<//>
-    ${editing && html`<${KeyBudget} key=${`b${editing.keyId}`} k=${editing} memberId=${memberId} onSaved=${state.reload} />
-      <${Policy} key=${`p${editing.keyId}`} k=${editing} />`}`;
+    ${editing && html`<${KeyBudget} key=${`b${editing.keyId}`} k=${editing} memberId=${memberId} holder=${holderOf(memberId)} onSaved=${state.reload} />
+      <${Policy} key=${`p${editing.keyId}`} k=${editing} holder=${holderOf(memberId)} />`}`;
 }
 
-function KeyBudget({ k, memberId, onSaved }) {
+function KeyBudget({ k, memberId, holder, onSaved }) {
   const act = useAction();
   const [type, setType] = useState(k.budget?.budget_type ?? 'Unlimited');
-  if (!can('updateKeyBudget')) return null;
+  if (!can('updateKeyBudget') || !mayLimit(holder)) return null;
   const save = (e) => {
     const f = fields(e);
     void act.run(async () => {
@@ -76,7 +78,7 @@ function KeyBudget({ k, memberId, onSaved }) {
     </form><${ErrorBox} error=${act.error} />`;
 }
 
-function Policy({ k }) {
+function Policy({ k, holder }) {
   const act = useAction();
   const [saved, setSaved] = useState(false);
   const state = useLoad(async () => {
@@ -87,7 +89,7 @@ function Policy({ k }) {
     return { policy, models: models.data };
   });
   if (!can('readPolicy')) return null;
-  const write = can('writePolicy');
+  const write = can('writePolicy') && mayLimit(holder);
   const save = (e) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);

@@ -1,6 +1,6 @@
 // Members and budgets (Owner/Admin): members, roles, adding and disabling, member budgets.
 import { html } from 'htm/preact';
-import { get, post, put } from '../api.js';
+import { get, mayLimit, post, put } from '../api.js';
 import { ErrorBox, fields, Loaded, money, Table, useAction, useLoad } from '../ui.js';
 
 const ROLES = ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'];
@@ -42,10 +42,10 @@ export function Members() {
       { label: 'Role', cell: (m) => html`<select aria-label=${`Role of ${m.email}`} value=${m.role} disabled=${m.status !== 'active'} onChange=${(e) => role(m, e.currentTarget.value)}>${ROLES.map((r) => html`<option>${r}</option>`)}</select>` },
       { label: 'Status', cell: (m) => m.status },
       { label: 'Budget', cell: (m) => (m.budget && m.budget.budget_type !== 'Unlimited' ? `${money(m.budget.remaining)} left of ${money(m.budget.budget_limit)} (${m.budget.budget_type})` : 'Unlimited') },
-      { label: 'Set budget', cell: (m) => html`<form class="inline" onSubmit=${budget(m)} aria-label=${`Budget of ${m.email}`}>
+      { label: 'Set budget', cell: (m) => (mayLimit(m) ? html`<form class="inline" onSubmit=${budget(m)} aria-label=${`Budget of ${m.email}`}>
         <select name="budget_type" aria-label="Budget type"><option>Unlimited</option><option>One-time</option><option>Recurring</option></select>
         <input name="dollars" type="number" min="1" step="0.01" placeholder="USD" aria-label="Limit in USD" />
-        <button type="submit">Save</button></form>` },
+        <button type="submit">Save</button></form>` : html`<span class="muted">set by ${m.role === 'Owner' ? 'an Owner' : 'another member'}</span>`) },
       { label: '', cell: (m) => m.status === 'active' && m.role !== 'Owner' && html`<button type="button" class="danger" onClick=${() => disable(m)}>Disable</button>` },
     ]} />`}<//>`;
 }

@@ -5,10 +5,11 @@ import { monthPeriod } from '../../lib/clock.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
 import * as q from '../../store/budgets.ts';
+import { deleteKeyBudgetDefault, findKeyBudgetDefault, upsertKeyBudgetDefault } from '../../store/restrictions.ts';
 import { listKeysOfMember, listMembers, type MemberRow } from '../../store/accounts.ts';
 import { requireMember } from '../accounts/members.ts';
 import { requireKey } from '../keys/keys.ts';
-import { assertMayActOn, can, type Principal } from '../roles.ts';
+import { assertMayActOn, assertNotOwnLimit, can, type Principal } from '../roles.ts';
 
 export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
 export type BudgetType = (typeof BUDGET_TYPES)[number];
@@ -112,6 +113,7 @@ export async function setMemberBudget(ctx: Ctx, p: Principal, memberId: string, 
   const budget = normalizeBudget(input); // the body is judged before anything is looked up
   const member = await requireMember(ctx, p.teamId, memberId);
   assertMayActOn(p, member, 'set the budget');
+  assertNotOwnLimit(p, memberId, 'set its own member budget');
   await writeBudget(ctx, p.teamId, 'member', memberId, budget);
 }
 
@@ -121,7 +123,38 @@ export async function setKeyBudget(ctx: Ctx, p: Principal, memberId: string, key
   const key = await requireKey(ctx, p.teamId, keyId);
   if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
   assertMayActOn(p, member, 'set a key budget'); // Admin and Billing update key budgets, never the Owner's
+  assertNotOwnLimit(p, memberId, 'set the budget of its own key');
   await writeBudget(ctx, p.teamId, 'key', keyId, budget);
+}
+
+/**
+ * The budget every key created for the member from now on starts with (Unlimited: none).
+ * Keys the member already has keep theirs. Set by those who update key budgets.
+ */
+export async function setDefaultKeyBudget(ctx: Ctx, p: Principal, memberId: string, input: BudgetInput): Promise<void> {
+  const budget = normalizeBudget(input);
+  const member = await requireMember(ctx, p.teamId, memberId);
+  assertMayActOn(p, member, 'set the default key budget');
+  assertNotOwnLimit(p, memberId, 'set its own default key budget');
+  if (budget.type === 'Unlimited') await deleteKeyBudgetDefault(ctx.db, memberId);
+  else {
+    await upsertKeyBudgetDefault(ctx.db, {
+      memberId, teamId: p.teamId, budgetType: budget.type, limitUnits: budget.limitUnits, cycle: budget.cycle,
+      updatedAt: new Date(ctx.clock.nowMs()), updatedBy: p.memberId,
+    });
+  }
+  // Nothing cached reads it: createKey reads it in the key's own transaction.
+}
+
+export async function getDefaultKeyBudget(ctx: Ctx, p: Principal, memberId: string) {
+  await requireMember(ctx, p.teamId, memberId);
+  assertMayRead(p, memberId);
+  const d = await findKeyBudgetDefault(ctx.db, memberId);
+  if (!d) return { member_id: memberId, budget_type: 'Unlimited' as BudgetType, budget_limit: 0 };
+  return {
+    member_id: memberId, budget_type: d.budgetType as BudgetType, budget_limit: Number(d.limitUnits),
+    ...(d.cycle ? { cycle: d.cycle } : {}),
+  };
 }
 
 function memberEntry(m: MemberRow, state: BudgetState) {

@@ -1,7 +1,10 @@
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { maskSecret, newApiKeySecret, newId, sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
+import { inTransaction } from '../changes.ts';
 import { ACTIVE, type KeyStatus } from '../accounts/codes.ts';
+import { upsertBudget } from '../../store/budgets.ts';
+import { findKeyBudgetDefault } from '../../store/restrictions.ts';
 
 const REVOKED: KeyStatus = 'revoked';
 import * as q from '../../store/accounts.ts';
@@ -16,11 +19,20 @@ export async function createKey(ctx: Ctx, memberId: string, name: string): Promi
   const apiKey = newApiKeySecret();
   const now = ctx.clock.nowMs();
   const keyId = newId('key', now);
-  await q.insertKey(ctx.db, {
-    id: keyId, teamId: member.teamId, memberId, name: trimmed,
-    secretHash: sha256Hex(apiKey), mask: maskSecret(apiKey), createdAt: new Date(now),
+  await inTransaction(ctx, async (tx) => {
+    await q.insertKey(tx, {
+      id: keyId, teamId: member.teamId, memberId, name: trimmed,
+      secretHash: sha256Hex(apiKey), mask: maskSecret(apiKey), createdAt: new Date(now),
+    });
+    // The member's default key budget (domain/budgets/README.md): a new key never starts
+    // freer than its member allows. In the key's transaction: it is never usable without it.
+    const d = await findKeyBudgetDefault(tx, memberId);
+    if (d) {
+      await upsertBudget(tx, { scope: 'key', subjectId: keyId, teamId: member.teamId, budgetType: d.budgetType, limitUnits: d.limitUnits, cycle: d.cycle, setAt: new Date(now) });
+      ctx.changes.publish({ type: 'budget.changed', scope: { kind: 'key', id: keyId } });
+    }
+    ctx.changes.publish({ type: 'key.changed', teamId: member.teamId, keyId });
   });
-  ctx.changes.publish({ type: 'key.changed', teamId: member.teamId, keyId });
   return { keyId, apiKey };
 }
 

@@ -2,10 +2,11 @@
 import { AppError, invalid } from '../../lib/errors.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/policies.ts';
+import { findMemberPolicy } from '../../store/restrictions.ts';
 import { findTeam } from '../../store/accounts.ts';
 import { assertMayActOnKey, requireKey } from '../keys/keys.ts';
 import { teamUsableModels } from '../models/models.ts';
-import { can, type Principal } from '../roles.ts';
+import { assertNotOwnLimit, can, type Principal } from '../roles.ts';
 
 export const POLICY_MODES = ['all_enabled', 'selected'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
@@ -70,48 +71,57 @@ export function policyAllows(policy: Policy, modelId: string): boolean {
   return !policy.excludedModels.some((m) => m.id === modelId);
 }
 
-function view(keyId: string, policy: Policy, row: q.PolicyRow | undefined, usable: Set<string>, withLists: boolean) {
-  const callable = policy.mode === 'selected'
+/**
+ * What two policies allow together, in the same shape: a call must pass both (a key's
+ * policy and its member's). Selected ∩ anything keeps the selected models the other allows;
+ * two all_enabled policies exclude what either excludes.
+ */
+export function intersectPolicies(a: Policy, b: Policy, source: string): Policy {
+  if (a.mode === 'all_enabled' && b.mode === 'all_enabled') {
+    const excluded = dedupe([...a.excludedModels, ...b.excludedModels], 'excludedModels');
+    return { ...DEFAULT_POLICY, excludedModels: excluded, source: { type: source } };
+  }
+  const [sel, other] = a.mode === 'selected' ? [a, b] : [b, a];
+  return { ...DEFAULT_POLICY, mode: 'selected', allowedModels: sel.allowedModels.filter((m) => policyAllows(other, m.id)), source: { type: source } };
+}
+
+/** Whether anything the team may use passes the policy (policyStatus `active`). */
+export function anyCallable(policy: Policy, usable: Set<string>): boolean {
+  return policy.mode === 'selected'
     ? policy.allowedModels.some((m) => usable.has(m.id))
     : [...usable].some((id) => policyAllows(policy, id));
+}
+
+export function withoutLists(policy: Policy): Policy {
+  return { ...policy, allowedModels: [], excludedModels: [] };
+}
+
+/**
+ * The interface's response object. `policyStatus` judges what the key may really call (its
+ * policy, its member's and the team's models); `effectivePolicy` (Gantry's, only when the
+ * member has a policy) is the key's policy narrowed by the member's.
+ */
+function view(keyId: string, policy: Policy, row: q.PolicyRow | undefined, memberPolicy: Policy | null, usable: Set<string>, withLists: boolean) {
+  const effective = memberPolicy ? intersectPolicies(policy, memberPolicy, 'member_policy') : policy;
   return {
     stringId: keyId,
-    policy: withLists ? policy : { ...policy, allowedModels: [], excludedModels: [] },
-    policyStatus: callable ? 'active' : 'no_available_models',
+    policy: withLists ? policy : withoutLists(policy),
+    policyStatus: anyCallable(effective, usable) ? 'active' : 'no_available_models',
     allowedModelCount: policy.allowedModels.length,
     excludedModelCount: policy.excludedModels.length,
     updatedAt: row?.updatedAtS ?? 0,
     updatedBy: row?.updatedBy ?? '',
+    ...(memberPolicy ? { effectivePolicy: withLists ? effective : withoutLists(effective) } : {}),
   };
 }
 
-async function usableIds(ctx: Ctx, teamId: string): Promise<Set<string>> {
+export async function usableIds(ctx: Ctx, teamId: string): Promise<Set<string>> {
   const team = await findTeam(ctx.db, teamId);
   return new Set((await teamUsableModels(ctx, team ?? { enabledModels: null })).map((m) => m.id));
 }
 
-export async function loadPolicy(ctx: Ctx, keyId: string): Promise<{ policy: Policy; row: q.PolicyRow | undefined }> {
-  const row = await q.findPolicy(ctx.db, keyId);
-  return { policy: row ? (row.policy as Policy) : DEFAULT_POLICY, row };
-}
-
-export async function getPolicy(ctx: Ctx, p: Principal, keyId: string) {
-  const key = await requireKey(ctx, p.teamId, keyId);
-  const full = can(p.role, 'writePolicy');
-  // Developers read only their own keys' policies, and without the model lists.
-  if (!full && !(p.role === 'Developer' && key.memberId === p.memberId)) {
-    throw new AppError('FORBIDDEN', `role ${p.role} may not read this key's policy`, { role: p.role });
-  }
-  const { policy, row } = await loadPolicy(ctx, keyId);
-  return view(keyId, policy, row, await usableIds(ctx, p.teamId), full);
-}
-
-export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: PolicyInput) {
-  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may set a key policy', { role: p.role });
-  const key = await requireKey(ctx, p.teamId, keyId);
-  await assertMayActOnKey(ctx, p, key, 'set the policy of a key');
-  const policy = normalizePolicy(input);
-  const usable = await usableIds(ctx, p.teamId);
+/** Rule 3: every model written must be enabled for the team and available. */
+export function assertModelsUsable(policy: Policy, usable: Set<string>): void {
   for (const [field, refs] of [['allowedModels', policy.allowedModels], ['excludedModels', policy.excludedModels]] as const) {
     refs.forEach((m, i) => {
       if (!usable.has(m.id)) {
@@ -121,15 +131,49 @@ export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: Po
       }
     });
   }
+}
+
+export async function loadPolicy(ctx: Ctx, keyId: string): Promise<{ policy: Policy; row: q.PolicyRow | undefined }> {
+  const row = await q.findPolicy(ctx.db, keyId);
+  return { policy: row ? (row.policy as Policy) : DEFAULT_POLICY, row };
+}
+
+/** The member's model policy, binding every key of the member; null when it has none. */
+export async function loadMemberPolicy(ctx: Ctx, memberId: string): Promise<Policy | null> {
+  const row = await findMemberPolicy(ctx.db, memberId);
+  return row ? (row.policy as Policy) : null;
+}
+
+export async function getPolicy(ctx: Ctx, p: Principal, keyId: string) {
+  const key = await requireKey(ctx, p.teamId, keyId);
+  const full = can(p.role, 'writePolicy');
+  // Developers read only their own keys' policies, and without the model lists.
+  if (!full && !(p.role === 'Developer' && key.memberId === p.memberId)) {
+    throw new AppError('FORBIDDEN', `role ${p.role} may not read this key's policy`, { role: p.role });
+  }
+  const [{ policy, row }, memberPolicy, usable] = await Promise.all([loadPolicy(ctx, keyId), loadMemberPolicy(ctx, key.memberId), usableIds(ctx, p.teamId)]);
+  return view(keyId, policy, row, memberPolicy, usable, full);
+}
+
+export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: PolicyInput) {
+  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may set a key policy', { role: p.role });
+  const key = await requireKey(ctx, p.teamId, keyId);
+  await assertMayActOnKey(ctx, p, key, 'set the policy of a key');
+  assertNotOwnLimit(p, key.memberId, 'set the policy of its own key');
+  const policy = normalizePolicy(input);
+  const usable = await usableIds(ctx, p.teamId);
+  assertModelsUsable(policy, usable);
   const row: q.PolicyRow = { keyId, policy, updatedAtS: Math.floor(ctx.clock.nowMs() / 1000), updatedBy: p.memberId };
   await q.upsertPolicy(ctx.db, row);
   ctx.changes.publish({ type: 'policy.changed', keyId });
-  return view(keyId, policy, row, usable, true);
+  return view(keyId, policy, row, await loadMemberPolicy(ctx, key.memberId), usable, true);
 }
 
 export async function deletePolicy(ctx: Ctx, p: Principal, keyId: string): Promise<void> {
   if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may delete a key policy', { role: p.role });
-  await assertMayActOnKey(ctx, p, await requireKey(ctx, p.teamId, keyId), 'delete the policy of a key');
+  const key = await requireKey(ctx, p.teamId, keyId);
+  await assertMayActOnKey(ctx, p, key, 'delete the policy of a key');
+  assertNotOwnLimit(p, key.memberId, 'delete the policy of its own key');
   await q.deletePolicy(ctx.db, keyId);
   ctx.changes.publish({ type: 'policy.changed', keyId });
 }

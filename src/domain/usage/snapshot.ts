@@ -1,11 +1,11 @@
 // What the gateway caches for its hot path, read from the store in one place: the
-// catalogue, a key's policy and a team's limits. (Budget state: domain/spend.)
+// catalogue, a key's policy, a member's policy and a team's limits. (Budget state: domain/spend.)
 import type { Ctx } from '../context.ts';
 import { listModels, type ModelRow } from '../../store/models.ts';
 import { findTeam, type TeamRow } from '../../store/accounts.ts';
 import { listOverrides, listQuotaDefinitions, type QuotaDefRow } from '../../store/quotas.ts';
 import { currentQuotaOf, effectiveTier } from '../quotas/quotas.ts';
-import { loadPolicy, type Policy } from '../policy/policy.ts';
+import { loadMemberPolicy, loadPolicy, type Policy } from '../policy/policy.ts';
 import type { Tier } from '../quotas/tiers.ts';
 
 export type { ModelRow, TeamRow, Policy };
@@ -17,6 +17,8 @@ export async function loadCatalogue(ctx: Ctx): Promise<Map<string, ModelRow>> {
 export async function loadKeyPolicy(ctx: Ctx, keyId: string): Promise<Policy> {
   return (await loadPolicy(ctx, keyId)).policy;
 }
+
+export { loadMemberPolicy };
 
 export interface TeamLimits {
   team: TeamRow | undefined;

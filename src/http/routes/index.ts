@@ -37,6 +37,9 @@ import teamRevokeKey from './team/revoke-key.ts';
 import policyDeletePolicy from './policy/delete-policy.ts';
 import policyGetPolicy from './policy/get-policy.ts';
 import policySetPolicy from './policy/set-policy.ts';
+import policyGetMemberPolicy from './policy/get-member-policy.ts';
+import policySetMemberPolicy from './policy/set-member-policy.ts';
+import policyDeleteMemberPolicy from './policy/delete-member-policy.ts';
 import billingGetBalance from './billing/get-balance.ts';
 import billingListApikeyBills from './billing/list-apikey-bills.ts';
 import billingListFixedTermBills from './billing/list-fixed-term-bills.ts';
@@ -50,6 +53,8 @@ import budgetsListKeyBudgets from './budgets/list-key-budgets.ts';
 import budgetsListMemberBudgets from './budgets/list-member-budgets.ts';
 import budgetsUpdateKeyBudget from './budgets/update-key-budget.ts';
 import budgetsUpdateMemberBudget from './budgets/update-member-budget.ts';
+import budgetsGetDefaultKeyBudget from './budgets/get-default-key-budget.ts';
+import budgetsUpdateDefaultKeyBudget from './budgets/update-default-key-budget.ts';
 import quotasListQuotas from './quotas/list-quotas.ts';
 import openaiListModels from './openai/list-models.ts';
 import openaiGetModel from './openai/get-model.ts';
@@ -187,6 +192,9 @@ export const ROUTES: RouteRegistrar[] = [
   policyDeletePolicy,
   policyGetPolicy,
   policySetPolicy,
+  policyGetMemberPolicy,
+  policySetMemberPolicy,
+  policyDeleteMemberPolicy,
   billingGetBalance,
   billingListApikeyBills,
   billingListFixedTermBills,
@@ -200,6 +208,8 @@ export const ROUTES: RouteRegistrar[] = [
   budgetsListMemberBudgets,
   budgetsUpdateKeyBudget,
   budgetsUpdateMemberBudget,
+  budgetsGetDefaultKeyBudget,
+  budgetsUpdateDefaultKeyBudget,
   quotasListQuotas,
   openaiListModels,
   openaiGetModel,

@@ -26,3 +26,10 @@ export const BudgetWrite = {
 
 export const Enough = Type.Object({ enough: Type.Boolean() });
 export const Cost = Int64Input;
+
+export const DefaultKeyBudget = Type.Object({
+  member_id: Type.String(),
+  budget_type: Type.String({ enum: ['Unlimited', 'One-time', 'Recurring'] }),
+  budget_limit: Type.Integer({ description: '1/10000 USD; 0 when Unlimited' }),
+  cycle: Type.Optional(Type.String({ description: 'only for Recurring' })),
+});

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+import { setDefaultKeyBudget } from '../../../domain/budgets/budgets.ts';
+import { Empty, errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { BudgetWrite } from './schemas.ts';
+
+export default function updateDefaultKeyBudgetRoute(app: App, s: Services): void {
+  app.put('/openapi/v1/user/team/default-key-budget', {
+    config: { family: 'account', auth: { kind: 'key', capability: 'updateKeyBudget' } },
+    schema: {
+      tags: ['team budgets'], summary: 'Set the budget every new key of a member starts with (Unlimited: none; same rules as the key budget)', security: KeyBearer,
+      body: Type.Object({ member_id: Type.String({ minLength: 1 }), ...BudgetWrite }),
+      response: { 200: Empty, ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => {
+    const { member_id, ...budget } = req.body;
+    await setDefaultKeyBudget(s.ctx, principalOf(req), member_id, budget);
+    return {};
+  });
+}
