@@ -170,3 +170,20 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
   return { app, services, routes, schemas };
 }
+
+/**
+ * Close a listening app as `serve` shuts down: requests in flight finish (a stream to its
+ * end, so it is billed for what it produced); a keep-alive connection that goes idle
+ * meanwhile is closed at once rather than after its 72 s keep-alive timeout; after `graceMs`
+ * whatever is left is cut.
+ */
+export async function closeApp(app: App, graceMs: number): Promise<void> {
+  const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
+}

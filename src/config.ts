@@ -65,6 +65,11 @@ export interface Config {
   files: FilesConfig;
   /** how long a stored Responses API answer is kept (GANTRY_RESPONSES_TTL_DAYS, default 30 as OpenAI); then responses.prune removes it */
   responsesTtlMs: number;
+  /**
+   * Log streams (`follow=1` on the instance, endpoint and worker logs) one team may hold open
+   * at once on one replica (GANTRY_LOG_FOLLOWS_PER_TEAM, default 20); more are answered 429.
+   */
+  logFollowsPerTeam: number;
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
@@ -372,6 +377,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
     },
     responsesTtlMs: int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
+    logFollowsPerTeam: int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
     batches: {
       concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),

@@ -112,7 +112,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
 async function serve(config: Config): Promise<void> {
   const prepared = prepare(config, await startDatabase(config, 'serve'));
   prepared.catch(() => {}); // awaited below; a failure there is reported there
-  const [{ buildApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
+  const [{ buildApp, closeApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
   const { store, creds, credentialsPath, saveError, seeded } = await prepared;
   // the demo catalogue's queries run on the database thread while this one builds the app
   const [{ app }] = await Promise.all([buildApp({ config, store, clock: systemClock }), seeded]);
@@ -124,17 +124,7 @@ async function serve(config: Config): Promise<void> {
   });
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    // Requests in flight finish (a stream to its end, so it is billed for what it produced);
-    // a keep-alive connection that goes idle meanwhile is closed at once rather than after
-    // its 72 s keep-alive timeout, and after SHUTDOWN_GRACE_MS whatever is left is cut.
-    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
-    const cut = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    try {
-      await app.close();
-    } finally {
-      clearInterval(idle);
-      clearTimeout(cut);
-    }
+    await closeApp(app, SHUTDOWN_GRACE_MS);
     await store.close();
     process.exit(0);
   };

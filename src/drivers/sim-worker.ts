@@ -7,8 +7,9 @@
 //    inflight, peakInflight}: the requests it was answering at once when this one arrived
 //    (itself included) and the most it ever answered at once, so a test can see that the
 //    router kept to `maxConcurrent`, whichever replica sent them.
-// Request headers `x-sim-delay-ms: N` delay the answer N ms (real time) and
-// `x-sim-status: N` answers with that status.
+// Request headers `x-sim-delay-ms: N` delay the answer N ms (real time),
+// `x-sim-status: N` answers with that status, and `x-sim-headers: {JSON object}` adds
+// those headers to the echo (a value may be a list: several Set-Cookie).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,7 +112,7 @@ export class SimWorkerServer {
     const text = body.toString('utf8');
     let parsed: unknown = text;
     try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON: echoed as text */ }
-    res.writeHead(200, { 'content-type': 'application/json', 'x-sim-worker-id': this.opts.workerId });
+    res.writeHead(200, { 'content-type': 'application/json', ...answerHeaders(req), 'x-sim-worker-id': this.opts.workerId });
     res.end(JSON.stringify({
       workerId: this.opts.workerId, method: req.method, path: url.pathname,
       query: Object.fromEntries(url.searchParams), headers, body: parsed, bytes: body.length,
@@ -151,4 +152,18 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of req) parts.push(c as Buffer);
   return Buffer.concat(parts);
+}
+
+/** The headers a request asks the echo to answer with (`x-sim-headers`); none when it is not a JSON object of strings or lists of strings. */
+function answerHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  const raw = req.headers['x-sim-headers'];
+  if (typeof raw !== 'string') return {};
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    const ok = Object.values(v).every((x) => typeof x === 'string' || (Array.isArray(x) && x.every((y) => typeof y === 'string')));
+    return ok ? v as Record<string, string | string[]> : {};
+  } catch {
+    return {};
+  }
 }

@@ -8,8 +8,10 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 export type { Services } from '../services.ts';
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */
-export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability; xApiKey?: boolean } | { kind: 'public' };
+export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability; xApiKey?: boolean; consoleSession?: boolean } | { kind: 'public' };
 // `xApiKey`: the key may also come in `x-api-key` (Anthropic's header), which wins over Authorization.
+// `consoleSession: false`: a console session cookie does not stand in for the key (the
+// serverless data plane, whose answers are a tenant's own code: API key only).
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -19,7 +19,7 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELDS.has(name.toLowerCase().replace(/[-_.]/g, ''));
 }
 
-/** Shapes of secrets in free text: API keys, operator tokens, bearer credentials, SHA-256 hex digests, URL passwords. */
+/** Shapes of secrets in free text: API keys, operator tokens, bearer credentials, SHA-256 hex digests, URL passwords, link signatures. */
 const SECRET_TEXT: [RegExp, string][] = [
   [/\bsk_[A-Za-z0-9_-]{16,}/g, `sk_${REDACTED}`],
   [/\bgop_[A-Za-z0-9_-]{16,}/g, `gop_${REDACTED}`],
@@ -27,6 +27,8 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi, `$1 ${REDACTED}`],
   [/(?<!sha256:)\b[0-9a-fA-F]{64}\b/g, REDACTED], // a key's hash; an image digest (sha256:…) stays
   [/(\/\/[^/\s:@"]+:)[^@\s/"]+@/g, `$1${REDACTED}@`],
+  // a signed link's signature is a bearer credential until it expires (/blobs/…?signature=, S3 presigned URLs)
+  [/([?&](?:signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"#\\]+/gi, `$1${REDACTED}`],
 ];
 
 export function scrubText(s: string): string {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import pg from 'pg';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { buildApp, closeApp, type BuiltApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, migrateStore, type Store } from '../../src/store/db.ts';
 import { migrationsHash } from '../../src/store/pglite-template.ts';
@@ -122,7 +122,7 @@ export async function buildTestApp(opts: { env?: Record<string, string>; logStre
   return {
     ...built, store, clock, creds, config,
     close: async () => {
-      await built.app.close();
+      await closeApp(built.app, 5_000); // a test that listened may leave keep-alive connections
       await store.close();
       if (journalDir) rmSync(journalDir, { recursive: true, force: true });
       rmSync(blobDir, { recursive: true, force: true });

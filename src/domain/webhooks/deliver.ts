@@ -68,5 +68,6 @@ export async function attemptDelivery(w: Webhooks, job: JobContext<{ deliveryId:
     w.log.warn(disabled, 'webhook endpoint disabled: its attempts failed for 5 days');
     return;
   }
-  throw new DeliveryFailed(id, r.error ?? 'failed');
+  // the job's error is the operator's (GET /admin/v1/jobs): it may say more than the delivery log
+  throw new DeliveryFailed(id, r.operatorDetail ?? r.error ?? 'failed');
 }

@@ -24,8 +24,19 @@ export interface SendResult {
   /** the receiver's status; null when no answer came (refused, timeout, connection error) */
   status: number | null;
   latencyMs: number;
-  /** why it failed (null when ok) */
+  /** why it failed (null when ok), as the team's delivery log tells it */
   error: string | null;
+  /** more of why, for the operator only (the address a refused host resolves to) */
+  operatorDetail?: string;
+}
+
+/** A host refused before any connection; `message` is the tenant's, `detail` the operator's. */
+class AddressRefused extends Error {
+  readonly detail: string;
+  constructor(message: string, detail: string) {
+    super(message);
+    this.detail = detail;
+  }
 }
 
 const USER_AGENT = 'Gantry-Webhooks/1';
@@ -41,7 +52,11 @@ async function resolve(host: string, allowPrivate: boolean): Promise<Address[]> 
   if (!found.length) throw new Error(`${host} resolves to no address`);
   if (!allowPrivate) {
     const bad = found.find((a) => isPrivateAddress(a.address));
-    if (bad) throw new Error(`${host} resolves to ${bad.address}, a private, loopback or link-local address: refused (GANTRY_WEBHOOK_ALLOW_PRIVATE is off)`);
+    // the team is told no more than "not allowed": what a name resolves to inside the network is not theirs to learn
+    if (bad) {
+      throw new AddressRefused(`${host}: the address is not allowed`,
+        `${host} resolves to ${bad.address}, a private, loopback or link-local address: refused (GANTRY_WEBHOOK_ALLOW_PRIVATE is off)`);
+    }
   }
   return found;
 }
@@ -91,6 +106,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
   } catch (err) {
     if (timeout.aborted) return done({ ok: false, status: null, error: `timed out after ${opts.timeoutMs} ms` });
     if (opts.signal?.aborted) throw err; // not the receiver's failure: the runner handles it
+    if (err instanceof AddressRefused) return done({ ok: false, status: null, error: err.message.slice(0, MAX_ERROR_CHARS), operatorDetail: err.detail });
     const e = err as Error & { code?: string };
     return done({ ok: false, status: null, error: `${e.code ? `${e.code}: ` : ''}${e.message}`.slice(0, MAX_ERROR_CHARS) });
   } finally {

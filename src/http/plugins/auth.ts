@@ -33,8 +33,10 @@ export function registerAuth(app: App, s: Services): void {
     if (!req.routeOptions.url) return; // 404s go to the not-found handler
     if (!auth) throw new AppError('UNKNOWN', 'route has no auth declaration');
     if (auth.kind === 'public') return;
-    // A console session (cookie) stands for its key or token when no credential is sent.
-    const secret = presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
+    // A console session (cookie) stands for its key or token when no credential is sent,
+    // unless the route takes keys only (the serverless data plane).
+    const sessionAllowed = auth.kind !== 'key' || auth.consoleSession !== false;
+    const secret = !sessionAllowed || presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
     if (secret !== undefined) return viaSession(req, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator');
     if (auth.kind === 'operator') return s.operatorToken.verify(req.headers.authorization); // re-read ≤ 1 s: rotation
     const principal = s.keys.authenticate(auth.xApiKey ? anthropicKey(req) : req.headers.authorization);

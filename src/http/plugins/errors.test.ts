@@ -19,3 +19,26 @@ test('requests racing to create the same thing: one wins, the others are 409, ne
     await t.close();
   }
 });
+
+test('an error echoes what it is about within a bound: a 14,000-character model name comes back small, each echo clipped', async () => {
+  const t = await buildTestApp();
+  try {
+    const name = `m${'x'.repeat(13_998)}z`;
+    const res = await t.app.inject({ method: 'GET', url: `/openai/v1/models/${name}`, headers: { authorization: `Bearer ${t.creds.apiKey}` } });
+    assert.equal(res.statusCode, 404, res.body.slice(0, 300));
+    assert.ok(res.body.length < 2048, `${res.body.length} bytes`);
+    const body = JSON.parse(res.body);
+    assert.equal(body.reason, 'MODEL_NOT_FOUND');
+    assert.equal(body.message.length, 600);
+    assert.match(body.message, /^model mxx+…x+z does not exist or is not available to this API key$/, 'the head and the end of the sentence are kept');
+    assert.equal(body.error.message, body.message);
+    assert.equal(body.metadata.model.length, 200);
+    assert.ok(body.metadata.model.endsWith('…'));
+    // a short one is told whole
+    const short = JSON.parse((await t.app.inject({ method: 'GET', url: '/openai/v1/models/nope', headers: { authorization: `Bearer ${t.creds.apiKey}` } })).body);
+    assert.equal(short.message, 'model nope does not exist or is not available to this API key');
+    assert.equal(short.metadata.model, 'nope');
+  } finally {
+    await t.close();
+  }
+});

@@ -124,8 +124,36 @@ function sqlStateOf(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What an error answer may echo: a message quotes what it is about (a model name, an id)
+ * and metadata repeats it, and the OpenAI `error` member says the message again, so a
+ * 14,000-character path once came back three times (42 KB). The message keeps its head and
+ * its end (the rule is usually said last), a metadata string its head.
+ */
+const MAX_ERROR_MESSAGE_CHARS = 600;
+const MAX_ERROR_VALUE_CHARS = 200;
+
+/** `s` within `max` characters: head, an ellipsis, and the last `tail` characters (no surrogate pair cut). */
+function clip(s: string, max: number, tail: number): string {
+  if (s.length <= max) return s;
+  let head = s.slice(0, max - tail - 1);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  let end = tail > 0 ? s.slice(s.length - tail) : '';
+  if (/^[\uDC00-\uDFFF]/.test(end)) end = end.slice(1);
+  return `${head}…${end}`;
+}
+
+/** The error as it may be shown: message and metadata strings within their bounds. */
+function bounded(e: AppError): AppError {
+  const long = e.message.length > MAX_ERROR_MESSAGE_CHARS || Object.values(e.metadata).some((v) => typeof v === 'string' && v.length > MAX_ERROR_VALUE_CHARS);
+  if (!long) return e;
+  const metadata = Object.fromEntries(Object.entries(e.metadata).map(([k, v]) => [k, typeof v === 'string' ? clip(v, MAX_ERROR_VALUE_CHARS, 0) : v]));
+  return new AppError(e.reason, clip(e.message, MAX_ERROR_MESSAGE_CHARS, 200), metadata, e.headers);
+}
+
 /** The body of an error answer: the unified shape, plus OpenAI's `error` member on model routes. */
-export function errorPayload(e: AppError, family: Family): Record<string, unknown> {
+export function errorPayload(err: AppError, family: Family): Record<string, unknown> {
+  const e = bounded(err);
   const body: Record<string, unknown> = { ...errorBody(e) };
   if (family === 'llm') {
     // OpenAI SDKs read `error`; the flat fields stay for clients of the real service.

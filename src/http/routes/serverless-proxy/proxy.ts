@@ -1,23 +1,49 @@
 // The URL of a serverless endpoint: `/serverless/{appName}/…` (or `{appName}.{domain}/…`,
 // rewritten to it in app.ts) reaches a worker of the caller's team's endpoint with the
-// prefix removed, streaming both ways. The caller's Authorization is not passed on. The
-// router (domain/serverless/router.ts) picks the worker or keeps the request waiting.
+// prefix removed, streaming both ways. The router (domain/serverless/router.ts) picks the
+// worker or keeps the request waiting.
+// A worker is a tenant's code: it is called with an API key only (never a console session),
+// receives no Gantry credential (Authorization, x-api-key, the CSRF header and Gantry's
+// cookies are removed), and what it answers cannot touch Gantry's cookies nor run script
+// as the console: on the path form (the console's origin) every Set-Cookie is dropped and
+// the answer is sandboxed (CSP `sandbox`: an opaque origin), on the host form (an origin of
+// its own) only cookies named like Gantry's, nameless or with a Domain attribute are dropped
+// (docs/compat-decisions.md, "Serverless data plane and runtime").
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Dispatcher } from 'undici';
 import { loadUndici, undiciLoaded } from '../../../lib/undici.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { CSRF_HEADER } from '../../../domain/console/sessions.ts';
+import { isGantryCookieName, withoutGantryCookies } from '../../cookies.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import type { ServerlessRouter } from '../../../domain/serverless/router.ts';
 
 type EndpointRow = Awaited<ReturnType<ServerlessRouter['resolve']>>;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and what the proxy sets itself. */
+/** Hop-by-hop headers (RFC 9110 §7.6.1), what the proxy sets itself, and Gantry's credentials (Cookie is passed on without Gantry's cookies). */
 const NOT_FORWARDED = new Set(['authorization', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
-  'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
-const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+  'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'x-api-key', CSRF_HEADER, 'cookie']);
+// Set-Cookie is filtered below; `clear-site-data: "cookies"` clears the whole registrable domain's cookies (the console's too)
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'clear-site-data', 'set-cookie']);
+/** On the path form, headers whose effect reaches the whole (console's) origin, not this answer. */
+const NOT_RETURNED_ON_PATH = new Set(['strict-transport-security', 'alt-svc', 'nel', 'report-to', 'reporting-endpoints', 'service-worker-allowed']);
+
+/**
+ * The worker's Set-Cookie values the host form passes on: none named like Gantry's, none
+ * with a Domain (it could reach the console's host), none without a name (a browser sends
+ * `=a=b` back as `a=b`).
+ */
+function hostFormCookies(setCookie: string | string[] | undefined): string[] {
+  return [setCookie ?? []].flat().filter((c) => {
+    const [pair = '', ...attrs] = c.split(';');
+    const name = pair.includes('=') ? pair.slice(0, pair.indexOf('=')).trim() : '';
+    return name !== '' && !isGantryCookieName(name) && !attrs.some((a) => /^\s*domain\s*(=|$)/i.test(a));
+  });
+}
 
 export default function serverlessProxyRoute(app: App, s: Services): void {
   const { router, metrics } = s.serverlessRuntime;
@@ -27,7 +53,7 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
     child.addContentTypeParser('*', (_req, _payload, done) => done(null));
     const options = {
       config: {
-        family: 'serverless' as const, auth: { kind: 'key' as const, capability: 'callModels' as const },
+        family: 'serverless' as const, auth: { kind: 'key' as const, capability: 'callModels' as const, consoleSession: false },
         // documented, never serialized: the worker's answer passes through as it comes
         docResponses: { 200: Type.Unknown({ description: "the worker's answer (any status, headers and body), plus x-gantry-worker-id and x-gantry-queue-ms" }) },
       },
@@ -72,6 +98,8 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
       const done = () => { clearTimeout(timer); d.release(); };
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !NOT_FORWARDED.has(k)) headers[k] = v as string | string[];
+      const cookie = typeof req.headers.cookie === 'string' ? withoutGantryCookies(req.headers.cookie) : undefined;
+      if (cookie) headers.cookie = cookie;
       headers['x-forwarded-host'] = req.headers.host ?? '';
       headers['x-forwarded-proto'] = req.protocol;
       headers['x-forwarded-for'] = req.ip;
@@ -94,7 +122,20 @@ export default function serverlessProxyRoute(app: App, s: Services): void {
       body.once('close', done);
       ac.signal.addEventListener('abort', () => body.destroy(new Error(ended.cut ? `cut after the endpoint's requestTimeout of ${ep.spec.workerConfig.requestTimeout} s` : 'the client went away')), { once: true });
       reply.code(res.statusCode);
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !NOT_RETURNED.has(k)) reply.header(k, v);
+      // rewritten from `{appName}.{domain}` (app.ts): an origin apart from the console's
+      const hostForm = req.originalUrl !== req.url;
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined && !NOT_RETURNED.has(k) && (hostForm || !NOT_RETURNED_ON_PATH.has(k))) reply.header(k, v);
+      }
+      if (hostForm) {
+        const cookies = hostFormCookies(res.headers['set-cookie']);
+        if (cookies.length) reply.header('set-cookie', cookies);
+      } else {
+        // the console's origin: any HTML is an opaque origin without script, and not sniffed into HTML
+        const csp = res.headers['content-security-policy'];
+        reply.header('content-security-policy', [...[csp ?? []].flat(), 'sandbox']);
+        reply.header('x-content-type-options', 'nosniff');
+      }
       reply.header('x-gantry-worker-id', d.worker.id);
       reply.header('x-gantry-queue-ms', String(d.queueMs));
       reply.send(body);

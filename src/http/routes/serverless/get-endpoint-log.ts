@@ -6,13 +6,13 @@ import { LogQuery } from './schemas.ts';
 import { answerLogs, LogAnswers, LogFollowers } from '../../log-answer.ts';
 
 export default function getEndpointLogRoute(app: App, s: Services): void {
-  const followers = new LogFollowers(app);
+  const followers = LogFollowers.of(app, s.config.logFollowsPerTeam);
   app.get(`${GPU_BASE}/endpoint/log`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },
     schema: {
       tags: ['serverless'], summary: 'The endpoint\'s own log (scaling, states): text, or SSE with sse=1; follow=1 streams', security: KeyBearer,
       querystring: LogQuery,
-      response: errors(400, 401, 403),
+      response: errors(400, 401, 403, 429),
     },
   }, async (req, reply) => {
     const logs = await endpointLogReader(s.serverless, principalOf(req).teamId, req.query.id);

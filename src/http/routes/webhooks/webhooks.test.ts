@@ -5,11 +5,13 @@
 // endpoint disabled after 5 days of failures, the delivery log, manual retry, roles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as, call } from '../../../../test/helpers/http.ts';
 import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../../../test/helpers/webhook-receiver.ts';
 import { enqueueWebhook } from '../../../domain/webhooks/enqueue.ts';
+import { webhookEndpoints } from '../../../store/schema-webhooks.ts';
 
 const BASE = '/openapi/v1/webhook';
 const ALLOW = { GANTRY_WEBHOOK_ALLOW_PRIVATE: '1', GANTRY_WEBHOOK_TIMEOUT_MS: '1000' };
@@ -183,7 +185,18 @@ test('private addresses are refused unless the operator allows them', async () =
     await deliver(t);
     assert.equal(rx.received.length, 0, 'nothing reached the receiver');
     const jobs = await as(t.app, t.creds.adminToken).get('/admin/v1/jobs', { name: 'webhook.url' });
-    assert.match(jobs.body.jobs[0].lastError, /resolves to (127\.0\.0\.1|::1).*refused/);
+    assert.match(jobs.body.jobs[0].lastError, /resolves to (127\.0\.0\.1|::1).*refused/, 'the operator is told the address');
+
+    // a team's endpoint whose name resolves to a loopback address when sent (as after a DNS
+    // change): its delivery log says the address is not allowed, never what it is
+    const id = await endpoint(t, team, 'https://hooks.example.com/in');
+    await t.store.db.update(webhookEndpoints).set({ url: `http://localhost:${port}/hook` }).where(eq(webhookEndpoints.id, id));
+    await emit(t, team);
+    await deliver(t);
+    assert.equal(rx.received.length, 0);
+    const [d] = await deliveries(t, team, id);
+    assert.equal(d.error, 'localhost: the address is not allowed');
+    assert.ok(!/127\.0\.0\.1|::1/.test(JSON.stringify(await deliveries(t, team, id))));
   }, { GANTRY_WEBHOOK_TIMEOUT_MS: '1000' });
 });
 
