@@ -68,6 +68,11 @@ function checkFamily(url: string, family: Family | undefined): void {
   }
 }
 
+/** Trust the first `n` proxy hops (what Fastify does with a number; its types take a function). */
+function hops(n: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < n;
+}
+
 export interface BuiltApp {
   app: App;
   services: Services;
@@ -89,6 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       return typeof h === 'string' && /^[\w.-]{1,128}$/.test(h) ? h : newId('request');
     },
     bodyLimit: deps.config.bodyLimits.default, // per route below, by family
+    // whose X-Forwarded-For is the client address (req.ip: the auth throttle's); n hops as Fastify reads a number
+    trustProxy: typeof deps.config.trustProxy === 'number' ? hops(deps.config.trustProxy) : deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     frameworkErrors,
     clientErrorHandler,

@@ -1,4 +1,5 @@
 // One config schema. loadConfig reads an env-like record and reports every problem at once.
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
 
@@ -59,6 +60,14 @@ export interface Config {
    * bodies are answered 413 PAYLOAD_TOO_LARGE (from Content-Length, or once the limit is passed).
    */
   bodyLimits: { llm: number; default: number };
+  /** Failed authentications counted per client address and per key prefix (domain/auth-throttle.ts). */
+  authThrottle: AuthThrottleConfig;
+  /**
+   * Whose X-Forwarded-For gives the client address (GANTRY_TRUST_PROXY; Fastify's trustProxy):
+   * false (default: the socket's peer), true (any), a number of proxy hops, or addresses/CIDRs.
+   * Behind a proxy it must be set, or every client is the proxy's address to the auth throttle.
+   */
+  trustProxy: boolean | number | string[];
   gateway: GatewayConfig;
   serverless: ServerlessConfig;
   blobs: BlobConfig;
@@ -83,6 +92,9 @@ export interface MediaConfig {
   linkTtlS: number;
   /** the largest model file a team may upload (GANTRY_MEDIA_UPLOAD_MAX_MB, default 8192) */
   uploadMaxBytes: number;
+  /** a team's default quota of uploaded model bytes (GANTRY_MEDIA_QUOTA_GB, default 50 GiB) and models (GANTRY_MEDIA_QUOTA_COUNT, default 100); the operator overrides them per team */
+  quotaBytes: number;
+  quotaCount: number;
   /** an upload still unavailable this long after it began was stranded by a process that died; media.tasks.sweep removes it (GANTRY_MEDIA_UPLOAD_STALE_HOURS, default 24) */
   uploadStaleMs: number;
   /** price of one txt2img image, units (GANTRY_MEDIA_IMAGE_PRICE, default 30 = $0.003) */
@@ -107,6 +119,15 @@ export interface MediaConfig {
   taskConcurrency: number;
   /** how long an ended task and its outputs are kept (GANTRY_MEDIA_TASK_TTL_DAYS, default 7); then media.tasks.sweep removes them */
   taskTtlMs: number;
+}
+
+export interface AuthThrottleConfig {
+  /** the window failures are counted in (GANTRY_AUTH_FAILURE_WINDOW_S, default 60) */
+  windowMs: number;
+  /** failures one client address may make in a window; then 429 until it ends (GANTRY_AUTH_FAILURES_PER_ADDRESS, default 20; 0: off) */
+  perAddress: number;
+  /** failures with one key prefix, all addresses together (GANTRY_AUTH_FAILURES_PER_PREFIX, default 20; 0: off) */
+  perPrefix: number;
 }
 
 export interface ConsoleConfig {
@@ -156,6 +177,9 @@ export interface FilesConfig {
   maxLines: number;
   /** how long a file is kept (GANTRY_FILE_TTL_DAYS, default 15); then the files.expire job removes it */
   ttlMs: number;
+  /** a team's default quota of stored file bytes (GANTRY_FILE_QUOTA_GB, default 10 GiB) and files (GANTRY_FILE_QUOTA_COUNT, default 1000); the operator overrides them per team */
+  quotaBytes: number;
+  quotaCount: number;
 }
 
 /** Serverless endpoints (src/domain/serverless). */
@@ -229,6 +253,23 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** GANTRY_TRUST_PROXY: off, on, a number of hops, or a comma list of addresses and CIDRs. */
+function trustProxy(env: Env, problems: string[]): boolean | number | string[] {
+  const raw = (env.GANTRY_TRUST_PROXY ?? '').trim();
+  if (['', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  for (const x of list) {
+    const [addr, bits, more] = x.split('/');
+    if (more !== undefined || !isIP(addr!) || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
+      problems.push(`GANTRY_TRUST_PROXY must be true, false, a number of hops or addresses/CIDRs separated by commas, got "${x}"`);
+      return false;
+    }
+  }
+  return list;
+}
+
 /** GANTRY_MEDIA_TTS_VOICES: voice ids served by OpenAI-compatible upstreams. */
 function ttsVoices(env: Env, problems: string[]): Record<string, TtsVoice> {
   const raw = env.GANTRY_MEDIA_TTS_VOICES;
@@ -287,6 +328,15 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     }
     return Math.floor(n * 1024 * 1024);
   };
+  const gib = (name: string, def: number): number => {
+    const raw = env[name];
+    const n = raw === undefined || raw === '' ? def : Number(raw);
+    if (!Number.isFinite(n) || n < 0 || n > 1_048_576) {
+      problems.push(`${name} must be a number of GiB in [0, 1048576], got "${raw}"`);
+      return def * 2 ** 30;
+    }
+    return Math.floor(n * 2 ** 30);
+  };
   const url = (name: string, schemes: string[]): string | undefined => {
     const raw = env[name];
     if (!raw) return undefined;
@@ -342,6 +392,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     redisTimeoutMs: int('GANTRY_REDIS_TIMEOUT_MS', 250, 10, 60_000),
     seedVoucherUnits,
     bodyLimits: { llm: mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },
+    authThrottle: {
+      windowMs: int('GANTRY_AUTH_FAILURE_WINDOW_S', 60, 1, 86_400) * 1000,
+      perAddress: int('GANTRY_AUTH_FAILURES_PER_ADDRESS', 20, 0, 1_000_000_000),
+      perPrefix: int('GANTRY_AUTH_FAILURES_PER_PREFIX', 20, 0, 1_000_000_000),
+    },
+    trustProxy: trustProxy(env, problems),
     gateway: {
       simTtftMs: int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
       simTokensPerSecond: num('GANTRY_SIM_TOKENS_PER_S', 500),
@@ -375,6 +431,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       maxBytes: mib('GANTRY_FILE_MAX_MB', 200),
       maxLines: int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
       ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
+      quotaBytes: gib('GANTRY_FILE_QUOTA_GB', 10),
+      quotaCount: int('GANTRY_FILE_QUOTA_COUNT', 1000, 0, 2_147_483_647),
     },
     responsesTtlMs: int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     logFollowsPerTeam: int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
@@ -395,6 +453,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     media: {
       linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),
       uploadMaxBytes: int('GANTRY_MEDIA_UPLOAD_MAX_MB', 8192, 1, 1_048_576) * 1024 * 1024,
+      quotaBytes: gib('GANTRY_MEDIA_QUOTA_GB', 50),
+      quotaCount: int('GANTRY_MEDIA_QUOTA_COUNT', 100, 0, 2_147_483_647),
       uploadStaleMs: int('GANTRY_MEDIA_UPLOAD_STALE_HOURS', 24, 1, 8760) * 3_600_000,
       imagePriceUnits: BigInt(int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
       ttsPricePerMCharsUnits: BigInt(int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),

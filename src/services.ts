@@ -20,6 +20,9 @@ import { SpendAdmission } from './domain/spend/admission.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
 import type { SessionDeps } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
+import { AuthThrottle, type AuthFailureCounter } from './domain/auth-throttle.ts';
+import { MemoryAuthFailures } from './store/counters/auth-failures.ts';
+import { RedisAuthFailures } from './store/counters/auth-failures-redis.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
 import { PgJournalSink } from './gateway/pg-journal-sink.ts';
@@ -53,6 +56,7 @@ import { registerBatchJobs } from './jobs/batches.ts';
 import type { Webhooks } from './domain/webhooks/service.ts';
 import { registerWebhookJobs } from './jobs/webhooks.ts';
 import { MediaCatalogue } from './domain/media/catalogue.ts';
+import { StorageQuotas } from './domain/storage/quotas.ts';
 import { MediaTasks } from './domain/media/tasks.ts';
 import { mediaTaskHandler } from './jobs/media-tasks.ts';
 
@@ -77,6 +81,8 @@ export interface Services {
   keys: KeyAuthenticator;
   /** Checks the operator token (/admin/v1), re-reading its hash at most every key-cache TTL: a rotation reaches every replica. */
   operatorToken: OperatorTokenVerifier;
+  /** Failed authentications per client address and key prefix: 429 before a credential is checked once over (domain/auth-throttle.ts). */
+  authThrottle: AuthThrottle;
   /** The one admission for everything that costs money (domain/spend/admission.ts). */
   spend: SpendAdmission;
   /** Whether the database and Redis can be reached (503 at once while not; /readyz). */
@@ -99,6 +105,8 @@ export interface Services {
   blobs: { store: BlobStore; links: BlobLinks };
   /** The Files API (domain/files). */
   files: FileService;
+  /** Per-team quotas of stored files and media models: usage, the operator's overrides (domain/storage). */
+  storage: StorageQuotas;
   /** Stored answers of the Responses API (domain/responses). */
   responses: ResponseStore;
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
@@ -194,7 +202,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   // Blobs and files: the blob links are signed with a key derived from the sealing key.
   const blobStore = await openBlobStore(config.blobs);
   const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), () => config.serverless.publicBaseUrl, () => clock.nowMs()) };
-  const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm });
+  const storage = new StorageQuotas(ctx, {
+    files: { maxBytes: config.files.quotaBytes, maxCount: config.files.quotaCount },
+    media: { maxBytes: config.media.quotaBytes, maxCount: config.media.quotaCount },
+  });
+  const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm }, storage);
   jobs.handle('files.expire', filesExpireHandler(files));
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
   jobs.handle('responses.prune', responsesPruneHandler(responses));
@@ -204,7 +216,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
   const mediaCatalogue = new MediaCatalogue(ctx, blobs, {
     downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs,
-  });
+  }, storage);
   const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
   jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
   jobs.handle('media.tasks.sweep', async (job) => {
@@ -217,10 +229,24 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
   await operatorToken.load(); // a store that was never bootstrapped fails here, not at the first request
   const keys = new KeyAuthenticator(ctx, config.keyCacheTtlMs);
+  const localFailures = new MemoryAuthFailures();
+  let authCounterWarnedAt = 0;
+  const sharedFailures: AuthFailureCounter = config.redisUrl
+    ? new RedisAuthFailures({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs })
+    : localFailures;
+  const authThrottle = new AuthThrottle({
+    config: config.authThrottle, clock, shared: sharedFailures, local: localFailures, sharedUp: () => health.isUp('redis'),
+    onError: (err) => {
+      if (Date.now() - authCounterWarnedAt < 10_000) return; // once in a while, not once per failure
+      authCounterWarnedAt = Date.now();
+      log.warn({ err }, 'failed authentications are counted on this replica until Redis answers');
+    },
+  });
   const services: Services = {
     ctx, config, spend, gateway, health,
     keys,
     operatorToken,
+    authThrottle,
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
     jobs,
     serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, metrics: endpointMetrics, reconcile: () => jobs.runNow('serverless.reconcile') },
@@ -228,6 +254,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     serverless: { ctx, spend, settings: config.serverless },
     blobs,
     files,
+    storage,
     responses,
     batches: new BatchService(ctx, jobs),
     webhooks,
@@ -253,6 +280,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
       await gateway.close();
       await counters.close();
+      await sharedFailures.close();
       await blobStore.close();
       await changes.close();
     },

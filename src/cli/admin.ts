@@ -37,6 +37,9 @@ const GROUP_HELP: Record<string, string> = {
   serverless: `  serverless limits [get]                      the ranges endpoint create/update accept
   serverless limits set --<field> <value> …   change some: --maxGPUNum 4 --minWorkerNum 0 --cudaVersionList 12.1,12.2
                                                (fields as GET shows them; the others are kept; min ≤ max)`,
+  storage: `  storage <userId>                             a team's stored files and media models against its quotas
+  storage <userId> set [--files-gb N] [--files-count N] [--media-gb N] [--media-count N]
+                                               override some (GiB, decimals allowed; default: back to the configured one)`,
   media: `  media import <folder|manifest.json>          public media models: a manifest {"models":[{"file", "type", …}]},
                                                or a folder's manifest.json, or files under <type>/ subfolders
   media list [--type T[,T]] [--source S] [--query Q] [--sdxl true|false] [--json]
@@ -189,6 +192,25 @@ export function toRequest(args: string[]): { method: string; path: string; body?
         return { method: 'PUT', path: '/admin/v1/serverless/limits', body };
       }
       break;
+    case 'storage': {
+      const path = `/admin/v1/teams/${e(need(verb, 'userId'))}`;
+      if (a1 === undefined) return { method: 'GET', path: `${path}/storage` };
+      if (a1 !== 'set') break;
+      const body: Record<string, number | null> = {};
+      const flag = (name: string, field: string, scale: number) => {
+        const v = flags[name];
+        if (v === undefined) return;
+        if (v === 'default') body[field] = null;
+        else if (/^\d+(\.\d+)?$/.test(v)) body[field] = Math.round(Number(v) * scale);
+        else throw new Error(`--${name} takes a number or default, got ${v}\n\n${groupUsage('storage')}`);
+      };
+      flag('files-gb', 'filesMaxBytes', 2 ** 30);
+      flag('files-count', 'filesMaxCount', 1);
+      flag('media-gb', 'mediaMaxBytes', 2 ** 30);
+      flag('media-count', 'mediaMaxCount', 1);
+      if (!Object.keys(body).length) throw new Error(`storage set: give at least one of --files-gb, --files-count, --media-gb, --media-count\n\n${groupUsage('storage')}`);
+      return { method: 'PUT', path: `${path}/storage-quota`, body };
+    }
     case 'media':
       if (verb === 'delete') return { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` };
       break;

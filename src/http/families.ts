@@ -27,7 +27,8 @@ const KIND_OF = {
   SERVERLESS_ENDPOINT_NOT_FOUND: 'notFound', FILE_NOT_FOUND: 'notFound', RESPONSE_NOT_FOUND: 'notFound', BATCH_NOT_FOUND: 'notFound',
   CONFLICT: 'conflict', SERVERLESS_APP_NAME_IS_EXIST: 'conflict',
   NOT_ENOUGH_BALANCE: 'balance', BALANCE_NOT_ENOUGH: 'balance', BILLING_BALANCE_NOT_ENOUGH: 'balance',
-  BUDGET_EXCEEDED: 'budget',
+  // a limit the operator set for the team, like a budget: another family tells it as its budget reason
+  BUDGET_EXCEEDED: 'budget', STORAGE_QUOTA_EXCEEDED: 'budget',
   RATE_LIMIT_EXCEEDED: 'rate', TOKEN_LIMIT_EXCEEDED: 'rate', LIST_BILL_TOO_FAST: 'rate',
   INSUFFICIENT_RESOURCE: 'capacity', CREATE_INSTANCE_LIMIT: 'capacity',
   TASK_FAILED: 'failure', LIST_BILL_ERROR: 'failure',
@@ -45,7 +46,8 @@ interface FamilyTable {
 
 const LLM: FamilyTable = {
   reasons: ['INVALID_API_KEY', 'MODEL_NOT_FOUND', 'NOT_ENOUGH_BALANCE', 'INVALID_REQUEST_BODY', 'RATE_LIMIT_EXCEEDED',
-    'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND', 'RESPONSE_NOT_FOUND', 'BATCH_NOT_FOUND'],
+    'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND', 'RESPONSE_NOT_FOUND', 'BATCH_NOT_FOUND',
+    'STORAGE_QUOTA_EXCEEDED'],
   stand: {
     invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'ACCESS_DENY', notFound: 'MODEL_NOT_FOUND',
     conflict: 'INVALID_REQUEST_BODY', balance: 'NOT_ENOUGH_BALANCE', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED',
@@ -71,7 +73,7 @@ export const FAMILY_TABLE: Record<Family, FamilyTable> = {
   media: {
     // FORBIDDEN (403): a key whose role may not use media (Gantry's decision, docs/compat-decisions.md)
     reasons: ['INVALID_REQUEST_BODY', 'MISSING_API_KEY', 'INVALID_API_KEY', 'API_NOT_FOUND', 'RATE_LIMIT_EXCEEDED',
-      'BILLING_BALANCE_NOT_ENOUGH', 'TASK_NOT_FOUND', 'TASK_FAILED', 'BUDGET_EXCEEDED', 'FORBIDDEN'],
+      'BILLING_BALANCE_NOT_ENOUGH', 'TASK_NOT_FOUND', 'TASK_FAILED', 'BUDGET_EXCEEDED', 'FORBIDDEN', 'STORAGE_QUOTA_EXCEEDED'],
     stand: {
       invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'FORBIDDEN', notFound: 'API_NOT_FOUND',
       conflict: 'INVALID_REQUEST_BODY', balance: 'BILLING_BALANCE_NOT_ENOUGH', budget: 'BUDGET_EXCEEDED',
@@ -89,11 +91,12 @@ export const FAMILY_TABLE: Record<Family, FamilyTable> = {
     },
   },
   // budgets, policies, quotas, teams and system routes (compat.md's decision)
+  // RATE_LIMIT_EXCEEDED (429): too many failed authentications (domain/auth-throttle.ts)
   account: {
-    reasons: ['INVALID_ARGUMENT', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'BUDGET_EXCEEDED', 'CONFLICT'],
+    reasons: ['INVALID_ARGUMENT', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'BUDGET_EXCEEDED', 'CONFLICT', 'RATE_LIMIT_EXCEEDED'],
     stand: {
       invalid: 'INVALID_ARGUMENT', unauthorized: 'UNAUTHORIZED', forbidden: 'FORBIDDEN', notFound: 'NOT_FOUND',
-      conflict: 'CONFLICT', balance: 'FORBIDDEN', budget: 'BUDGET_EXCEEDED', rate: 'CONFLICT', capacity: 'CONFLICT',
+      conflict: 'CONFLICT', balance: 'FORBIDDEN', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED', capacity: 'CONFLICT',
       failure: 'UNKNOWN',
     },
   },
@@ -108,11 +111,12 @@ export const FAMILY_TABLE: Record<Family, FamilyTable> = {
     },
   },
   // Gantry's own operator API: the account family plus what operating compute can refuse
+  // (RATE_LIMIT_EXCEEDED: too many failed operator tokens from an address)
   operator: {
-    reasons: ['INVALID_ARGUMENT', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'INSUFFICIENT_RESOURCE'],
+    reasons: ['INVALID_ARGUMENT', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'INSUFFICIENT_RESOURCE', 'RATE_LIMIT_EXCEEDED'],
     stand: {
       invalid: 'INVALID_ARGUMENT', unauthorized: 'UNAUTHORIZED', forbidden: 'FORBIDDEN', notFound: 'NOT_FOUND',
-      conflict: 'CONFLICT', balance: 'CONFLICT', budget: 'CONFLICT', rate: 'CONFLICT', capacity: 'INSUFFICIENT_RESOURCE',
+      conflict: 'CONFLICT', balance: 'CONFLICT', budget: 'CONFLICT', rate: 'RATE_LIMIT_EXCEEDED', capacity: 'INSUFFICIENT_RESOURCE',
       failure: 'UNKNOWN',
     },
   },

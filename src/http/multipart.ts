@@ -3,7 +3,7 @@
 // A parser's or a client's failure (a malformed body, a connection cut, a file over the
 // limit) is the client's error, never a 500.
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.ts';
 import { ReadBufferReclaimer } from '../lib/read-buffers.ts';
 import type { UploadPart } from '../domain/files/files.ts';
@@ -45,6 +45,26 @@ export async function* partsOf(req: FastifyRequest, maxBytes: number): AsyncGene
   } catch (err) {
     throw malformed(err, maxBytes);
   }
+}
+
+/** The body's declared length (Content-Length), when it has one (a chunked body has none). */
+export function declaredLength(req: FastifyRequest): number | undefined {
+  const h = req.headers['content-length'];
+  return typeof h === 'string' && /^\d{1,15}$/.test(h) && req.headers['transfer-encoding'] === undefined ? Number(h) : undefined;
+}
+
+/** An unread body this large is not read to its end to answer a refusal: the connection is closed instead. */
+const DRAIN_MAX = 1024 * 1024;
+
+/**
+ * After an upload was refused: unless its body was read (or is small), say Connection: close,
+ * so Node does not read and discard the rest of a large upload (up to GiBs) before the next
+ * request; the client reads the answer, then reconnects.
+ */
+export function closeIfUnread(req: FastifyRequest, reply: FastifyReply): void {
+  if (req.raw.complete) return;
+  const declared = declaredLength(req);
+  if (declared === undefined || declared > DRAIN_MAX) reply.header('connection', 'close');
 }
 
 /**

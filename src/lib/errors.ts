@@ -22,6 +22,8 @@ export const REASON_STATUS = {
   RESPONSE_NOT_FOUND: 404,
   // Gantry decision (docs/compat-decisions.md): a batch of no team of the key
   BATCH_NOT_FOUND: 404,
+  // Gantry decision (docs/compat-decisions.md): a team's stored files or media models would pass the quota the operator set
+  STORAGE_QUOTA_EXCEEDED: 403,
   // media family
   MISSING_API_KEY: 400,
   API_NOT_FOUND: 404,

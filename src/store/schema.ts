@@ -175,3 +175,5 @@ export * from './schema-console.ts';
 export * from './schema-media.ts';
 // Member-level restrictions: a model policy and the budget new keys start with.
 export * from './schema-restrictions.ts';
+// Per-team storage quotas (files and media bytes and counts) set by the operator.
+export * from './schema-storage.ts';

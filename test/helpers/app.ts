@@ -112,7 +112,11 @@ export async function buildTestApp(opts: { env?: Record<string, string>; logStre
   const store = await openTestStore();
   // Blobs (uploaded files) in a directory of this app's own, removed with it.
   const blobDir = mkdtempSync(join(tmpdir(), 'gantry-blobs-'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), GANTRY_BLOB_DIR: blobDir, ...opts.env });
+  // Suites that walk every route with wrong keys (auth contract, fuzz) make hundreds of failures
+  // from one address: the auth throttle counts them all but locks out only far above that;
+  // src/http/plugins/auth-throttle.test.ts sets the real limits.
+  const throttle = { GANTRY_AUTH_FAILURES_PER_ADDRESS: '1000000', GANTRY_AUTH_FAILURES_PER_PREFIX: '1000000' };
+  const config = loadConfig({ LOG_LEVEL: 'silent', GANTRY_DATA_DIR: join(tmpdir(), 'gantry-test-data'), GANTRY_BLOB_DIR: blobDir, ...throttle, ...opts.env });
   const clock = new ManualClock();
   // The embedded default journals usage beside the store: give this app a journal of its own.
   const journalDir = store.kind === 'pglite' ? mkdtempSync(join(tmpdir(), 'gantry-journal-')) : undefined;

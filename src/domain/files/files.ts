@@ -5,7 +5,10 @@
 // - an upload is all or nothing: the row is written first (`uploading`, invisible), then the
 //   bytes, checked as they stream (jsonl.ts); any failure removes both, and a process that
 //   dies mid-upload leaves a row the files.expire sweep finishes;
-// - a file is kept `ttlMs` (15 days), then swept: bytes first, then the row.
+// - a file is kept `ttlMs` (15 days), then swept: bytes first, then the row;
+// - an upload fits the team's storage quota (domain/storage): refused before its bytes are
+//   read, or as they stream, and made visible in one step with the final check. Batch outputs
+//   count against the quota but are never refused (the batch that makes them was paid for).
 import type { Readable } from 'node:stream';
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
@@ -16,6 +19,7 @@ import { BlobNotFoundError, type BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/files.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import { checkedJsonl } from './jsonl.ts';
+import { withinRoom, type StorageQuotas } from '../storage/quotas.ts';
 
 export const FILE_PURPOSES = ['batch', 'batch_output'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
@@ -75,15 +79,21 @@ export class FileService {
   private readonly ctx: Ctx;
   private readonly blobs: BlobStore;
   private readonly limits: FilesLimits;
+  private readonly quotas: StorageQuotas;
 
-  constructor(ctx: Ctx, blobs: BlobStore, limits: FilesLimits) {
+  constructor(ctx: Ctx, blobs: BlobStore, limits: FilesLimits, quotas: StorageQuotas) {
     this.ctx = ctx;
     this.blobs = blobs;
     this.limits = limits;
+    this.quotas = quotas;
   }
 
-  /** Store an uploaded batch input file from its multipart parts (`file`, `purpose=batch`). */
-  async upload(p: Principal, parts: AsyncIterable<UploadPart>): Promise<FileObject> {
+  /**
+   * Store an uploaded batch input file from its multipart parts (`file`, `purpose=batch`);
+   * `declaredBytes`: the request body's Content-Length, when it has one.
+   */
+  async upload(p: Principal, parts: AsyncIterable<UploadPart>, declaredBytes?: number): Promise<FileObject> {
+    await this.quotas.precheck(p.teamId, 'files', declaredBytes); // before a byte is read
     let purpose: string | undefined;
     let stored: { row: q.NewFileRow; bytes: number; sha256: string; requests: number } | undefined;
     try {
@@ -96,14 +106,15 @@ export class FileService {
         }
         if (part.name !== 'file') throw invalid(part.name, 'unexpected file field: the file goes in the field named file', 'INVALID_REQUEST_BODY');
         if (stored) throw invalid('file', 'one file per upload', 'INVALID_REQUEST_BODY');
-        stored = await this.store(p, part.filename, part.stream);
+        stored = await this.store(p, part.filename, part.stream, declaredBytes);
       }
       if (purpose === undefined) throw invalid('purpose', `required (one of ${UPLOAD_PURPOSES.join(', ')})`, 'INVALID_REQUEST_BODY');
       if (!stored) throw invalid('file', 'required: a multipart field named file', 'INVALID_REQUEST_BODY');
       const now = this.ctx.clock.nowMs();
       const expiresAtMs = now + this.limits.ttlMs;
       const done = { bytes: stored.bytes, sha256: stored.sha256, totalRequests: stored.requests, expiresAtMs };
-      if (!(await q.markFileReady(this.ctx.db, stored.row.id, done))) {
+      const id = stored.row.id;
+      if (!(await this.quotas.commit(p.teamId, 'files', stored.bytes, (tx) => q.markFileReady(tx, id, done)))) {
         throw new AppError('SERVICE_NOT_AVAILABLE', 'the upload took longer than its deadline and was discarded; upload again');
       }
       return view({ ...stored.row, ...done, createdAtMs: stored.row.createdAtMs, state: 'ready', sweepAtMs: expiresAtMs } as q.FileRow);
@@ -113,18 +124,21 @@ export class FileService {
     }
   }
 
-  /** The row first (so the sweep can always find the bytes), then the checked bytes. */
-  private async store(p: Principal, filename: string, stream: AsyncIterable<Uint8Array>) {
+  /**
+   * The row first (so the sweep can always find the bytes), counted by its reservation under the
+   * team's quota, then the checked bytes, at most what the quota leaves.
+   */
+  private async store(p: Principal, filename: string, stream: AsyncIterable<Uint8Array>, declaredBytes: number | undefined) {
     const now = this.ctx.clock.nowMs();
     const id = newId('file', now);
     const row: q.NewFileRow = {
       id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, state: 'uploading', filename: cleanFilename(filename),
       purpose: 'batch', blobKey: `files/${p.teamId}/${id}`, createdAtMs: now, expiresAtMs: now + this.limits.ttlMs,
-      sweepAtMs: now + UPLOAD_DEADLINE_MS,
+      sweepAtMs: now + UPLOAD_DEADLINE_MS, bytes: Math.min(declaredBytes ?? 0, this.limits.maxBytes),
     };
-    await q.insertFile(this.ctx.db, row);
+    const { roomBytes } = await this.quotas.admit(p.teamId, 'files', row.bytes!, (tx) => q.insertFile(tx, row));
     try {
-      const checked = checkedJsonl(stream, this.limits);
+      const checked = checkedJsonl(withinRoom(stream, roomBytes, (n) => this.quotas.overStream('files', roomBytes, n)), this.limits);
       const put = await this.blobs.put(row.blobKey, checked.chunks, { contentType: 'application/jsonl' });
       return { row, bytes: put.bytes, sha256: put.sha256, requests: checked.requests() };
     } catch (err) {

@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.ts';
 import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
 import { inTransaction } from '../changes.ts';
+import { withinRoom, type StorageQuotas } from '../storage/quotas.ts';
 import {
   BASE_MODEL_TYPES, MODEL_SOURCES, MODEL_STATUS, MODEL_TYPE_DISPLAY, MODEL_TYPES, VISIBILITIES, sdNameInApi, type ModelType,
 } from './codes.ts';
@@ -198,12 +199,14 @@ export class MediaCatalogue {
   private readonly blobs: BlobStore;
   private readonly links: BlobLinks;
   readonly opts: CatalogueOptions;
+  private readonly quotas: StorageQuotas;
 
-  constructor(ctx: Ctx, blobs: { store: BlobStore; links: BlobLinks }, opts: CatalogueOptions) {
+  constructor(ctx: Ctx, blobs: { store: BlobStore; links: BlobLinks }, opts: CatalogueOptions, quotas: StorageQuotas) {
     this.ctx = ctx;
     this.blobs = blobs.store;
     this.links = blobs.links;
     this.opts = opts;
+    this.quotas = quotas;
   }
 
   view(r: q.MediaModelRow): MediaModelRecord {
@@ -258,10 +261,13 @@ export class MediaCatalogue {
   /**
    * A team's upload (multipart: the fields, then `file`). The record is written first with
    * status 0 (unavailable), then the bytes, hashed as they stream; then status 1. A failure
-   * removes both.
+   * removes both. Within the team's storage quota (domain/storage): checked before a byte is
+   * read (`declaredBytes`: the body's Content-Length), as the bytes stream, and with the
+   * record becoming available.
    */
-  upload(p: Principal, parts: AsyncIterable<UploadPart>): Promise<MediaModelRecord> {
-    return this.receive(parts, { teamId: p.teamId, maxBytes: this.opts.uploadMaxBytes });
+  async upload(p: Principal, parts: AsyncIterable<UploadPart>, declaredBytes?: number): Promise<MediaModelRecord> {
+    await this.quotas.precheck(p.teamId, 'media', declaredBytes);
+    return this.receive(parts, { teamId: p.teamId, maxBytes: this.opts.uploadMaxBytes, declaredBytes });
   }
 
   /**
@@ -273,7 +279,7 @@ export class MediaCatalogue {
     return this.receive(parts, { teamId: null, maxBytes: Number.MAX_SAFE_INTEGER });
   }
 
-  private async receive(parts: AsyncIterable<UploadPart>, o: { teamId: string | null; maxBytes: number }): Promise<MediaModelRecord> {
+  private async receive(parts: AsyncIterable<UploadPart>, o: { teamId: string | null; maxBytes: number; declaredBytes?: number | undefined }): Promise<MediaModelRecord> {
     const fields: Record<string, string> = {};
     let done: MediaModelRecord | undefined;
     for await (const part of parts) {
@@ -285,28 +291,33 @@ export class MediaCatalogue {
       }
       if (part.name !== 'file') throw bad(part.name, 'the file goes in the field named file');
       const input = checkModelInput(fields, part.filename, { public: o.teamId === null });
-      done = o.teamId === null ? await this.storePublic(input, part.stream) : await this.storePrivate(o.teamId, input, part.stream, o.maxBytes);
+      done = o.teamId === null ? await this.storePublic(input, part.stream) : await this.storePrivate(o.teamId, input, part.stream, o.maxBytes, o.declaredBytes);
     }
     if (!done) throw bad('file', 'required: a multipart field named file, after the other fields');
     return done;
   }
 
-  private async storePrivate(teamId: string, m: CheckedModel, stream: AsyncIterable<Uint8Array>, maxBytes: number): Promise<MediaModelRecord> {
+  private async storePrivate(teamId: string, m: CheckedModel, stream: AsyncIterable<Uint8Array>, maxBytes: number, declaredBytes: number | undefined): Promise<MediaModelRecord> {
     const now = this.ctx.clock.nowMs();
     let row: q.MediaModelRow;
+    let roomBytes: number;
     try {
-      row = await q.insertMediaModel(this.ctx.db, {
+      // counted by its reservation (`bytes` until the file is in) with the team's other models
+      const reserved = Math.min(declaredBytes ?? 0, maxBytes);
+      ({ record: row, roomBytes } = await this.quotas.admit(teamId, 'media', reserved, (tx) => q.insertMediaModel(tx, {
         teamId, ...rowFields(m), status: MODEL_STATUS.unavailable, blobKey: `media/models/${newId('mediaModel', now)}`, createdAtMs: now, updatedAtMs: now,
-      });
+        bytes: reserved,
+      })));
     } catch (err) {
       if (q.isModelNameTaken(err)) throw bad('sd_name', `this team already has a ${m.type} named ${m.sdNameInApi}`);
       throw err;
     }
     try {
-      const put = await this.blobs.put(row.blobKey, capped(stream, maxBytes), { contentType: 'application/octet-stream' });
-      const ready = await q.updateMediaModel(this.ctx.db, row.id, {
+      const bytes = withinRoom(capped(stream, maxBytes), roomBytes, (n) => this.quotas.overStream('media', roomBytes, n));
+      const put = await this.blobs.put(row.blobKey, bytes, { contentType: 'application/octet-stream' });
+      const ready = await this.quotas.commit(teamId, 'media', put.bytes, (tx) => q.updateMediaModel(tx, row.id, {
         hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, updatedAtMs: this.ctx.clock.nowMs(),
-      });
+      }));
       if (!ready) throw new AppError('CONFLICT', 'the record was deleted while its file was uploaded', { field: 'file' });
       return this.view(ready);
     } catch (err) {

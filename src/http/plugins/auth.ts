@@ -5,6 +5,7 @@ import { can, type Capability, type Principal } from '../../domain/roles.ts';
 import type { App, Services } from '../types.ts';
 import { checkCsrf, checkOperatorSession, CSRF_HEADER, findSession, sessionPrincipal } from '../../domain/console/sessions.ts';
 import { sessionSecret } from '../cookies.ts';
+import { isAuthFailure } from '../../domain/auth-throttle.ts';
 
 export function registerAuth(app: App, s: Services): void {
   app.decorateRequest('principal', null);
@@ -37,11 +38,43 @@ export function registerAuth(app: App, s: Services): void {
     // unless the route takes keys only (the serverless data plane).
     const sessionAllowed = auth.kind !== 'key' || auth.consoleSession !== false;
     const secret = !sessionAllowed || presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
-    if (secret !== undefined) return viaSession(req, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator');
-    if (auth.kind === 'operator') return s.operatorToken.verify(req.headers.authorization); // re-read ≤ 1 s: rotation
-    const principal = s.keys.authenticate(auth.xApiKey ? anthropicKey(req) : req.headers.authorization);
-    if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
-    admit(req, auth.capability, principal);
+    if (secret !== undefined) return throttled(req, undefined, () => viaSession(req, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator'));
+    if (auth.kind === 'operator') {
+      const header = req.headers.authorization;
+      const verify = () => s.operatorToken.verify(header); // re-read ≤ 1 s: rotation
+      return header ? throttled(req, header, verify) : verify(); // no credential is no guess: not counted
+    }
+    const key = auth.xApiKey ? anthropicKey(req) : req.headers.authorization;
+    const authenticate = () => {
+      const principal = s.keys.authenticate(key);
+      if (principal instanceof Promise) return principal.then((p) => admit(req, auth.capability, p));
+      admit(req, auth.capability, principal);
+    };
+    return key ? throttled(req, key, authenticate) : authenticate();
+  }
+
+  /**
+   * A credential's check under the auth throttle: refused (429) before it is checked while its
+   * address or prefix is locked out, and counted when it fails. `credential`: the key or token
+   * as sent (a session cookie counts against the address only).
+   */
+  function throttled(req: FastifyRequest, credential: string | undefined, attempt: () => Promise<unknown> | undefined): Promise<unknown> | undefined {
+    // req.ip is read only when needed: behind a trusted proxy it parses X-Forwarded-For
+    const locked = s.authThrottle.idle ? undefined : s.authThrottle.check(req.ip, credential); // throws the 429 while the address is locked out
+    if (locked !== undefined) return locked.then(attempt).catch((err: unknown) => failed(req, credential, err));
+    let out: Promise<unknown> | undefined;
+    try {
+      out = attempt();
+    } catch (err) {
+      return failed(req, credential, err);
+    }
+    return out?.catch((err: unknown) => failed(req, credential, err));
+  }
+
+  /** A failed check: a wrong credential is counted (and may be answered 429 instead); any other error passes. */
+  function failed(req: FastifyRequest, credential: string | undefined, err: unknown): Promise<never> {
+    if (!isAuthFailure(err)) return Promise.reject(err);
+    return s.authThrottle.failed(req.ip, credential, err).then((answer) => Promise.reject(answer));
   }
 
   async function viaSession(req: FastifyRequest, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {

@@ -152,6 +152,10 @@ import mediaTxt2img from './media/txt2img.ts';
 import mediaTxt2speech from './media/txt2speech.ts';
 import mediaListTasks from './media/list-tasks.ts';
 import adminMediaListModels from './admin/media-list-models.ts';
+// Per-team storage quotas (issue 29)
+import adminGetTeamStorage from './admin/get-team-storage.ts';
+import adminSetStorageQuota from './admin/set-storage-quota.ts';
+import teamGetStorage from './team/get-storage.ts';
 
 export type RouteRegistrar = (app: App, s: Services) => void;
 
@@ -305,4 +309,8 @@ export const ROUTES: RouteRegistrar[] = [
   mediaTxt2img,
   mediaTxt2speech,
   mediaListTasks,
+  // storage quotas
+  adminGetTeamStorage,
+  adminSetStorageQuota,
+  teamGetStorage,
 ];

@@ -14,10 +14,12 @@ export default function signIn(app: App, s: Services): void {
         apiKey: Type.Optional(Type.String({ maxLength: 256 })),
         operatorToken: Type.Optional(Type.String({ maxLength: 256 })),
       }),
-      response: { 200: SessionView, ...errors(400, 401, 403) },
+      response: { 200: SessionView, ...errors(400, 401, 403, 429) },
     },
   }, async (req, reply) => {
-    const { secret, view } = await openSession(s.sessions, req.body);
+    // a wrong key or token counts against the address and its prefix; refused before it is checked once over (domain/auth-throttle.ts)
+    const presented = req.body.apiKey ?? req.body.operatorToken;
+    const { secret, view } = await s.authThrottle.guard(req.ip, presented, () => openSession(s.sessions, req.body));
     setSessionCookie(req, reply, secret, view.expiresAtMs - s.ctx.clock.nowMs(), s.config.console.secureCookie);
     reply.header('cache-control', 'no-store');
     return sessionAnswer(view);

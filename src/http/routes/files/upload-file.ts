@@ -1,10 +1,11 @@
 // POST /files: multipart `file` + `purpose=batch`, streamed to the blob store while it is
-// checked (domain/files). The multipart parser is registered for this route only; the parts
+// checked (domain/files), within the team's storage quota (domain/storage: 403
+// STORAGE_QUOTA_EXCEEDED). The multipart parser is registered for this route only; the parts
 // reach the domain as plain objects in the order they were sent (the OpenAI SDKs send the
 // file before the purpose).
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { partsOf, withMultipart } from '../../multipart.ts';
+import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { OPENAI_BASES } from '../openai/schemas.ts';
 import { FileObject, summary } from './schemas.ts';
 
@@ -20,7 +21,14 @@ export default function uploadFile(app: App, s: Services): void {
           consumes: ['multipart/form-data'],
           response: { 200: FileObject, ...errors(400, 401, 403, 415) },
         },
-      }, async (req) => s.files.upload(principalOf(req), partsOf(req, maxBytes)));
+      }, async (req, reply) => {
+        try {
+          return await s.files.upload(principalOf(req), partsOf(req, maxBytes), declaredLength(req));
+        } catch (err) {
+          closeIfUnread(req, reply);
+          throw err;
+        }
+      });
     }
   });
 }

@@ -1,9 +1,10 @@
 // POST /v3/model/upload: a team's private record (multipart: the fields, then `file`). The
 // record is listed with status 0 while its bytes are stored and hashed, then 1
-// (domain/media/catalogue.ts; the path is Gantry's, docs/compat-decisions.md).
+// (domain/media/catalogue.ts; the path is Gantry's, docs/compat-decisions.md), within the
+// team's storage quota (domain/storage).
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { partsOf, withMultipart } from '../../multipart.ts';
+import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { MediaModelRecord, UPLOAD_FIELDS_DOC } from './schemas.ts';
 
 export default function uploadModel(app: App, s: Services): void {
@@ -17,6 +18,13 @@ export default function uploadModel(app: App, s: Services): void {
         consumes: ['multipart/form-data'],
         response: { 200: MediaModelRecord, ...errors(400, 401, 403, 415) },
       },
-    }, async (req) => s.media.catalogue.upload(principalOf(req), partsOf(req, maxBytes)));
+    }, async (req, reply) => {
+      try {
+        return await s.media.catalogue.upload(principalOf(req), partsOf(req, maxBytes), declaredLength(req));
+      } catch (err) {
+        closeIfUnread(req, reply);
+        throw err;
+      }
+    });
   });
 }

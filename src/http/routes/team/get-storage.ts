@@ -1,0 +1,13 @@
+import { errors, KeyBearer } from '../../schemas.ts';
+import { principalOf, type App, type Services } from '../../types.ts';
+import { StorageView } from './storage-schema.ts';
+
+export default function getStorageRoute(app: App, s: Services): void {
+  app.get('/openapi/v1/user/storage', {
+    config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
+    schema: {
+      tags: ['quotas'], summary: 'The team\'s stored files and media models against its storage quotas (Gantry\'s)', security: KeyBearer,
+      response: { 200: StorageView, ...errors(401, 403) },
+    },
+  }, async (req) => s.storage.view(principalOf(req).teamId));
+}
