@@ -22,7 +22,7 @@ import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import type { ComputeTimings } from './domain/compute/compute.ts';
 import type { App, RouteAuth } from './http/types.ts';
-import { familyOfPath, type Family } from './http/families.ts';
+import { familyOfPath, type Family } from './lib/error-families.ts';
 import { buildServices, type Services } from './services.ts';
 import type { JobRunner } from './jobs/runner.ts';
 
@@ -32,7 +32,7 @@ export interface AppDeps {
   clock: Clock;
   /** pino options (level, stream); false for none. Secrets are redacted whatever is given (lib/log-redaction.ts). */
   logger?: boolean | Record<string, unknown>;
-  /** compute driver; default from config (sim unless GANTRY_COMPUTE_DRIVER=kubernetes) */
+  /** compute driver; default: the one configuration chose (GANTRY_COMPUTE_DRIVER). Closed with the app. */
   computeDriver?: ComputeDriver;
   computeTimings?: Partial<ComputeTimings>;
   /**

@@ -2,6 +2,8 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
+import { orList, type SettingReaders } from './lib/settings.ts';
+import { readDriverChoice, type DriverChoice } from './drivers/index.ts';
 
 export interface Config {
   host: string;
@@ -14,14 +16,13 @@ export interface Config {
   logLevel: string;
   /** How long a cached API-key lookup may be trusted; bounds how fast revocation spreads. */
   keyCacheTtlMs: number;
-  simTimeScale: number;
   /** Starting voucher for the first team, in units (1/10000 USD). */
   seedVoucherUnits: bigint;
-  /** GPU compute: `sim` (default) or `kubernetes` (GANTRY_COMPUTE_DRIVER). */
-  computeDriver: 'sim' | 'kubernetes';
-  /** kubeconfig file for the kubernetes driver (KUBECONFIG; in-cluster config when unset). */
-  kubeconfigPath: string | undefined;
-  kubeNamespace: string;
+  /**
+   * GPU compute: the driver GANTRY_COMPUTE_DRIVER names (the first registered, the simulated
+   * one, by default) and its settings, read by its registration (src/drivers/index.ts).
+   */
+  computeDriver: DriverChoice;
   /** base64 of 32 bytes sealing secrets at rest (GANTRY_SECRET_KEY); else <dataDir>/secret.key. */
   secretKey: string | undefined;
   /** how often the compute reconciler runs a pass */
@@ -54,7 +55,7 @@ export interface Config {
   /** how long a Redis command may take before Redis counts as unreachable (GANTRY_REDIS_TIMEOUT_MS) */
   redisTimeoutMs: number;
   /**
-   * The largest request body a route accepts, in bytes, by its family (http/families.ts):
+   * The largest request body a route accepts, in bytes, by its family (lib/error-families.ts):
    * `llm` for the model routes (GANTRY_BODY_LIMIT_LLM_MB, 8 MiB), `default` for every other
    * (GANTRY_BODY_LIMIT_DEFAULT_MB, 1 MiB). A route may set its own (files, batches). Larger
    * bodies are answered 413 PAYLOAD_TOO_LARGE (from Content-Length, or once the limit is passed).
@@ -356,6 +357,20 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     problems.push(`${name} must be true or false, got "${raw}"`);
     return def;
   };
+  // the readers a part with settings of its own is handed (a compute driver's registration)
+  const readers: SettingReaders = {
+    text: (name, def) => env[name] || def,
+    optionalText: (name) => env[name] || undefined,
+    int, num, bool,
+    oneOf: (name, allowed, def) => {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return def;
+      const found = allowed.find((a) => a === raw);
+      if (found === undefined) problems.push(`${name} must be ${orList(allowed)}, got "${raw}"`);
+      return found ?? def;
+    },
+    problem: (message) => { problems.push(message); },
+  };
   let seedVoucherUnits = 1_000_000n;
   if (env.GANTRY_SEED_VOUCHER_UNITS) {
     if (/^\d+$/.test(env.GANTRY_SEED_VOUCHER_UNITS)) seedVoucherUnits = BigInt(env.GANTRY_SEED_VOUCHER_UNITS);
@@ -378,10 +393,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     logLevel,
     keyCacheTtlMs: int('GANTRY_KEY_CACHE_TTL_MS', 1000, 0, 1000),
-    simTimeScale: num('GANTRY_SIM_TIME_SCALE', 1),
-    computeDriver: env.GANTRY_COMPUTE_DRIVER === 'kubernetes' ? 'kubernetes' : 'sim',
-    kubeconfigPath: env.KUBECONFIG || undefined,
-    kubeNamespace: env.GANTRY_KUBE_NAMESPACE || 'gantry',
+    computeDriver: readDriverChoice(readers),
     secretKey: env.GANTRY_SECRET_KEY || undefined,
     reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
     jobsPollMs: int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
@@ -473,9 +485,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   }
   if (Boolean(env.GANTRY_S3_ACCESS_KEY_ID) !== Boolean(env.GANTRY_S3_SECRET_ACCESS_KEY)) {
     problems.push('GANTRY_S3_ACCESS_KEY_ID and GANTRY_S3_SECRET_ACCESS_KEY are set together or not at all');
-  }
-  if (env.GANTRY_COMPUTE_DRIVER && !['sim', 'kubernetes'].includes(env.GANTRY_COMPUTE_DRIVER)) {
-    problems.push(`GANTRY_COMPUTE_DRIVER must be sim or kubernetes, got "${env.GANTRY_COMPUTE_DRIVER}"`);
   }
   if (!['on', 'fsync', 'off'].includes(config.usageJournal)) {
     problems.push(`GANTRY_USAGE_JOURNAL must be on, fsync or off, got "${env.GANTRY_USAGE_JOURNAL}"`);

@@ -9,11 +9,11 @@ import type { Store } from './store/db.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Ctx } from './domain/context.ts';
 import { ChangeBus } from './domain/changes.ts';
-import { PgChangeTransport } from './store/changes-pg.ts';
+import { PgChangeTransport } from './adapters/changes-pg.ts';
 import type { Counters } from './domain/spend/counters.ts';
-import { MemoryCounters } from './store/counters/memory.ts';
-import { RedisCounters } from './store/counters/redis.ts';
-import { FailOpenCounters } from './store/counters/failover.ts';
+import { MemoryCounters } from './adapters/counters/memory.ts';
+import { RedisCounters } from './adapters/counters/redis.ts';
+import { FailOpenCounters } from './adapters/counters/failover.ts';
 import { DependencyHealth } from './store/health.ts';
 import { sql } from 'drizzle-orm';
 import { SpendAdmission } from './domain/spend/admission.ts';
@@ -21,8 +21,8 @@ import { KeyAuthenticator } from './domain/keys/authenticator.ts';
 import type { SessionDeps } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { AuthThrottle, type AuthFailureCounter } from './domain/auth-throttle.ts';
-import { MemoryAuthFailures } from './store/counters/auth-failures.ts';
-import { RedisAuthFailures } from './store/counters/auth-failures-redis.ts';
+import { MemoryAuthFailures } from './adapters/counters/auth-failures.ts';
+import { RedisAuthFailures } from './adapters/counters/auth-failures-redis.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { CommitSink, type UsageSink } from './gateway/usage-sink.ts';
 import { PgJournalSink } from './gateway/pg-journal-sink.ts';
@@ -31,41 +31,34 @@ import { recordUsage } from './domain/usage/record.ts';
 import { decodeUsage } from './domain/usage/codec.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { createDriver } from './drivers/index.ts';
-import { SimDriver } from './drivers/sim.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { computeReconcileHandler } from './jobs/compute-reconciler.ts';
-import { pruneJobsHandler } from './jobs/prune.ts';
+import { buildHandlers } from './jobs/handlers.ts';
 import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
 import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
-import { MemoryLoad, type WorkerLoad } from './domain/serverless/load.ts';
+import type { WorkerLoad } from './domain/serverless/load.ts';
+import { MemoryLoad } from './adapters/serverless-load/memory.ts';
 import { EndpointMetrics } from './domain/serverless/metrics.ts';
-import { serverlessReconcileHandler } from './jobs/serverless-reconciler.ts';
-import { RedisLoad } from './store/serverless-load-redis.ts';
+import { RedisLoad } from './adapters/serverless-load/redis.ts';
 // serverless management API
 import type { Serverless } from './domain/serverless/service.ts';
 import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
 import { FileService } from './domain/files/files.ts';
-import { filesExpireHandler } from './jobs/files-expiry.ts';
 import { ResponseStore } from './domain/responses/responses.ts';
-import { responsesPruneHandler } from './jobs/responses-prune.ts';
 import { BatchService } from './domain/batches/service.ts';
-import { registerBatchJobs } from './jobs/batches.ts';
 import type { Webhooks } from './domain/webhooks/service.ts';
-import { registerWebhookJobs } from './jobs/webhooks.ts';
 import { MediaCatalogue } from './domain/media/catalogue.ts';
 import { StorageQuotas } from './domain/storage/quotas.ts';
 import { MediaTasks } from './domain/media/tasks.ts';
-import { mediaTaskHandler } from './jobs/media-tasks.ts';
 
 export interface ServiceDeps {
   config: Config;
   store: Store;
   clock: Clock;
   log: FastifyBaseLogger;
-  /** compute driver; default from config (sim unless GANTRY_COMPUTE_DRIVER=kubernetes) */
+  /** compute driver; default: the one configuration chose (GANTRY_COMPUTE_DRIVER). Closed with the services. */
   computeDriver?: ComputeDriver | undefined;
   computeTimings?: Partial<ComputeTimings> | undefined;
   /** where the embedded store's usage journal lives; default `<PGlite dir>/usage-journal` */
@@ -143,7 +136,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const { config, store, clock, log } = deps;
   const changes = new ChangeBus({ onError: (err, change) => log.error({ err, change: change?.type }, 'a change subscriber failed') });
   if (store.kind === 'postgres' && store.databaseUrl) await changes.connect(new PgChangeTransport(store.databaseUrl, log));
-  const ctx: Ctx = { db: store.db, clock, changes };
+  // The job runner is the context's job queue (ctx.jobs); its handlers are registered below, once their services exist.
+  const jobs = new JobRunner({
+    ctx: { db: store.db, clock, changes }, log: log.child({ component: 'jobs' }), pollMs: config.jobsPollMs, expireLeasesAtStart: store.kind === 'pglite',
+  });
+  const ctx: Ctx = { db: store.db, clock, changes, jobs };
 
   let redis: RedisCounters | undefined;
   const health = new DependencyHealth({
@@ -170,20 +167,12 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
 
   const compute: Compute = {
     ctx, spend,
-    driver: deps.computeDriver ?? await createDriver({
-      kind: config.computeDriver, clock, simTimeScale: config.simTimeScale,
-      kubeconfigPath: config.kubeconfigPath, kubeNamespace: config.kubeNamespace,
-    }),
+    driver: deps.computeDriver ?? await createDriver(config.computeDriver, { clock }),
     secrets: new SecretBox(loadSecretKey(config.secretKey, config.dataDir)),
     timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
   };
   const sealed = await sealClearTemplateImageAuths(ctx, compute.secrets); // migration 0005's part that needs the key
   if (sealed > 0) log.info({ templates: sealed }, 'sealed template image credentials stored in clear');
-  const jobs = new JobRunner({
-    ctx, log: log.child({ component: 'jobs' }), pollMs: config.jobsPollMs, expireLeasesAtStart: store.kind === 'pglite',
-  });
-  jobs.handle('compute.reconcile', computeReconcileHandler(compute, log), { everyMs: config.reconcileIntervalMs });
-  jobs.handle('jobs.prune', pruneJobsHandler(ctx));
   // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
   // replicas share worker slots and queues through Redis; one process keeps them in memory
   const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs }) : new MemoryLoad();
@@ -193,7 +182,6 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs, metrics: endpointMetrics,
     onError: (endpointId, err) => log.error({ err, endpointId }, 'serverless reconcile failed; will retry'),
   });
-  jobs.handle('serverless.reconcile', serverlessReconcileHandler(serverlessRuntime), { everyMs: config.reconcileIntervalMs });
   const serverlessRouter = new ServerlessRouter(ctx, workerLoad, {
     queueLimit: config.serverless.queueLimit,
     // an API-only replica leaves the pass to the replicas that run jobs (their next pass is a second away)
@@ -207,23 +195,18 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     media: { maxBytes: config.media.quotaBytes, maxCount: config.media.quotaCount },
   });
   const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm }, storage);
-  jobs.handle('files.expire', filesExpireHandler(files));
   const responses = new ResponseStore(ctx, config.responsesTtlMs);
-  jobs.handle('responses.prune', responsesPruneHandler(responses));
-  registerBatchJobs({ ctx, gateway, files, blobs: blobStore, jobs }, config.batches);
   const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
-  registerWebhookJobs(webhooks, jobs, { watchIntervalMs: config.webhooks.watchIntervalMs });
   // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
   const mediaCatalogue = new MediaCatalogue(ctx, blobs, {
     downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs,
   }, storage);
-  const mediaTasks = new MediaTasks({ ctx, spend, jobs, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
-  jobs.handle('media.task', mediaTaskHandler({ tasks: mediaTasks, blobs: blobStore, config: config.media }), { concurrency: config.media.taskConcurrency });
-  jobs.handle('media.tasks.sweep', async (job) => {
-    await mediaTasks.failStranded(job.signal);
-    await mediaTasks.prune(job.signal);
-    await mediaCatalogue.removeStrandedUploads(job.signal);
-  });
+  const mediaTasks = new MediaTasks({ ctx, spend, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
+  // Every job of the catalogue has its handler here (a missing one does not compile: jobs/handlers.ts).
+  jobs.handleAll(buildHandlers({
+    ctx, config, log, compute, serverlessRuntime, files, responses, gateway, blobs: blobStore, webhooks,
+    media: { tasks: mediaTasks, catalogue: mediaCatalogue },
+  }));
   deps.registerJobs?.(jobs);
 
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
@@ -256,7 +239,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     files,
     storage,
     responses,
-    batches: new BatchService(ctx, jobs),
+    batches: new BatchService(ctx),
     webhooks,
     sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
     media: {
@@ -277,7 +260,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverlessRouter.close();
       await endpointMetrics.close(); // before the store closes: the last seconds' counts
       await workerLoad.close();
-      if (compute.driver instanceof SimDriver) await compute.driver.closeAll(); // the sim's worker servers
+      await compute.driver.close(); // e.g. the sim's worker servers
       await gateway.close();
       await counters.close();
       await sharedFailures.close();

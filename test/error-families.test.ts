@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REASON_STATUS, type Reason } from '../src/lib/errors.ts';
-import { COMMON_REASONS, FAMILY_TABLE, mayAnswer, reasonInFamily } from '../src/http/families.ts';
+import { COMMON_REASONS, FAMILY_TABLE, mayAnswer, reasonInFamily } from '../src/lib/error-families.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { call } from './helpers/http.ts';
 

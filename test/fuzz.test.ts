@@ -19,7 +19,7 @@ import {
   Raw, baseline, deepArray, deepObject, fieldName, fieldsOf, injectOptions, judge, mutate, mutationsOf, operations,
   type Field, type Known, type Mutation, type Operation, type Problem, type Request,
 } from './helpers/fuzz.ts';
-import { familyOfPath, reasonInFamily } from '../src/http/families.ts';
+import { familyOfPath, reasonInFamily } from '../src/lib/error-families.ts';
 import { JSON_DEPTH_RULE } from '../src/lib/json-depth.ts';
 import { seedMediaDemo } from '../src/domain/media/demo.ts';
 

@@ -9,7 +9,7 @@ const args = process.argv.slice(2);
 const src = pathToFileURL(resolve(args.includes('--src') ? args[args.indexOf('--src') + 1]! : new URL('../../src', import.meta.url).pathname)).href;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-const { MemoryCounters } = await import(`${src}/store/counters/memory.ts`);
+const { MemoryCounters } = await import(`${src}/adapters/counters/memory.ts`);
 const { keyScope, teamScope, memberScope } = await import(`${src}/domain/spend/scopes.ts`);
 const { newId } = await import(`${src}/lib/ids.ts`);
 

@@ -18,7 +18,7 @@ if (!base) throw new Error('set BENCH_REDIS_URL');
 const url = new URL(base);
 url.pathname = '/15';
 
-const { RedisCounters } = await import(`${src}/store/counters/redis.ts`);
+const { RedisCounters } = await import(`${src}/adapters/counters/redis.ts`);
 const { teamScope, memberScope, keyScope } = await import(`${src}/domain/spend/scopes.ts`);
 const admin = new Redis(url.toString());
 if ((await admin.dbsize()) > 0) throw new Error(`${url} is not empty: this bench writes and flushes it`);

@@ -115,7 +115,7 @@ interface Worker {
 
 type OnStart = (enqueuedAt: number) => void;
 
-type GantryModules = [typeof import('../../src/jobs/runner.ts'), typeof import('../../src/jobs/catalog.ts')];
+type GantryModules = [typeof import('../../src/jobs/runner.ts'), typeof import('../../src/domain/jobs/catalog.ts')];
 
 async function startGantry(store: Store, [{ JobRunner }, { defineJob }]: GantryModules, onStart: OnStart): Promise<Worker> {
   const ctx = standaloneCtx(store.db, systemClock);
@@ -190,7 +190,7 @@ async function child(candidate: Candidate, storeArg: string): Promise<Result> {
   const onStart: OnStart = (at) => { started.push(performance.now() - at); };
   const ti = performance.now();
   const modules = candidate === 'gantry'
-    ? await Promise.all([import('../../src/jobs/runner.ts'), import('../../src/jobs/catalog.ts')])
+    ? await Promise.all([import('../../src/jobs/runner.ts'), import('../../src/domain/jobs/catalog.ts')])
     : (await import(PG_BOSS)) as PgBossModule;
   const importMs = performance.now() - ti;
   let installMs: number | undefined;

@@ -1,12 +1,29 @@
+// @ts-check
 // The console's one way to the API: the public routes, authenticated by the session cookie
 // (sent by the browser, never readable here), with the session's CSRF token on every change.
 // An API error is thrown with its message and reason, for the page to show.
 import { signal } from '@preact/signals';
 
-/** The signed-in session: { kind, csrfToken, principal? } or null. */
-export const session = signal(undefined);
+/**
+ * @typedef {{ teamId: string, memberId: string, keyId: string, role: string }} Principal
+ * @typedef {{ kind: 'key' | 'operator', csrfToken: string, expiresAt: string, capabilities: string[], principal?: Principal }} Session
+ * An answer of the API, parsed: the pages read the fields they show (the routes' schemas say what they are).
+ * @typedef {any} Json
+ */
+
+/** The signed-in session; null when signed out, undefined until it is known. */
+export const session = signal(/** @type {Session | null | undefined} */ (undefined));
+
+/** The signed-in member: the pages of a team are shown only while a key's session is open. */
+export function principal() {
+  return /** @type {Principal} */ (session.value?.principal);
+}
 
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {Json} body
+   */
   constructor(status, body) {
     super(body?.message || body?.error?.message || `HTTP ${status}`);
     this.status = status;
@@ -14,7 +31,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body] JSON, or a FormData sent as it is
+ * @param {{ signal?: AbortSignal, signingIn?: boolean }} [opts]
+ * @returns {Promise<Json>}
+ */
 export async function api(method, path, body, opts = {}) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD' && session.value) headers['x-csrf-token'] = session.value.csrfToken;
   let payload;
@@ -34,18 +59,30 @@ export async function api(method, path, body, opts = {}) {
   return parsed;
 }
 
+/** @typedef {Record<string, string | number | boolean | null | undefined>} Query */
+
+/** @type {(path: string, query?: Query) => Promise<Json>} */
 export const get = (path, query) => api('GET', query ? `${path}?${new URLSearchParams(clean(query))}` : path);
+/** @type {(path: string, body?: unknown) => Promise<Json>} */
 export const post = (path, body = {}) => api('POST', path, body);
+/** @type {(path: string, body: unknown) => Promise<Json>} */
 export const put = (path, body) => api('PUT', path, body);
 
+/**
+ * The parameters that have a value.
+ * @param {Query} q
+ * @returns {Record<string, string>}
+ */
 function clean(q) {
-  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  // URLSearchParams turns the numbers and booleans into text
+  return /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== null && v !== '')));
 }
 
 export async function loadSession() {
   try { session.value = await api('GET', '/console/session', undefined, { signingIn: true }); } catch { session.value = null; }
 }
 
+/** @param {{ apiKey: string } | { operatorToken: string }} creds */
 export async function signIn(creds) {
   session.value = await api('POST', '/console/session', creds, { signingIn: true });
 }
@@ -55,6 +92,7 @@ export async function signOut() {
 }
 
 /** Whether the signed-in member's role may do this: the session lists the role's capabilities (src/domain/roles.ts). */
+/** @param {string} cap */
 export function can(cap) {
   return !!session.value?.capabilities?.includes(cap);
 }
@@ -64,6 +102,7 @@ export function can(cap) {
  * ({memberId, role}): the API refuses changes to one's own limits except for an Owner, and
  * to an Owner's except by an Owner (docs/compat-decisions.md, Roles).
  */
+/** @param {{ memberId: string, role: string }} member */
 export function mayLimit(member) {
   const me = session.value?.principal;
   if (!me) return false;

@@ -1,8 +1,9 @@
+// @ts-check
 // The console: sign-in, the shell (navigation by role) and a hash router over the pages.
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { can, loadSession, session, signIn, signOut } from './api.js';
+import { can, loadSession, principal, session, signIn, signOut } from './api.js';
 import { ErrorBox, useAction } from './ui.js';
 import { Overview } from './pages/overview.js';
 import { Keys } from './pages/keys.js';
@@ -17,9 +18,12 @@ import { Operator } from './pages/operator.js';
 /**
  * A page whose module is fetched when it is first opened, not with the first view (the
  * README states the first view's weight); the module is kept once loaded.
+ * @param {() => Promise<Page>} load
  */
 function lazy(load) {
+  /** @type {Page | undefined} */
   let loaded;
+  /** @param {PageProps} props */
   return function LazyPage(props) {
     const [Page, setPage] = useState(() => loaded);
     const [error, setError] = useState();
@@ -32,6 +36,11 @@ function lazy(load) {
 }
 const Models = lazy(() => import('./pages/models.js').then((m) => m.Models));
 const Tasks = lazy(() => import('./pages/tasks.js').then((m) => m.Tasks));
+
+/**
+ * @typedef {import('./ui.js').PageProps} PageProps
+ * @typedef {import('preact').FunctionComponent<PageProps>} Page
+ */
 
 /** Pages of a team member, each shown only to roles that may read what it shows. */
 const MEMBER_PAGES = [
@@ -61,9 +70,10 @@ function useHash() {
 function SignIn() {
   const [mode, setMode] = useState('key');
   const act = useAction();
+  /** @param {SubmitEvent} e */
   const submit = (e) => {
     e.preventDefault();
-    const secret = new FormData(e.currentTarget).get('secret');
+    const secret = /** @type {string} */ (new FormData(/** @type {HTMLFormElement} */ (e.currentTarget)).get('secret'));
     void act.run(() => signIn(mode === 'key' ? { apiKey: secret } : { operatorToken: secret }));
   };
   return html`<main class="login">
@@ -83,12 +93,12 @@ function SignIn() {
 
 function Shell() {
   const route = useHash();
-  const operator = session.value.kind === 'operator';
+  const operator = /** @type {import('./api.js').Session} */ (session.value).kind === 'operator';
   const pages = (operator ? OPERATOR_PAGES : MEMBER_PAGES).filter((p) => p.show());
   const [path, ...rest] = route.split('/');
-  const current = pages.find((p) => p.path === path) ?? pages[0];
+  const current = /** @type {(typeof pages)[number]} */ (pages.find((p) => p.path === path) ?? pages[0]); // a role sees one page at least
   useEffect(() => { document.title = `${current.title} · Gantry console`; }, [current]);
-  const who = operator ? 'Operator' : `${session.value.principal.role} · ${session.value.principal.memberId}`;
+  const who = operator ? 'Operator' : `${principal().role} · ${principal().memberId}`;
   return html`<div class="shell">
     <nav class="side" aria-label="Console">
       <strong>Gantry</strong>
@@ -106,6 +116,6 @@ function App() {
 }
 
 await loadSession();
-const root = document.getElementById('app');
+const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 root.textContent = ''; // the loading note
 render(html`<${App} />`, root);

@@ -1,11 +1,31 @@
+// @ts-check
 // Small shared pieces of the console's pages: data loading with visible errors, money,
 // times, tables with server paging, live logs.
 import { html } from 'htm/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
-/** Loads with `fn` when `deps` change; `reload()` loads again. Errors are kept to be shown. */
+/**
+ * An error as ErrorBox shows it (an ApiError, or any other thrown while loading or acting).
+ * @typedef {{ message: string, reason?: string, status?: number }} Shown
+ */
+/**
+ * @template T
+ * @typedef {{ loading: boolean, data: T | undefined, error: Shown | undefined }} Load
+ */
+/**
+ * @template T
+ * @typedef {Load<T> & { reload: () => void }} LoadState
+ */
+
+/**
+ * Loads with `fn` when `deps` change; `reload()` loads again. Errors are kept to be shown.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @param {unknown[]} [deps]
+ * @returns {LoadState<T>}
+ */
 export function useLoad(fn, deps = []) {
-  const [state, setState] = useState({ loading: true, data: undefined, error: undefined });
+  const [state, setState] = useState(/** @type {Load<T>} */ ({ loading: true, data: undefined, error: undefined }));
   const [n, setN] = useState(0);
   useEffect(() => {
     let live = true;
@@ -19,28 +39,41 @@ export function useLoad(fn, deps = []) {
 
 /** Runs an action, showing its error (never swallowed) until the next one. */
 export function useAction() {
-  const [error, setError] = useState();
+  const [error, setError] = useState(/** @type {Shown | undefined} */ (undefined));
   const [busy, setBusy] = useState(false);
+  /**
+   * @template R
+   * @param {() => Promise<R>} fn
+   * @returns {Promise<R | undefined>}
+   */
   const run = async (fn) => {
     setError(undefined);
     setBusy(true);
-    try { return await fn(); } catch (e) { setError(e); return undefined; } finally { setBusy(false); }
+    try { return await fn(); } catch (e) { setError(/** @type {Shown} */ (e)); return undefined; } finally { setBusy(false); }
   };
   return { error, busy, run, clear: () => setError(undefined) };
 }
 
+/** @param {{ error: Shown | undefined | null }} props */
 export function ErrorBox({ error }) {
   if (!error) return null;
   return html`<div class="error" role="alert"><strong>${error.reason || 'Error'}</strong>${error.status ? ` (${error.status})` : ''}: ${error.message}</div>`;
 }
 
+/**
+ * @template T
+ * @param {{ state: Load<T>, children: (data: T) => unknown }} props
+ */
 export function Loaded({ state, children }) {
   if (state.error) return html`<${ErrorBox} error=${state.error} />`;
   if (state.loading && state.data === undefined) return html`<p class="muted" aria-busy="true">Loading…</p>`;
-  return children(state.data);
+  return children(/** @type {T} */ (state.data));
 }
 
-/** 1/10000 USD (a string or number) as dollars. */
+/**
+ * 1/10000 USD (a string or number) as dollars.
+ * @param {string | number | bigint | null | undefined} units
+ */
 export function money(units) {
   if (units === undefined || units === null || units === '') return '—';
   const n = BigInt(units);
@@ -51,17 +84,30 @@ export function money(units) {
   return `${neg ? '−' : ''}$${dollars.toLocaleString('en-US')}.${frac.length < 2 ? frac.padEnd(2, '0') : frac}`;
 }
 
+/**
+ * A time (seconds, as a number or digits, or an ISO date) as `YYYY-MM-DD HH:MM` UTC.
+ * @param {string | number | null | undefined} v
+ */
 export function when(v) {
   if (!v) return '—';
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) * 1000 : typeof v === 'number' ? v * 1000 : Date.parse(v);
   return Number.isFinite(n) ? new Date(n).toISOString().replace('T', ' ').slice(0, 16) : String(v);
 }
 
+/** @param {{ value: string }} props */
 export function Status({ value }) {
   return html`<span class=${`status ${value}`}>${value}</span>`;
 }
 
-/** A table: columns [{label, cell(row), num?}]. */
+/**
+ * @template T
+ * @typedef {{ label: string, cell: (row: T) => unknown, num?: boolean }} Column
+ */
+/**
+ * A table: columns [{label, cell(row), num?}].
+ * @template T
+ * @param {{ rows: T[], columns: Column<T>[], empty?: string, label?: string }} props
+ */
 export function Table({ rows, columns, empty = 'Nothing yet.', label }) {
   if (!rows.length) return html`<p class="muted">${empty}</p>`;
   return html`<div class="table-wrap"><table aria-label=${label}>
@@ -70,7 +116,10 @@ export function Table({ rows, columns, empty = 'Nothing yet.', label }) {
   </table></div>`;
 }
 
-/** Page controls for a list the server pages (one request per page). */
+/**
+ * Page controls for a list the server pages (one request per page).
+ * @param {{ page: number, pageSize: number, total: number, onPage: (page: number) => void }} props
+ */
 export function Pager({ page, pageSize, total, onPage }) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   return html`<div class="pager">
@@ -80,16 +129,41 @@ export function Pager({ page, pageSize, total, onPage }) {
   </div>`;
 }
 
-/** Reads a form's fields as an object. */
+/**
+ * A page's props: the rest of the route (`#/instances/<id>`: args ['<id>']).
+ * @typedef {{ args: string[] }} PageProps
+ */
+
+/**
+ * A form's submit event: its target and currentTarget are the form.
+ * @typedef {SubmitEvent & { target: HTMLFormElement, currentTarget: HTMLFormElement }} Submit
+ */
+/**
+ * An event of a form control: its currentTarget is the control.
+ * @template {EventTarget} [E=HTMLInputElement]
+ * @typedef {Event & { currentTarget: E }} On
+ */
+
+/**
+ * Reads a form's fields as an object (on its submit event). The forms read this way have
+ * text fields only: a file is read from its input.
+ * @param {Event} e
+ * @returns {Record<string, string>}
+ */
 export function fields(e) {
   e.preventDefault();
-  return Object.fromEntries(new FormData(e.currentTarget).entries());
+  return /** @type {Record<string, string>} */ (Object.fromEntries(new FormData(/** @type {HTMLFormElement} */ (e.currentTarget)).entries()));
 }
 
-/** Offers rows as a CSV file download. */
+/**
+ * Offers rows as a CSV file download.
+ * @param {string} name
+ * @param {Record<string, unknown>[]} rows
+ */
 export function downloadCsv(name, rows) {
-  if (!rows.length) return;
+  if (!rows[0]) return;
   const cols = Object.keys(rows[0]);
+  /** @param {unknown} v */
   const esc = (v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
   const text = [cols.join(','), ...rows.map((r) => cols.map((c) => esc(r[c])).join(','))].join('\n');
   const a = document.createElement('a');
@@ -99,11 +173,14 @@ export function downloadCsv(name, rows) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-/** Follows a log over server-sent events; the browser sends the session cookie and resumes with Last-Event-ID. */
+/**
+ * Follows a log over server-sent events; the browser sends the session cookie and resumes with Last-Event-ID.
+ * @param {{ url: string }} props
+ */
 export function LiveLog({ url }) {
-  const [lines, setLines] = useState([]);
+  const [lines, setLines] = useState(/** @type {string[]} */ ([]));
   const [status, setStatus] = useState('connecting');
-  const box = useRef();
+  const box = useRef(/** @type {HTMLPreElement | undefined} */ (undefined));
   useEffect(() => {
     const es = new EventSource(url);
     es.onopen = () => setStatus('live');

@@ -1,8 +1,15 @@
+// @ts-check
 // A multipart upload that reports its progress (fetch cannot tell how much of a request body
 // was sent; XMLHttpRequest can), authenticated and CSRF-protected like every other call.
 import { ApiError, session } from './api.js';
 
-/** POST `form` to `path`; `onProgress(sent, total)` as the body goes out. Resolves to the parsed answer. */
+/**
+ * POST `form` to `path`; `onProgress(sent, total)` as the body goes out. Resolves to the parsed answer.
+ * @param {string} path
+ * @param {FormData} form
+ * @param {(sent: number, total: number) => void} onProgress
+ * @returns {Promise<import('./api.js').Json>}
+ */
 export function uploadWithProgress(path, form, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();

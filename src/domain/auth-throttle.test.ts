@@ -6,7 +6,7 @@ import { AppError } from '../lib/errors.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { DependencyDown } from '../lib/dependencies.ts';
 import { AuthThrottle, addressSubject, type AuthFailureCounter } from './auth-throttle.ts';
-import { MemoryAuthFailures } from '../store/counters/auth-failures.ts';
+import { MemoryAuthFailures } from '../adapters/counters/auth-failures.ts';
 
 test('an IPv6 client counts as its /64; an IPv4-mapped one as its IPv4 address', () => {
   assert.equal(addressSubject('203.0.113.7'), 'a:203.0.113.7');

@@ -15,6 +15,7 @@
 // - while Redis cannot be reached, failures are counted on this replica's own counters
 //   (fail open to per-replica limits): authentication never depends on Redis.
 import { AppError } from '../lib/errors.ts';
+import { authThrottled } from './errors.ts';
 import { sha256Hex } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { AuthThrottleConfig } from '../config.ts';
@@ -26,7 +27,7 @@ export interface FailureCount {
   untilMs: number;
 }
 
-/** Shared failure counts (store/counters/auth-failures*.ts): fixed windows from a subject's first failure, atomic across replicas. */
+/** Shared failure counts (adapters/counters/auth-failures*.ts): fixed windows from a subject's first failure, atomic across replicas. */
 export interface AuthFailureCounter {
   /** Count one failure of each subject. A subject whose count reaches `limits[i]` is announced to every replica (onLock). */
   hit(subjects: string[], limits: number[], windowMs: number, nowMs: number): Promise<FailureCount[]>;
@@ -195,9 +196,6 @@ export class AuthThrottle {
   }
 
   private refusal(scope: 'address' | 'prefix', ms: number): AppError {
-    const s = Math.max(1, Math.ceil(ms / 1000));
-    const what = scope === 'address' ? 'from this address' : 'with this key prefix';
-    return new AppError('RATE_LIMIT_EXCEEDED', `too many failed authentication attempts ${what}; retry after ${s} s`,
-      { rule: 'auth_failures', scope, retryAfter: s }, { 'retry-after': String(s) });
+    return authThrottled(scope, Math.max(1, Math.ceil(ms / 1000)));
   }
 }

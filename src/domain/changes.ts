@@ -1,7 +1,7 @@
 // The one channel for domain changes. Domain operations publish a typed change after their
 // transaction commits (never before, never on rollback); caches and the gateway subscribe.
 // Nothing else invalidates a cache. Across replicas (PostgreSQL) changes travel by
-// LISTEN/NOTIFY (store/changes-pg.ts); the caches' short TTLs stay only as a fallback for a
+// LISTEN/NOTIFY (adapters/changes-pg.ts); the caches' short TTLs stay only as a fallback for a
 // notification lost while a replica was disconnected, and a reconnect clears them at once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BudgetScope, ScopeDelta } from './spend/scopes.ts';

@@ -3,20 +3,18 @@
 // Every replica reads the hash through a cache of at most 1 s, so a rotation takes effect
 // everywhere within that bound, without a restart.
 import { timingSafeEqual } from 'node:crypto';
-import { AppError } from '../lib/errors.ts';
 import { newOperatorToken, sha256Hex } from '../lib/ids.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import { getSetting, replaceSetting } from '../store/settings.ts';
 import type { Ctx } from './context.ts';
+import { operatorTokenMissing, operatorTokenRefused } from './errors.ts';
 
 export const OPERATOR_TOKEN_KEY = 'operator_token_sha256';
 
-const notBootstrapped = () => new AppError('NOT_FOUND', 'the store has no operator token yet: the first start of Gantry creates it',
-  { field: 'operatorToken', rule: 'bootstrapped' });
 
 export async function getOperatorTokenHash(ctx: Ctx): Promise<string> {
   const hash = await getSetting<string>(ctx.db, OPERATOR_TOKEN_KEY);
-  if (!hash) throw notBootstrapped();
+  if (!hash) throw operatorTokenMissing();
   return hash;
 }
 
@@ -27,7 +25,7 @@ export async function getOperatorTokenHash(ctx: Ctx): Promise<string> {
  */
 export async function rotateOperatorToken(ctx: Ctx): Promise<string> {
   const token = newOperatorToken();
-  if (!(await replaceSetting(ctx.db, OPERATOR_TOKEN_KEY, sha256Hex(token)))) throw notBootstrapped();
+  if (!(await replaceSetting(ctx.db, OPERATOR_TOKEN_KEY, sha256Hex(token)))) throw operatorTokenMissing();
   return token;
 }
 
@@ -67,11 +65,11 @@ export class OperatorTokenVerifier {
 }
 
 function check(authorization: string | undefined, expectedHash: string): void {
-  if (!tokenMatches(authorization, expectedHash)) throw new AppError('UNAUTHORIZED', 'missing or invalid operator token');
+  if (!tokenMatches(authorization, expectedHash)) throw operatorTokenRefused('missing or invalid operator token');
 }
 
 function checkHash(presentedHash: string, expectedHash: string): void {
-  if (!hashesMatch(presentedHash, expectedHash)) throw new AppError('UNAUTHORIZED', 'the operator token this session was opened with is no longer valid');
+  if (!hashesMatch(presentedHash, expectedHash)) throw operatorTokenRefused('the operator token this session was opened with is no longer valid');
 }
 
 function tokenMatches(header: string | undefined, expectedHash: string): boolean {

@@ -1,6 +1,6 @@
 // Team roles and the capability matrix of DESIGN.md. The interface fixes the policy rule;
 // the rest is Gantry's default.
-import { AppError } from '../lib/errors.ts';
+import { roleRefused } from './errors.ts';
 
 export const ROLES = ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'] as const;
 export type Role = (typeof ROLES)[number];
@@ -46,8 +46,8 @@ export interface Principal {
  */
 export function assertMayActOn(actor: Principal, target: { id: string; role: string }, what: string): void {
   if (target.role === 'Owner' && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', `role ${actor.role} may not ${what} of the Owner`, {
-      role: actor.role, memberId: target.id, rule: 'only an Owner acts on an Owner',
+    throw roleRefused(actor.role, `role ${actor.role} may not ${what} of the Owner`, {
+      memberId: target.id, rule: 'only an Owner acts on an Owner',
     });
   }
 }
@@ -60,8 +60,8 @@ export function assertMayActOn(actor: Principal, target: { id: string; role: str
  */
 export function assertNotOwnLimit(actor: Principal, memberId: string, what: string): void {
   if (memberId === actor.memberId && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', `role ${actor.role} may not ${what}: limits that bind a member are set by another member above it, never by itself`, {
-      role: actor.role, memberId, rule: 'nobody changes a limit on itself',
+    throw roleRefused(actor.role, `role ${actor.role} may not ${what}: limits that bind a member are set by another member above it, never by itself`, {
+      memberId, rule: 'nobody changes a limit on itself',
     });
   }
 }

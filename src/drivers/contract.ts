@@ -46,6 +46,7 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     try {
       await fn(h);
     } finally {
+      await h.driver.close();
       await h.cleanup?.();
     }
   });
@@ -107,6 +108,16 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
     assert.deepEqual(await h.driver.logs(id, 0, 10), [], 'a workload that is gone has none');
+  });
+
+  t('close returns at once and may be called again; the suite closes every driver it made', async (h) => {
+    const id = uid();
+    await h.driver.create(h.spec(id));
+    await waitFor(h, id, ['running']);
+    await h.driver.delete(id);
+    await waitFor(h, id, ['absent']);
+    await timed(h, 'close', h.driver.close());
+    await timed(h, 'close again', h.driver.close());
   });
 
   t('an image that cannot be pulled fails with image_pull_failed', async (h) => {

@@ -1,5 +1,9 @@
 // The minimal compute driver contract. Every call is idempotent and returns quickly: long
 // work (pulling, starting, stopping) is reported by describe() and advanced by the reconciler.
+// A driver is registered once (its kind, its settings, a factory) in index.ts.
+import type { Clock } from '../lib/clock.ts';
+import type { SettingReaders } from '../lib/settings.ts';
+
 export interface WorkloadSpec {
   /** the instance id; drivers name their objects after it */
   id: string;
@@ -54,7 +58,6 @@ export interface WorkloadLogLine {
 }
 
 export interface ComputeDriver {
-  readonly name: string;
   create(spec: WorkloadSpec): Promise<void>;
   describe(id: string): Promise<Observed>;
   start(spec: WorkloadSpec): Promise<void>;
@@ -72,4 +75,29 @@ export interface ComputeDriver {
    * returned again.
    */
   logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]>;
+  /**
+   * Release what the driver holds in this process (servers, connections, timers) as the
+   * process or a test ends; the workloads stay the cluster's. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** What a driver's factory is given besides its settings. */
+export interface DriverDeps {
+  clock: Clock;
+}
+
+/** One compute driver as the registry (index.ts) lists it. */
+export interface DriverRegistration<K extends string = string, S = unknown> {
+  /** its name in GANTRY_COMPUTE_DRIVER */
+  readonly kind: K;
+  /** reads its settings (read only when it is the driver chosen) through the configuration's readers */
+  settings(read: SettingReaders): S;
+  /** builds it; a client that is heavy to load is imported here, so it loads only when chosen */
+  create(settings: S, deps: DriverDeps): Promise<ComputeDriver>;
+}
+
+/** A registration, with its kind kept as the literal it is (the registry derives the allowed kinds from them). */
+export function defineDriver<const K extends string, S>(r: DriverRegistration<K, S>): DriverRegistration<K, S> {
+  return r;
 }

@@ -8,7 +8,7 @@
 import type { GatewayConfig } from '../config.ts';
 import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
-import { AppError } from '../lib/errors.ts';
+import type { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { policyAllows } from '../domain/policy/policy.ts';
 import { isEnabledForTeam } from '../domain/models/models.ts';
@@ -17,6 +17,7 @@ import type { Reservation, SpendAdmission } from '../domain/spend/admission.ts';
 import { spendRefusal } from '../domain/spend/errors.ts';
 import type { RateView } from '../domain/spend/counters.ts';
 import { rateLimitHeaders } from './rate-headers.ts';
+import { modelDenied, modelNotFound, requestRateLimited, tokenRateLimited } from './errors.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { Endpoint } from './upstreams/upstream.ts';
 
@@ -146,19 +147,19 @@ export class Admission {
   async admit(p: Principal, endpoint: Endpoint, modelId: string, measure: (model: ModelRow) => Worst | Promise<Worst>, batch?: BatchLine): Promise<Admitted> {
     const model = (await this.models()).get(modelId);
     if (model?.status !== 'available') {
-      throw new AppError('MODEL_NOT_FOUND', `model ${modelId} does not exist or is not available`, { model: modelId });
+      throw modelNotFound(`model ${modelId} does not exist or is not available`, modelId);
     }
     const policy = await this.keyPolicy(p);
     if (!policyAllows(policy, modelId)) {
-      throw new AppError('ACCESS_DENY', `the API key is not allowed to use model ${modelId}`, { model: modelId, keyId: p.keyId });
+      throw modelDenied(`the API key is not allowed to use model ${modelId}`, { model: modelId, keyId: p.keyId });
     }
     const memberPolicy = await this.memberPolicy(p);
     if (memberPolicy && !policyAllows(memberPolicy, modelId)) {
-      throw new AppError('ACCESS_DENY', `the API key's member is not allowed to use model ${modelId}`, { model: modelId, memberId: p.memberId, rule: 'member policy' });
+      throw modelDenied(`the API key's member is not allowed to use model ${modelId}`, { model: modelId, memberId: p.memberId, rule: 'member policy' });
     }
     const team = await this.teams.get(p.teamId, () => loadTeamLimits(this.ctx, p.teamId));
     if (!team.team || !isEnabledForTeam(team.team, modelId)) {
-      throw new AppError('ACCESS_DENY', `model ${modelId} is not enabled for this account`, { model: modelId, rule: 'team enabled models' });
+      throw modelDenied(`model ${modelId} is not enabled for this account`, { model: modelId, rule: 'team enabled models' });
     }
     const worst = await measure(model);
     const limits = batch ? { rpm: null, tpm: this.config.batchTpm } : (team.limits.get(modelId) ?? { rpm: null, tpm: null });
@@ -188,11 +189,11 @@ export class Admission {
   private rateError(kind: 'rpm' | 'tpm', model: string, limits: { rpm: number | null; tpm: number | null }, v: RateView, retryAfterMs: number, tokens: number, headers: Record<string, string>): AppError {
     const h = { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))), 'retry-after-ms': String(Math.max(0, Math.ceil(retryAfterMs))) };
     if (kind === 'rpm') {
-      return new AppError('RATE_LIMIT_EXCEEDED', `rate limit reached for ${model}: ${limits.rpm} requests per minute; retry after ${h['retry-after']} s`, {
+      return requestRateLimited(`rate limit reached for ${model}: ${limits.rpm} requests per minute; retry after ${h['retry-after']} s`, {
         model, quotaType: 'RPM', limit: limits.rpm, used: v.requests, retryAfterMs: Math.ceil(retryAfterMs),
       }, h);
     }
-    return new AppError('TOKEN_LIMIT_EXCEEDED', `token rate limit reached for ${model}: ${limits.tpm} tokens per minute, ${v.tokens} used, this request counts ${tokens} (prompt estimate + max output); retry after ${h['retry-after']} s`, {
+    return tokenRateLimited(`token rate limit reached for ${model}: ${limits.tpm} tokens per minute, ${v.tokens} used, this request counts ${tokens} (prompt estimate + max output); retry after ${h['retry-after']} s`, {
       model, quotaType: 'TPM', limit: limits.tpm, used: v.tokens, requested: tokens, retryAfterMs: Math.ceil(retryAfterMs),
     }, h);
   }

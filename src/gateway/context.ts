@@ -13,9 +13,9 @@
 //  - any other upstream: a lower bound, ⌈text bytes / 128⌉ (tokens.ts, MAX_BYTES_PER_TOKEN),
 //    so only prompts too long for any tokenizer are refused here, and the upstream judges the
 //    rest itself (its 400 reaches the client as INVALID_REQUEST_BODY too).
-import { AppError } from '../lib/errors.ts';
-import { chatTextBytes, contentText, simChatPromptTokensAsync, simTokenCounts, tokensAtLeast } from './tokens.ts';
+import { chatTextBytes, contentText, promptUnits, simChatPromptTokensAsync, simTokenCounts, tokensAtLeast } from './tokens.ts';
 import type { Endpoint, ModelBody } from './upstreams/upstream.ts';
+import { badRequest } from './errors.ts';
 
 type Body = ModelBody;
 
@@ -35,12 +35,6 @@ export interface PromptTokens {
 export function simulatorOnly(upstream: unknown): boolean {
   const list = Array.isArray(upstream) ? upstream : [upstream];
   return list.length > 0 && list.every((t) => t === 'sim');
-}
-
-/** OpenAI's prompt forms: a string, strings, a token array, token arrays; each string or token array is one unit. */
-export function promptUnits(p: unknown): Array<string | number[]> {
-  if (Array.isArray(p) && p.length > 0 && typeof p[0] !== 'number') return p as Array<string | number[]>;
-  return [p as string | number[]];
 }
 
 function rerankTexts(body: Body): string[] {
@@ -82,7 +76,7 @@ export function checkContext(endpoint: Endpoint, body: Body, measured: PromptTok
   if (endpoint === 'chat.completions' || endpoint === 'completions') {
     const out = maxOutput(body);
     if (out && out.tokens > C) {
-      throw new AppError('INVALID_REQUEST_BODY', `${out.field} is too large: ${out.tokens}. ${head}`, meta(out.field, { requested: out.tokens }));
+      throw badRequest(`${out.field} is too large: ${out.tokens}. ${head}`, meta(out.field, { requested: out.tokens }));
     }
     const chat = endpoint === 'chat.completions';
     const noun = chat ? 'messages' : 'prompt';
@@ -92,7 +86,7 @@ export function checkContext(endpoint: Endpoint, body: Body, measured: PromptTok
       const message = out
         ? `${head} However, you requested ${at}${P + out.tokens} tokens (${at}${P} ${which}, ${out.tokens} in the completion). Please reduce the length of the ${noun} or completion.`
         : `${head} However, your ${noun} resulted in ${at}${P} tokens. Please reduce the length of the ${noun}.`;
-      throw new AppError('INVALID_REQUEST_BODY', message, meta(noun, {
+      throw badRequest(message, meta(noun, {
         promptTokens: P, completionTokens: out?.tokens ?? null, ...(counts.length > 1 ? { index: i } : {}),
       }));
     });
@@ -102,21 +96,21 @@ export function checkContext(endpoint: Endpoint, body: Body, measured: PromptTok
     counts.forEach((P, i) => {
       if (P <= C) return;
       const which = counts.length > 1 ? `input ${i}` : 'the input';
-      throw new AppError('INVALID_REQUEST_BODY', `${head} However, ${which} has ${at}${P} tokens. Please reduce the length of the input.`,
+      throw badRequest(`${head} However, ${which} has ${at}${P} tokens. Please reduce the length of the input.`,
         meta('input', { promptTokens: P, ...(counts.length > 1 ? { index: i } : {}) }));
     });
     return;
   }
   const [q = 0, ...docs] = counts;
   if (q > C) {
-    throw new AppError('INVALID_REQUEST_BODY', `${head} However, the query has ${at}${q} tokens. Please reduce the length of the query.`, meta('query', { promptTokens: q }));
+    throw badRequest(`${head} However, the query has ${at}${q} tokens. Please reduce the length of the query.`, meta('query', { promptTokens: q }));
   }
   const { bytes } = measured;
   docs.forEach((d, j) => {
     // A lower bound for the pair is taken over its bytes together (a tokenizer that joins them may merge across).
     const pair = bytes ? tokensAtLeast(bytes[0]! + bytes[j + 1]!) : q + d;
     if (pair <= C) return;
-    throw new AppError('INVALID_REQUEST_BODY', `${head} However, the query and document ${j} have ${at}${pair} tokens together. Please reduce the length of the query or documents.`,
+    throw badRequest(`${head} However, the query and document ${j} have ${at}${pair} tokens together. Please reduce the length of the query or documents.`,
       meta('documents', { promptTokens: pair, index: j }));
   });
 }

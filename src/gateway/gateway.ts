@@ -18,6 +18,7 @@ import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
 import { checkContext, measurePrompts, simulatorOnly, type PromptTokens } from './context.ts';
 import { checkRequestRules } from './request-rules.ts';
+import { badRequest, modelNotFound, upstreamUnavailable, usageNotRecorded } from './errors.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
 import { UpstreamError, type Endpoint, type ModelBody, type StreamOutcome, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
 
@@ -101,7 +102,7 @@ export class Gateway {
 
   async getModel(p: Principal, id: string) {
     const m = (await this.admission.visibleModels(p)).find((x) => x.id === id);
-    if (!m) throw new AppError('MODEL_NOT_FOUND', `model ${id} does not exist or is not available to this API key`, { model: id });
+    if (!m) throw modelNotFound(`model ${id} does not exist or is not available to this API key`, id);
     return modelRecord(m);
   }
 
@@ -218,10 +219,10 @@ export class Gateway {
     // our credential (401/403), does not know the model name (404) or is overloaded (429)
     // is an upstream failure, like a 5xx.
     if (e instanceof UpstreamError && e.status !== undefined && CLIENT_FAULT_STATUSES.has(e.status)) {
-      return new AppError('INVALID_REQUEST_BODY', e.message, { model: adm.model.id, upstreamStatus: e.status }, adm.headers);
+      return badRequest(e.message, { model: adm.model.id, upstreamStatus: e.status }, adm.headers);
     }
     this.log.warn({ err: e, model: adm.model.id, requestId: adm.requestId }, 'upstream failed');
-    return new AppError('SERVICE_NOT_AVAILABLE', `the upstream serving ${adm.model.id} is not available; the request was not billed`, { model: adm.model.id }, adm.headers);
+    return upstreamUnavailable(adm.model.id, adm.headers);
   }
 
   /** Upstream failed: give back the reservation and the counted tokens. */
@@ -250,7 +251,7 @@ export class Gateway {
         throw dependencyRefusal('database');
       }
       this.log.error({ err: e, requestId: adm.requestId }, 'recording usage failed');
-      throw new AppError('UNKNOWN', 'the usage of this request could not be recorded; it was not billed');
+      throw usageNotRecorded();
     }
     if (cost > adm.reservedMicro) this.log.warn({ requestId: adm.requestId, cost: String(cost), reserved: String(adm.reservedMicro) }, 'upstream usage exceeded the reserved worst case');
     // The counters are settled without holding the response: the usage is durable already,

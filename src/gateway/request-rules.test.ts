@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { buildTestApp } from '../../test/helpers/app.ts';
 import { as } from '../../test/helpers/http.ts';
 import { createTeam, topup } from '../../test/helpers/factories.ts';
+import { AppError } from '../lib/errors.ts';
+import { JSON_DEPTH_RULE } from '../lib/json-depth.ts';
+import { checkRequestRules } from './request-rules.ts';
+import type { ModelBody } from './upstreams/upstream.ts';
 
 const MODEL = 'gantry/sim-chat-small';
 const user = [{ role: 'user', content: 'What is the weather in Paris?' }];
@@ -66,4 +70,24 @@ test('requests OpenAI refuses are refused the same way, before anything is count
   } finally {
     await t.close();
   }
+});
+
+/** `{type: array, items: …}` nested to `levels` levels of JSON objects. */
+function nested(levels: number): Record<string, unknown> {
+  let s: Record<string, unknown> = { type: 'string' };
+  for (let i = 1; i < levels; i++) s = { type: 'array', items: s };
+  return s;
+}
+
+test('a model body carrying a tool schema nested past the limit, however it was parsed, is a 400 naming the field and the rule', () => {
+  const body = {
+    model: 'm', messages: [{ role: 'user', content: 'x' }],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: nested(100_000) } } } }],
+  } as unknown as ModelBody;
+  assert.throws(() => checkRequestRules('chat.completions', body), (e: unknown) => {
+    assert.ok(e instanceof AppError);
+    assert.equal(e.reason, 'INVALID_REQUEST_BODY');
+    assert.deepEqual([e.metadata.field, e.metadata.rule], ['tools.0.function.parameters', JSON_DEPTH_RULE]);
+    return true;
+  });
 });

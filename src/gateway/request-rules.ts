@@ -1,14 +1,14 @@
 // Rules of a model request that span fields, judged by the gateway for every upstream before
-// admission (the route schemas in http/routes/openai/schemas.ts judge each field alone:
+// admission (the route schemas in gateway/openai/schemas.ts judge each field alone:
 // types, ranges, n 1–128, top_logprobs 0–20, at most 4 stop sequences). Each refusal is
 // the one OpenAI gives, in its words where they are known: 400 INVALID_REQUEST_BODY naming
 // the field (OpenAI's `param`).
-import { AppError } from '../lib/errors.ts';
-import { compileSchema, SchemaError } from './json-schema.ts';
+import { compileSchema, SchemaError } from '../lib/json-schema.ts';
 import type { Endpoint, ModelBody } from './upstreams/upstream.ts';
+import { badRequest } from './errors.ts';
 
 function refuse(field: string, rule: string, message: string): never {
-  throw new AppError('INVALID_REQUEST_BODY', message, { field, rule });
+  throw badRequest(message, { field, rule });
 }
 
 /** Throws INVALID_REQUEST_BODY when the request breaks a rule OpenAI enforces. */

@@ -8,8 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chunk, Gateway, ModelCall } from '../gateway/gateway.ts';
 import type { ModelBody } from '../gateway/upstreams/upstream.ts';
 import { AppError } from '../lib/errors.ts';
-import type { Family } from './families.ts';
-import { errorPayload, toAppError } from './plugins/errors.ts';
+import type { Family } from '../lib/error-families.ts';
+import { errorPayload, toAppError } from '../lib/error-answer.ts';
 import { principalOf } from './types.ts';
 
 /** How one API surface asks the pipeline and answers its clients. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Capability, Principal } from '../domain/roles.ts';
-import type { Family } from './families.ts';
+import type { Family } from '../lib/error-families.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -16,7 +16,7 @@ export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capab
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
-    /** The reason family the route answers in (families.ts); required of every route. */
+    /** The reason family the route answers in (lib/error-families.ts); required of every route. */
     family?: Family;
   }
   interface FastifyRequest {

@@ -1,10 +1,10 @@
 // Whether a batch line's body is a request its endpoint would take: the same schema the
-// interactive route validates with (http/routes/openai/schemas.ts) and the gateway's rules
+// interactive route validates with (gateway/openai/schemas.ts) and the gateway's rules
 // that span fields (gateway/request-rules.ts), so a line refused here would have been
 // refused as an interactive call too, and a line accepted here is judged like one.
 import { Compile } from 'typebox/compile';
 import type { CheckBody } from '../domain/batches/validate.ts';
-import { ChatBody, CompletionBody } from '../http/routes/openai/schemas.ts';
+import { ChatBody, CompletionBody } from '../gateway/openai/schemas.ts';
 import { checkRequestRules } from '../gateway/request-rules.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Endpoint, ModelBody } from '../gateway/upstreams/upstream.ts';

@@ -1,8 +1,8 @@
-// The handlers of the batch jobs (catalog.ts): validation, a chunk of lines through the model
-// pipeline, the finalizer and the expiry pass. A line is the same call as an interactive one
-// (gateway.run: policy, context, budget admission, metering, durable usage) made for the key
-// that created the batch, with the line's fixed request id and the batch prices
-// (gateway/admission.ts BatchLine). Rules in domain/batches/README.md.
+// The handlers of the batch jobs (domain/jobs/catalog.ts): validation, a chunk of lines
+// through the model pipeline, the finalizer and the expiry pass. A line is the same call as
+// an interactive one (gateway.run: policy, context, budget admission, metering, durable
+// usage) made for the key that created the batch, with the line's fixed request id and the
+// batch prices (gateway/admission.ts BatchLine). Rules in domain/batches/README.md.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ctx } from '../domain/context.ts';
 import type { Gateway } from '../gateway/gateway.ts';
@@ -17,9 +17,9 @@ import { GroupCommit } from '../gateway/group-commit.ts';
 import { Slots } from '../lib/slots.ts';
 import type { ClaimedLine, EndedLine } from '../store/batches.ts';
 import { AppError } from '../lib/errors.ts';
-import { errorPayload, toAppError } from '../http/plugins/errors.ts';
-import { CATALOG, type PayloadOf } from './catalog.ts';
-import type { JobHandler, JobRunner } from './runner.ts';
+import { errorPayload, toAppError } from '../lib/error-answer.ts';
+import { CATALOG, type PayloadOf } from '../domain/jobs/catalog.ts';
+import type { JobHandler, JobHandlers } from './runner.ts';
 import { checkBatchBody, pipelineEndpoint } from './batch-body.ts';
 
 export interface BatchJobDeps {
@@ -27,7 +27,6 @@ export interface BatchJobDeps {
   gateway: Gateway;
   files: FileService;
   blobs: BlobStore;
-  jobs: JobRunner;
 }
 
 /** Failures a later attempt may not meet: the upstream or a dependency away. */
@@ -37,28 +36,36 @@ const GATE_MS = 100;
 /** Refusals of the batch token budget: the line waits its turn, as long as the batch lives. */
 const THROTTLED = new Set(['RATE_LIMIT_EXCEEDED', 'TOKEN_LIMIT_EXCEEDED']);
 
-export function registerBatchJobs(d: BatchJobDeps, opts: { concurrency: number; chunkLines: number }): void {
-  const { ctx, jobs } = d;
-  jobs.handle('batch.validate', (job) => validateBatch({
-    ctx, blobs: d.blobs, jobs, checkBody: checkBatchBody, chunkLines: opts.chunkLines,
-    callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
-  }, job.payload.batchId, job.signal, job.completeWith));
-  // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
-  // next (its claim waits for the runner's next pass).
-  jobs.handle('batch.lines', batchLinesHandler(d, new Slots(opts.concurrency)), { concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 2 });
-  jobs.handle('batch.finalize', (job) => finalizeBatch({ ctx, files: d.files, jobs }, job.payload.batchId, job.completeWith));
-  jobs.handle('batches.expire', async (job) => {
-    await expireBatches({ ctx, files: d.files, jobs }, job.signal);
-  });
+export type BatchHandlers = Pick<JobHandlers, 'batch.validate' | 'batch.lines' | 'batch.finalize' | 'batches.expire'>;
+
+export function batchHandlers(d: BatchJobDeps, opts: { concurrency: number; chunkLines: number }): BatchHandlers {
+  const { ctx } = d;
+  return {
+    'batch.validate': {
+      handler: (job) => validateBatch({
+        ctx, blobs: d.blobs, checkBody: checkBatchBody, chunkLines: opts.chunkLines,
+        callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
+      }, job.payload.batchId, job.signal, job.completeWith),
+    },
+    // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
+    // next (its claim waits for the runner's next pass).
+    'batch.lines': { handler: batchLinesHandler(d, new Slots(opts.concurrency)), concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 2 },
+    'batch.finalize': { handler: (job) => finalizeBatch({ ctx, files: d.files }, job.payload.batchId, job.completeWith) },
+    'batches.expire': {
+      handler: async (job) => {
+        await expireBatches({ ctx, files: d.files }, job.signal);
+      },
+    },
+  };
 }
 
 function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<'batch.lines'>> {
-  const { ctx, jobs } = d;
+  const { ctx } = d;
   const lastAttempt = CATALOG['batch.lines'].retry.maxAttempts;
   // Lines' results are committed as they end, many lines (of any chunks) per transaction.
   const ended = new GroupCommit<EndedLine>(
-    (items) => inTransaction(ctx, (tx) => endLines(tx, jobs, items, ctx.clock.nowMs())),
-    (one) => inTransaction(ctx, (tx) => endLines(tx, jobs, [one], ctx.clock.nowMs())),
+    (items) => inTransaction(ctx, (tx) => endLines(ctx, tx, items, ctx.clock.nowMs())),
+    (one) => inTransaction(ctx, (tx) => endLines(ctx, tx, [one], ctx.clock.nowMs())),
   );
   // Whether a line may start, read at most every GATE_MS per batch: many lines start per
   // second, and a cancel or the window's end is seen within that.

@@ -1,11 +1,11 @@
-// The handler of `compute.reconcile` (catalog.ts): one reconciler pass over the instances
-// that are due. The job is a recurring singleton, so a pass runs every
+// The handler of `compute.reconcile` (domain/jobs/catalog.ts): one reconciler pass over the
+// instances that are due. The job is a recurring singleton, so a pass runs every
 // GANTRY_RECONCILE_INTERVAL_MS on one replica at a time; inside it each instance is still
 // leased on its own row (domain/compute/reconciler.ts), the unit of work.
 import type { Compute } from '../domain/compute/compute.ts';
 import { reconcileDue } from '../domain/compute/reconciler.ts';
 import type { JobHandler } from './runner.ts';
-import type { PayloadOf } from './catalog.ts';
+import type { PayloadOf } from '../domain/jobs/catalog.ts';
 
 export interface ReconcileLog {
   error(obj: object, msg: string): void;

@@ -1,16 +1,17 @@
-// The handler of media.task (catalog.ts): render a task's outputs into the blob store, then end
-// the task in the transaction that completes the job (domain/media/tasks.ts endTaskTx). A
-// rerun after a crash renders the same outputs again (the seed is fixed in the task; the
-// keys are the task's), so the blobs are overwritten with the same bytes and the end,
-// with its charge, happens once.
+// The handler of media.task (domain/jobs/catalog.ts): render a task's outputs into the blob
+// store, then end the task in the transaction that completes the job (domain/media/tasks.ts
+// endTaskTx). A rerun after a crash renders the same outputs again (the seed is fixed in the
+// task; the keys are the task's), so the blobs are overwritten with the same bytes and the
+// end, with its charge, happens once. And media.tasks.sweep's.
 import type { MediaConfig } from '../config.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import type { MediaTasks, TaskOutput } from '../domain/media/tasks.ts';
+import type { MediaCatalogue } from '../domain/media/catalogue.ts';
 import { TASK_TYPES } from '../domain/media/codes.ts';
 import { renderTxt2Img, type Txt2ImgTask } from '../domain/media/txt2img.ts';
 import { renderTxt2Speech, type Txt2SpeechTask } from '../domain/media/txt2speech.ts';
 import { TaskRefused } from '../domain/media/upstream.ts';
-import { CATALOG, type PayloadOf } from './catalog.ts';
+import { CATALOG, type PayloadOf } from '../domain/jobs/catalog.ts';
 import type { JobHandler } from './runner.ts';
 
 export interface MediaJobDeps {
@@ -53,6 +54,15 @@ export function mediaTaskHandler(d: MediaJobDeps): JobHandler<PayloadOf<'media.t
       throw err;
     }
     await job.completeWith((tx) => d.tasks.endTaskTx(tx, task.id, { ok: true, outputs }));
+  };
+}
+
+/** Fails the tasks stranded by their job, removes ended tasks and stranded uploads. */
+export function mediaSweepHandler(tasks: MediaTasks, catalogue: MediaCatalogue): JobHandler<PayloadOf<'media.tasks.sweep'>> {
+  return async (job) => {
+    await tasks.failStranded(job.signal);
+    await tasks.prune(job.signal);
+    await catalogue.removeStrandedUploads(job.signal);
   };
 }
 

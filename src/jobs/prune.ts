@@ -1,9 +1,9 @@
-// The handler of `jobs.prune` (catalog.ts): ended jobs are kept for operators to read
+// The handler of `jobs.prune` (domain/jobs/catalog.ts): ended jobs are kept for operators to read
 // (GET /admin/v1/jobs), then deleted in small batches so no statement holds the embedded
 // store's one connection for long.
 import type { Ctx } from '../domain/context.ts';
 import { deleteFinishedJobs } from '../store/jobs.ts';
-import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, type PayloadOf } from './catalog.ts';
+import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, type PayloadOf } from '../domain/jobs/catalog.ts';
 import type { JobHandler } from './runner.ts';
 
 const BATCH = 500;

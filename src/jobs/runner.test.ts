@@ -11,8 +11,9 @@ import { ManualClock, systemClock, type Clock } from '../lib/clock.ts';
 import { standaloneCtx } from '../domain/context.ts';
 import { claimDueJobs, countJobs, endLease, findJob, type JobRow } from '../store/jobs.ts';
 import { claimSetting, getSetting } from '../store/settings.ts';
-import { defineJob, type JobType } from './catalog.ts';
-import { JobRunner, LeaseLostError, type JobContext } from './runner.ts';
+import { defineJob, type JobType } from '../domain/jobs/catalog.ts';
+import type { JobContext } from '../domain/jobs/queue.ts';
+import { JobRunner, LeaseLostError } from './runner.ts';
 
 const Item = Type.Object({ n: Type.Integer() }, { additionalProperties: false });
 

@@ -6,36 +6,26 @@
 // Rules in ./README.md.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Value } from 'typebox/value';
 import type { Ctx } from '../domain/context.ts';
 import { inTransaction } from '../domain/changes.ts';
-import type { DbOrTx, Tx } from '../store/db.ts';
+import type { DbOrTx } from '../store/db.ts';
 import * as q from '../store/jobs.ts';
-import { newId } from '../lib/ids.ts';
 import { cleanErrorMessage } from '../lib/log-redaction.ts';
 import type { JobState } from './states.ts';
-import { backoffMs, CATALOG, type JobName, type JobType, type PayloadOf, type PayloadOfType } from './catalog.ts';
-
-export interface JobContext<P> {
-  id: string;
-  /** which start this is: 1 for the first */
-  attempt: number;
-  payload: P;
-  /**
-   * Aborted when this start must give up: its lease was lost (another runner took the job
-   * over) or the runner is stopping (the job is queued again, the start not counted).
-   */
-  signal: AbortSignal;
-  /**
-   * Complete the job with `fn`'s writes in the same transaction, fenced by the lease: both
-   * commit, or neither (LeaseLostError when another runner took the job over). What must
-   * happen once (a result recorded, money moved) goes here; the rest of a handler may run
-   * again after a crash.
-   */
-  completeWith(fn: (tx: Tx) => Promise<void>): Promise<void>;
-}
+import { backoffMs, CATALOG, JOB_NAMES, type JobName, type JobType, type PayloadOf, type PayloadOfType } from '../domain/jobs/catalog.ts';
+import { insertJobRow, insertJobRows, payloadProblem, type EnqueueOptions, type Enqueued, type JobContext, type JobQueue } from '../domain/jobs/queue.ts';
 
 export type JobHandler<P> = (job: JobContext<P>) => Promise<void>;
+
+/** How a process runs one job type: its handler, and overrides of the type's everyMs and concurrency (configuration). */
+export interface Registration<P> {
+  handler: JobHandler<P>;
+  everyMs?: number;
+  concurrency?: number;
+}
+
+/** A handler for every name of the catalogue: an entry without one does not compile (jobs/handlers.ts builds it). */
+export type JobHandlers = { [N in JobName]: Registration<PayloadOf<N>> };
 
 export class LeaseLostError extends Error {
   constructor(id: string) {
@@ -44,20 +34,14 @@ export class LeaseLostError extends Error {
   }
 }
 
-export interface EnqueueOptions {
-  /** enqueue inside this transaction: the job exists if and only if the transaction commits */
-  tx?: DbOrTx;
-  /** start no earlier than this long from now */
-  delayMs?: number;
-}
-
 export interface RunnerLog {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }
 
 export interface RunnerOptions {
-  ctx: Ctx;
+  /** the store, clock and change channel; the runner is the context's job queue (`ctx.jobs`) */
+  ctx: Omit<Ctx, 'jobs'>;
   log?: RunnerLog;
   /** how often the background loop looks for due jobs when idle */
   pollMs?: number;
@@ -91,12 +75,6 @@ function errorText(err: unknown): string {
   return cleanErrorMessage(text).slice(0, MAX_ERROR_CHARS);
 }
 
-export function payloadProblem(type: JobType, payload: unknown): string | undefined {
-  if (Value.Check(type.payload, payload)) return undefined;
-  const first = [...Value.Errors(type.payload, payload)][0];
-  return first ? `${first.instancePath || '/'} ${first.message}` : 'does not match';
-}
-
 /** A job as the operator sees it (GET /admin/v1/jobs). */
 export interface JobView {
   id: string; name: string; state: string; payload: unknown; attempts: number; maxAttempts: number | null;
@@ -114,7 +92,7 @@ function jobView(r: q.JobRow): JobView {
   };
 }
 
-export class JobRunner {
+export class JobRunner implements JobQueue {
   /** who holds the leases this runner takes (host, pid and a random part) */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private readonly ctx: Ctx;
@@ -138,7 +116,7 @@ export class JobRunner {
   private wakeUp: (() => void) | undefined;
 
   constructor(opts: RunnerOptions) {
-    this.ctx = opts.ctx;
+    this.ctx = { ...opts.ctx, jobs: this };
     this.log = opts.log;
     this.pollMs = opts.pollMs ?? 500;
     this.expireLeasesAtStart = opts.expireLeasesAtStart ?? false;
@@ -160,6 +138,20 @@ export class JobRunner {
     this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
   }
 
+  /** Register the handler of every catalogue job, in the catalogue's order (jobs/handlers.ts). */
+  handleAll(handlers: JobHandlers): void {
+    for (const name of JOB_NAMES) {
+      const r = handlers[name] as Registration<never> | undefined;
+      if (!r) throw new Error(`job type ${name} has no handler`); // the type says so; this is for a cast
+      this.register(CATALOG[name] as JobType, r.handler as JobHandler<unknown>, r);
+    }
+  }
+
+  /** The names of the job types this process runs. */
+  registered(): string[] {
+    return [...this.types.keys()];
+  }
+
   /**
    * Jobs newest first, keyset-paged: `next` is the id to pass as `beforeId` for the next page
    * (null on the last). `maxAttempts` is the catalogue's limit; null for a recurring job or a
@@ -172,22 +164,17 @@ export class JobRunner {
     return { jobs: page.map(jobView), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
   }
 
-  /** Queue a catalogue job; a singleton already queued or running answers its id with `created: false`. */
-  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
+  /** Queue a catalogue job (the port of jobs/queue.ts); a singleton already queued or running answers its id with `created: false`. */
+  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts: EnqueueOptions = {}): Promise<Enqueued> {
     return this.enqueueType(CATALOG[name] as JobType, payload, opts);
   }
 
-  /** Queue a job of any type (the catalogue's, or one a test defines). */
-  async enqueueType<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
-    const problem = payloadProblem(type, payload);
-    if (problem) throw new Error(`job ${type.name}: payload ${problem}`);
+  /** Queue a job of any type (the catalogue's, or one a test defines); wakes the loop for a type this process runs. */
+  async enqueueType<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<Enqueued> {
     const now = this.ctx.clock.nowMs();
     const recurring = type.everyMs !== undefined || this.types.get(type.name)?.everyMs !== undefined;
-    const singletonKey = recurring ? type.name : type.singleton ? (type.singletonKey?.(payload) ?? type.name) : null;
-    const r = await q.insertJob(opts.tx ?? this.ctx.db, {
-      id: newId('job', now), name: type.name, payload, dueAtMs: now + (opts.delayMs ?? 0), singletonKey, nowMs: now,
-    });
-    if (r.created && this.types.has(type.name)) {
+    const r = await insertJobRow(opts.tx ?? this.ctx.db, now, type, payload, { ...opts, recurring });
+    if ((r.created || opts.restartQueued) && this.types.has(type.name)) {
       if (opts.delayMs) this.noteDue(now + opts.delayMs);
       else this.wake();
     }
@@ -198,18 +185,8 @@ export class JobRunner {
    * Queue many jobs of a type that is neither a singleton nor recurring (a batch's lines) in
    * one statement per thousand, inside `opts.tx` when given.
    */
-  async enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts: EnqueueOptions = {}): Promise<void> {
-    const type = CATALOG[name] as JobType;
-    if (type.singleton || type.everyMs !== undefined) throw new Error(`job ${name}: enqueueMany is for plain jobs`);
-    const now = this.ctx.clock.nowMs();
-    for (let i = 0; i < payloads.length; i += 1000) {
-      const items = payloads.slice(i, i + 1000).map((payload) => {
-        const problem = payloadProblem(type, payload);
-        if (problem) throw new Error(`job ${name}: payload ${problem}`);
-        return { id: newId('job', now), payload };
-      });
-      await q.insertJobsBulk(opts.tx ?? this.ctx.db, name, items, now + (opts.delayMs ?? 0), now);
-    }
+  async enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts: Omit<EnqueueOptions, 'restartQueued'> = {}): Promise<void> {
+    await insertJobRows(opts.tx ?? this.ctx.db, this.ctx.clock.nowMs(), CATALOG[name] as JobType, payloads, opts.delayMs);
     if (this.types.has(name)) this.wake();
   }
 

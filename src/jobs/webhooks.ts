@@ -5,16 +5,27 @@ import { attemptDelivery } from '../domain/webhooks/deliver.ts';
 import { pruneDeliveryLog } from '../domain/webhooks/deliveries.ts';
 import type { Webhooks } from '../domain/webhooks/service.ts';
 import { watchThresholds } from '../domain/webhooks/watch.ts';
-import { backoffMs, CATALOG } from './catalog.ts';
-import type { JobRunner } from './runner.ts';
+import { backoffMs, CATALOG } from '../domain/jobs/catalog.ts';
+import type { JobHandler, JobHandlers } from './runner.ts';
 
-export function registerWebhookJobs(w: Webhooks, jobs: JobRunner, opts: { watchIntervalMs: number }): void {
-  for (const name of ['webhook.endpoint', 'webhook.url'] as const) {
-    const { retry } = CATALOG[name];
-    jobs.handle(name, (job) => attemptDelivery(w, job, { maxAttempts: retry.maxAttempts, backoffMs: (n) => backoffMs(retry, n) }));
-  }
-  jobs.handle('webhooks.prune', (job) => pruneDeliveryLog(w, job.signal));
-  jobs.handle('webhooks.watch', async (job) => {
-    await watchThresholds(w, job.signal);
-  }, { everyMs: opts.watchIntervalMs });
+export type WebhookHandlers = Pick<JobHandlers, 'webhook.endpoint' | 'webhook.url' | 'webhooks.prune' | 'webhooks.watch'>;
+
+/** One attempt of a delivery per start, with the retry policy of the job type. */
+function deliveryHandler(w: Webhooks, name: 'webhook.endpoint' | 'webhook.url'): JobHandler<{ deliveryId: string }> {
+  const { retry } = CATALOG[name];
+  return (job) => attemptDelivery(w, job, { maxAttempts: retry.maxAttempts, backoffMs: (n) => backoffMs(retry, n) });
+}
+
+export function webhookHandlers(w: Webhooks, opts: { watchIntervalMs: number }): WebhookHandlers {
+  return {
+    'webhook.endpoint': { handler: deliveryHandler(w, 'webhook.endpoint') },
+    'webhook.url': { handler: deliveryHandler(w, 'webhook.url') },
+    'webhooks.prune': { handler: (job) => pruneDeliveryLog(w, job.signal) },
+    'webhooks.watch': {
+      handler: async (job) => {
+        await watchThresholds(w, job.signal);
+      },
+      everyMs: opts.watchIntervalMs,
+    },
+  };
 }

@@ -7,6 +7,9 @@
 // PGlite's own behaviour.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setImmediate as turn } from 'node:timers/promises';
+import type { Worker } from 'node:worker_threads';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +82,14 @@ async function rows(s: Store, q: ReturnType<typeof sql>): Promise<Record<string,
   return ((await s.db.execute(q)) as unknown as { rows: Record<string, unknown>[] }).rows;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Runs `statement` of an open transaction `n` times, one after another. Issued after a query
+ * outside the transaction, they show whether that query waited: the database answers in the
+ * order it is asked, so one that ran out of turn would have been answered before them.
+ */
+async function afterwards(statement: () => Promise<unknown>, n = 3): Promise<void> {
+  for (let i = 0; i < n; i++) await statement();
+}
 
 async function names(s: Store): Promise<string[]> {
   return (await s.db.select({ name: items.name }).from(items).orderBy(asc(items.name))).map((r) => r.name);
@@ -170,10 +180,10 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
         await s.db.transaction(async (tx) => {
           await tx.insert(items).values({ name: 'draft' });
           outside = names(s).then((r) => { outsideDone = true; return r; });
-          await sleep(150);
+          await afterwards(() => tx.select().from(items));
           assert.equal(outsideDone, false, 'the outside query must wait while the transaction is open');
           await tx.update(items).set({ name: 'final' }).where(eq(items.name, 'draft'));
-          await sleep(50);
+          await afterwards(() => tx.select().from(items));
           assert.equal(outsideDone, false);
         });
         assert.deepEqual(await within(outside, 5000, 'outside query'), ['final']);
@@ -184,7 +194,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
         await assert.rejects(s.db.transaction(async (tx) => {
           await tx.insert(items).values({ name: 'never' });
           outside2 = names(s).then((r) => { outside2Done = true; return r; });
-          await sleep(150);
+          await afterwards(() => tx.select().from(items));
           assert.equal(outside2Done, false, 'the outside query must wait while the transaction is open');
           throw new Error('abort');
         }), /abort/);
@@ -199,7 +209,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
             order.push('second:begin');
             await tx2.insert(items).values({ name: 'second' });
           });
-          await sleep(100);
+          await afterwards(() => tx.select().from(items)); // a second one that did not wait would have begun meanwhile
           await tx.insert(items).values({ name: 'first' });
           order.push('first:end');
         });
@@ -215,7 +225,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
         const N = 50;
         const seen = await Promise.all(Array.from({ length: N }, () => s.db.transaction(async (tx) => {
           const [row] = await tx.select().from(counter).where(eq(counter.id, 1));
-          await sleep(0); // yield between the read and the write, as real code does
+          await turn(); // yield between the read and the write, as real code does
           await tx.update(counter).set({ n: row!.n + 1 }).where(eq(counter.id, 1));
           return row!.n;
         })));
@@ -377,8 +387,10 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
     const closed = await openStore({});
     let reported = false;
     void closed.failure!.then(() => { reported = true; });
+    // the thread's 'exit' is where a failure is reported (the store's own handler runs first)
+    const exited = once((closed.pglite as unknown as { worker: Worker }).worker, 'exit');
     await closed.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await exited;
     assert.equal(reported, false, 'an orderly close is not a failure');
 
     const s = await openStore({});

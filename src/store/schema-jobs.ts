@@ -7,7 +7,7 @@ const ms = (name: string) => bigint(name, { mode: 'number' });
 
 export const jobs = pgTable('jobs', {
   id: text('id').primaryKey(),
-  /** a name of the catalogue (src/jobs/catalog.ts) */
+  /** a name of the catalogue (src/domain/jobs/catalog.ts) */
   name: text('name').notNull(),
   payload: jsonb('payload').notNull(),
   /** queued | running | completed | failed (JOB_STATES, src/jobs/states.ts) */

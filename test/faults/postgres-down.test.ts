@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { Server } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 import { assertAlive, percentile, skipFaults, startCluster, teamWithKey, type Answer } from './cluster.ts';
 
 test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica exits, answered = recorded = billed', { skip: skipFaults, timeout: 180_000 }, async () => {
@@ -20,13 +21,13 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     }
     const chat = { model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 };
     // Clients on both replicas, sending one request after another until told to stop.
-    const answers: Array<Answer & { at: number }> = [];
+    const answers: Array<Answer & { at: number; via: Server }> = [];
     const transport: string[] = [];
     const client = async (s: Server) => {
       while (!stop) {
         try {
           const r = await c.api(s, t.apiKey, 'POST', '/openai/v1/chat/completions', chat);
-          answers.push({ ...r, at: Date.now() });
+          answers.push({ ...r, at: Date.now(), via: s });
         } catch (e) {
           transport.push(String(e)); // a dropped connection: a replica died or hung up
         }
@@ -35,14 +36,18 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     };
     // Eight clients: a connection cut between the statements of a transaction is then all but certain.
     const clients = [a, a, a, a, b, b, b, b].map(client);
-    const settle = (ms: number) => new Promise((res) => setTimeout(res, ms)); // the traffic's own duration, not a wait for a change
-    await settle(1000);
+    /** answers of `s` with `status` after `sinceMs` */
+    const count = (s: Server, status: number, sinceMs: number) => answers.filter((r) => r.via === s && r.status === status && r.at > sinceMs).length;
+    await until('traffic answered on both replicas', () => count(a, 200, 0) >= 20 && count(b, 200, 0) >= 20);
 
     // stopNow() blocks this process until PostgreSQL is down (pg_ctl -w): answers the servers
     // sent before it stopped are read after it returns, so "down" starts when it returns
     c.pg.stopNow();
     const downAt = Date.now();
-    await settle(2000);
+    // Each replica finds the database down (it says so on /readyz) and refuses the traffic.
+    const readyz = async (s: Server) => (await c.api(s, '', 'GET', '/readyz')).body?.metadata?.database;
+    await until('both replicas see the database down', async () => (await readyz(a)) === 'down' && (await readyz(b)) === 'down', { limitMs: 10_000 });
+    await until('both replicas refuse requests while the database is down', () => count(a, 503, downAt + 200) > 0 && count(b, 503, downAt + 200) > 0);
     // Management routes answer 503 the same way; /readyz names the database; /healthz stays up.
     const balance = await c.api(a, t.apiKey, 'GET', '/openapi/v1/billing/balance/detail');
     assert.equal(balance.status, 503, JSON.stringify(balance.body));
@@ -53,9 +58,11 @@ test('PostgreSQL stopped and started under traffic: 503 meanwhile, no replica ex
     assert.equal(ready.body.metadata.database, 'down');
     assert.equal((await c.api(b, '', 'GET', '/healthz')).status, 200);
 
+    // The outage lasts 2 s: the scenario's own duration (the refusals' p99 is over all of it), not a wait for a change.
+    await new Promise((res) => setTimeout(res, downAt + 2000 - Date.now()));
     c.pg.start();
     const upAt = Date.now();
-    await settle(1500);
+    await until('both replicas serving again', () => count(a, 200, upAt) > 0 && count(b, 200, upAt) > 0);
     stop = true;
     await Promise.all(clients);
     assertAlive(c);

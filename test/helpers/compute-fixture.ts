@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './app.ts';
 import { createTeam, topup, type Team } from './factories.ts';
 import { as } from './http.ts';
-import type { SimDriver } from '../../src/drivers/sim.ts';
+import type { SimDriver } from '../../src/drivers/sim/driver.ts';
 
 export const BASE = '/gpu-instance/openapi/v1';
 export const PRODUCT = 'prd_rtx4090_24g';

@@ -6,7 +6,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { RouteEntry } from '../../src/app.ts';
 import type { RouteAuth } from '../../src/http/types.ts';
-import { familyOfPath, mayAnswer, type Family } from '../../src/http/families.ts';
+import { familyOfPath, mayAnswer, type Family } from '../../src/lib/error-families.ts';
 import type { Reason } from '../../src/lib/errors.ts';
 
 export type Schema = Record<string, any>;

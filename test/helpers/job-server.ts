@@ -14,7 +14,7 @@ import { standaloneCtx } from '../../src/domain/context.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { buildApp } from '../../src/app.ts';
-import { defineJob } from '../../src/jobs/catalog.ts';
+import { defineJob } from '../../src/domain/jobs/catalog.ts';
 
 export const CRASH_JOB = defineJob({
   name: 'test.crash', payload: Type.Object({ tag: Type.String() }), concurrency: 1,

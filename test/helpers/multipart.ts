@@ -6,7 +6,7 @@ export async function multipart(parts: FormPart[]): Promise<{ payload: Buffer; h
   const fd = new FormData();
   for (const [name, value] of parts) {
     if (typeof value === 'string') fd.append(name, value);
-    else fd.append(name, new Blob([value.content]), value.filename);
+    else fd.append(name, new Blob([value.content as BlobPart]), value.filename); // these Buffers view an ArrayBuffer, not a SharedArrayBuffer: the BlobPart the DOM types ask for
   }
   const req = new Request('http://local/', { method: 'POST', body: fd });
   return { payload: Buffer.from(await req.arrayBuffer()), headers: { 'content-type': req.headers.get('content-type')! } };

@@ -1,3 +1,4 @@
+// @ts-check
 // Instances and templates: a page of instances with status (server paging, one request per
 // view), create from a product or a template, start, stop, restart, delete, cost so far, and
 // an instance's log followed live (EventSource).
@@ -5,6 +6,10 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
 import { ErrorBox, fields, LiveLog, Loaded, money, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
+
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
 
 export const GPU = '/gpu-instance/openapi/v1';
 const PAGE = 20;
@@ -15,6 +20,7 @@ const STEADY = ['running', 'exited', 'removed', 'freezing'];
 const POLL_MS = 2000;
 const ACTIONS = { start: ['exited'], stop: ['running', 'starting', 'pulling', 'creating', 'toCreate'], restart: ['running'] };
 
+/** @param {import('../ui.js').PageProps} props */
 export function Instances({ args }) {
   if (args?.[0]) return html`<${Instance} id=${args[0]} />`;
   return html`<${InstanceList} />`;
@@ -22,16 +28,17 @@ export function Instances({ args }) {
 
 function InstanceList() {
   const [page, setPage] = useState(1);
-  const [filter, setFilter] = useState({ name: '', status: '' });
+  const [filter, setFilter] = useState(/** @type {{ name?: string, status?: string }} */ ({ name: '', status: '' }));
   const act = useAction();
   const state = useLoad(() => get(`${GPU}/gpu/instances`, { pageSize: PAGE, pageNum: page, ...filter }), [page, filter.name, filter.status]);
   const change = can('changeCompute');
-  const moving = state.data?.instances.some((i) => !STEADY.includes(i.status));
+  const moving = state.data?.instances.some((/** @type {Json} */ i) => !STEADY.includes(i.status));
   useEffect(() => {
     if (!moving || state.loading) return undefined;
     const t = setTimeout(state.reload, POLL_MS);
     return () => clearTimeout(t);
   }, [moving, state.loading, state.data]);
+  /** @type {(verb: string, i: Json) => void} */
   const action = (verb, i) => void act.run(async () => {
     if (verb === 'delete' && !confirm(`Delete ${i.name || i.id}? Its disk goes with it.`)) return;
     await post(`${GPU}/gpu/instance/${verb}`, { instanceId: i.id });
@@ -39,29 +46,30 @@ function InstanceList() {
   });
   return html`<h1>Instances</h1>
     ${change && html`<${CreateInstance} onCreated=${state.reload} />`}
-    <form class="inline" aria-label="Filter instances" onSubmit=${(e) => { const f = fields(e); setPage(1); setFilter({ name: f.name, status: f.status }); }}>
+    <form class="inline" aria-label="Filter instances" onSubmit=${(/** @type {Submit} */ e) => { const f = fields(e); setPage(1); setFilter({ name: f.name, status: f.status }); }}>
       <label>Name<input name="name" value=${filter.name} /></label>
       <label>Status<select name="status" value=${filter.status}>${STATUSES.map((s) => html`<option value=${s}>${s || 'any'}</option>`)}</select></label>
       <button type="submit">Filter</button>
       <button type="button" onClick=${state.reload}>Refresh</button>
     </form>
     <${ErrorBox} error=${act.error} />
-    <${Loaded} state=${state}>${(d) => html`
-      <${Table} label="Instances" rows=${d.instances} empty="No instances." columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+      <${Table} label="Instances" rows=${d.instances} empty="No instances." columns=${/** @type {Columns} */ ([
         { label: 'Name', cell: (i) => html`<a href=${`#/instances/${i.id}`}>${i.name || i.id}</a>` },
         { label: 'Product', cell: (i) => `${i.productName} × ${i.gpuNum}` },
         { label: 'Status', cell: (i) => html`<${Status} value=${i.status} />${i.statusError?.message ? html`<div class="muted">${i.statusError.message}</div>` : ''}` },
         { label: 'Billing', cell: (i) => i.billingMode },
         { label: 'Created', cell: (i) => when(i.createdAt) },
-        ...(change ? [{ label: 'Actions', cell: (i) => html`
+        ...(change ? [{ label: 'Actions', cell: (/** @type {Json} */ i) => html`
           ${ACTIONS.start.includes(i.status) && html`<button type="button" onClick=${() => action('start', i)}>Start</button> `}
           ${ACTIONS.stop.includes(i.status) && html`<button type="button" onClick=${() => action('stop', i)}>Stop</button> `}
           ${ACTIONS.restart.includes(i.status) && html`<button type="button" onClick=${() => action('restart', i)}>Restart</button> `}
           <button type="button" class="danger" onClick=${() => action('delete', i)}>Delete</button>` }] : []),
-      ]} />
+      ])} />
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
 }
 
+/** @param {{ onCreated: () => void }} props */
 function CreateInstance({ onCreated }) {
   const act = useAction();
   const [open, setOpen] = useState(false);
@@ -71,18 +79,20 @@ function CreateInstance({ onCreated }) {
     return { products: products.data, templates: templates.template ?? [] };
   }, [open]);
   if (!open) return html`<p><button type="button" class="primary" onClick=${() => setOpen(true)}>Create an instance</button></p>`;
+  /** @param {Submit} e */
   const create = (e) => {
     const f = fields(e);
+    /** @type {Record<string, unknown>} */
     const body = { name: f.name, productId: f.productId, gpuNum: Number(f.gpuNum), kind: 'gpu', billingMode: 'onDemand' };
     if (f.templateId) body.templateId = f.templateId;
     else { body.imageUrl = f.imageUrl; body.rootfsSize = Number(f.rootfsSize); if (f.ports) body.ports = f.ports; }
     void act.run(async () => { await post(`${GPU}/gpu/instance/create`, body); setOpen(false); onCreated(); });
   };
-  return html`<${Loaded} state=${choices}>${(c) => c && html`<form class="inline" onSubmit=${create} aria-label="Create an instance">
+  return html`<${Loaded} state=${choices}>${(/** @type {Json} */ c) => c && html`<form class="inline" onSubmit=${create} aria-label="Create an instance">
       <label>Instance name<input name="name" maxlength="255" /></label>
-      <label>Product<select name="productId" required>${c.products.map((p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select></label>
+      <label>Product<select name="productId" required>${c.products.map((/** @type {Json} */ p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select></label>
       <label>GPUs<input name="gpuNum" type="number" min="1" max="8" value="1" required /></label>
-      <label>Template<select name="templateId"><option value="">none: an image</option>${c.templates.map((t) => html`<option value=${t.Id}>${t.name}</option>`)}</select></label>
+      <label>Template<select name="templateId"><option value="">none: an image</option>${c.templates.map((/** @type {Json} */ t) => html`<option value=${t.Id}>${t.name}</option>`)}</select></label>
       <label>Image<input name="imageUrl" value="nginx:latest" /></label>
       <label>Root disk (GB)<input name="rootfsSize" type="number" min="1" value="50" /></label>
       <label>Ports<input name="ports" placeholder="80/http" /></label>
@@ -91,6 +101,7 @@ function CreateInstance({ onCreated }) {
     </form><${ErrorBox} error=${act.error} />`}<//>`;
 }
 
+/** @param {{ id: string }} props */
 function Instance({ id }) {
   const state = useLoad(async () => {
     const i = await get(`${GPU}/gpu/instance`, { instanceId: id });
@@ -98,9 +109,9 @@ function Instance({ id }) {
     // cost so far: its usage bills (the API answers at most 31 days at a time)
     const bills = can('readBilling')
       ? await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'summary', ownerId: id, startTime: Math.max(Number(i.createdAt), now - 31 * 86400), endTime: now }) : undefined;
-    return { i, cost: bills?.bills.reduce((a, b) => a + BigInt(b.amount), 0n) };
+    return { i, cost: bills?.bills.reduce((/** @type {bigint} */ a, /** @type {Json} */ b) => a + BigInt(b.amount), 0n) };
   }, [id]);
-  return html`<p><a href="#/instances">← Instances</a></p><${Loaded} state=${state}>${({ i, cost }) => html`
+  return html`<p><a href="#/instances">← Instances</a></p><${Loaded} state=${state}>${(/** @type {{ i: Json, cost: bigint | undefined }} */ { i, cost }) => html`
     <h1>${i.name || i.id}</h1>
     <div class="cards">
       <div class="card"><div class="label">Status</div><div class="value"><${Status} value=${i.status} /></div></div>
@@ -109,8 +120,8 @@ function Instance({ id }) {
     </div>
     <h2>Details</h2>
     <${Table} label="Instance details" rows=${[['Id', i.id], ['Image', i.imageUrl], ['Cluster', i.clusterName || i.clusterId], ['Billing', i.billingMode], ['Created', when(i.createdAt)],
-      ['Ports', i.network.ports.map((p) => `${p.port}/${p.type} → ${p.endpoint}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
-      columns=${[{ label: 'Field', cell: (r) => r[0] }, { label: 'Value', cell: (r) => r[1] }]} />
+      ['Ports', i.network.ports.map((/** @type {Json} */ p) => `${p.port}/${p.type} → ${p.endpoint}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
+      columns=${/** @type {Columns} */ ([{ label: 'Field', cell: (r) => r[0] }, { label: 'Value', cell: (r) => r[1] }])} />
     <button type="button" onClick=${state.reload}>Refresh</button>
     <h2>Log</h2>
     <p class="muted">Status changes (<code>[gantry]</code> lines) and the workload's output, followed live.</p>

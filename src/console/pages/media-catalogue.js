@@ -1,3 +1,4 @@
+// @ts-check
 // The media model catalogue (GET /v3/model) on the Models page: the interface's filters,
 // cursor pages (`pagination.cursor` from `next_cursor`), records with their cover, and the
 // team's own records: an upload form with progress (POST /v3/model/upload) and delete
@@ -9,36 +10,51 @@ import { api, can, get } from '../api.js';
 import { uploadWithProgress } from '../upload.js';
 import { ErrorBox, Loaded, Status, Table, useAction, useLoad } from '../ui.js';
 
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../api.js').Query} Query */
+/** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
 const PAGE = 20;
 const TYPES = [['checkpoint', 'Checkpoint'], ['lora', 'LoRA'], ['vae', 'VAE'], ['controlnet', 'ControlNet'], ['upscaler', 'Upscaler'], ['textualinversion', 'Textual Inversion']];
 const SOURCES = ['civitai', 'training', 'uploading'];
 
-/** One catalogue page and which of its records are the team's own (private). */
+/**
+ * One catalogue page and which of its records are the team's own (private).
+ * @param {Query} filters
+ * @param {string} cursor
+ */
 async function loadPage(filters, cursor) {
   const q = { ...filters, 'pagination.limit': PAGE, 'pagination.cursor': cursor };
   const page = await get('/v3/model', q);
+  /** @type {string[]} */
   let own = [];
-  if (filters['filter.visibility'] === 'private') own = page.models.map((m) => m.id);
+  if (filters['filter.visibility'] === 'private') own = page.models.map((/** @type {Json} */ m) => m.id);
   else if (filters['filter.visibility'] !== 'public' && page.models.length) {
     // A record does not say whose it is. The private records of the same filters after the same
     // cursor, up to the page's last id, are exactly this page's private ones (keyset on id).
     const last = page.models[page.models.length - 1].id;
-    own = (await get('/v3/model', { ...q, 'filter.visibility': 'private' })).models.filter((m) => m.id <= last).map((m) => m.id);
+    own = (await get('/v3/model', { ...q, 'filter.visibility': 'private' })).models.filter((/** @type {Json} */ m) => m.id <= last).map((/** @type {Json} */ m) => m.id);
   }
   return { ...page, own };
 }
 
+/**
+ * @param {Submit} e
+ * @returns {Query}
+ */
 function readFilters(e) {
   e.preventDefault();
   const f = new FormData(e.currentTarget);
-  return {
+  return /** @type {Query} */ ({
     'filter.visibility': f.get('visibility'), 'filter.source': f.get('source'), 'filter.types': f.getAll('types').join(','),
-    'filter.is_sdxl': f.get('is_sdxl'), 'filter.is_inpainting': f.get('is_inpainting') ? 'true' : '', 'filter.query': f.get('query').trim(),
-  };
+    'filter.is_sdxl': f.get('is_sdxl'), 'filter.is_inpainting': f.get('is_inpainting') ? 'true' : '', 'filter.query': /** @type {string} */ (f.get('query')).trim(),
+  });
 }
 
+/** @param {{ onApply: (filters: Query) => void }} props */
 function Filters({ onApply }) {
-  return html`<form class="stack" onSubmit=${(e) => onApply(readFilters(e))} aria-label="Filter the catalogue">
+  return html`<form class="stack" onSubmit=${(/** @type {Submit} */ e) => onApply(readFilters(e))} aria-label="Filter the catalogue">
     <div class="row">
       <label>Search<input name="query" maxlength="255" placeholder="name, file or tag" /></label>
       <label>Visibility<select name="visibility"><option value="">all</option><option value="public">public</option><option value="private">the team's</option></select></label>
@@ -53,9 +69,11 @@ function Filters({ onApply }) {
   </form>`;
 }
 
+/** @param {{ onDone: (record: Json) => void }} props */
 function Upload({ onDone }) {
   const act = useAction();
-  const [progress, setProgress] = useState();
+  const [progress, setProgress] = useState(/** @type {{ sent: number, total: number } | undefined} */ (undefined));
+  /** @param {Submit} e */
   const submit = (e) => {
     e.preventDefault();
     const form = e.currentTarget;
@@ -67,7 +85,7 @@ function Upload({ onDone }) {
       if (v) body.append(k, v);
     }
     if (f.get('is_sdxl')) body.append('is_sdxl', 'true');
-    body.append('file', f.get('file'));
+    body.append('file', /** @type {File} */ (f.get('file')));
     void act.run(async () => {
       setProgress({ sent: 0, total: 1 });
       try {
@@ -99,18 +117,21 @@ function Upload({ onDone }) {
     <${ErrorBox} error=${act.error} />`;
 }
 
+/** @param {{ m: Json }} props */
 function Record({ m }) {
   return html`<strong>${m.name}</strong><div><code>${m.sd_name_in_api}</code></div>${m.tags.length ? html`<div class="muted">${m.tags.join(', ')}</div>` : ''}`;
 }
 
 export function MediaCatalogue() {
-  const [filters, setFilters] = useState({});
+  const [filters, setFilters] = useState(/** @type {Query} */ ({}));
   const [cursors, setCursors] = useState(['']); // the cursor of every page up to this one
-  const [uploaded, setUploaded] = useState();
-  const cursor = cursors[cursors.length - 1];
+  const [uploaded, setUploaded] = useState(/** @type {Json} */ (undefined));
+  const cursor = /** @type {string} */ (cursors[cursors.length - 1]); // one at least
   const act = useAction();
   const state = useLoad(() => loadPage(filters, cursor), [filters, cursor]);
+  /** @param {Query} f */
   const apply = (f) => { setFilters(f); setCursors(['']); };
+  /** @param {Json} m */
   const remove = (m) => void act.run(async () => {
     if (!confirm(`Delete ${m.name}? Its file goes with it.`)) return;
     await api('DELETE', `/v3/model/${m.id}`);
@@ -120,8 +141,8 @@ export function MediaCatalogue() {
     <p class="muted">Image models tasks can use (txt2img takes a checkpoint's API name): the operator's public records and the team's own uploads.</p>
     <${Filters} onApply=${apply} />
     <${ErrorBox} error=${act.error} />
-    <${Loaded} state=${state}>${(d) => html`
-      <${Table} label="Media models" rows=${d.models} empty="No record matches." columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+      <${Table} label="Media models" rows=${d.models} empty="No record matches." columns=${/** @type {Columns} */ ([
         { label: 'Cover', cell: (m) => (m.cover_url ? html`<img class="cover" src=${m.cover_url} alt=${`Cover of ${m.name}`} loading="lazy" width="56" height="56" />` : html`<span class="muted">—</span>`) },
         { label: 'Model', cell: (m) => html`<${Record} m=${m} />` },
         { label: 'Type', cell: (m) => m.type.display_name },
@@ -130,12 +151,12 @@ export function MediaCatalogue() {
         { label: 'Source', cell: (m) => html`${m.source}<div class="muted">${d.own.includes(m.id) ? "the team's" : 'public'}</div>` },
         { label: 'Actions', cell: (m) => html`${m.download_url && html`<a href=${m.download_url} download=${m.sd_name}>Download</a>`}
           ${d.own.includes(m.id) && can('callModels') && html` <button type="button" class="danger" onClick=${() => remove(m)} disabled=${act.busy}>Delete</button>`}` },
-      ]} />
+      ])} />
       <div class="pager">
         <button type="button" disabled=${cursors.length < 2} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
         <button type="button" disabled=${!d.pagination.next_cursor} onClick=${() => setCursors([...cursors, d.pagination.next_cursor])}>Next page</button>
         <span class="muted">Page ${cursors.length}</span>
       </div>`}<//>
-    ${can('callModels') && html`<${Upload} onDone=${(rec) => { setUploaded(rec); state.reload(); }} />`}
+    ${can('callModels') && html`<${Upload} onDone=${(/** @type {Json} */ rec) => { setUploaded(rec); state.reload(); }} />`}
     ${uploaded && html`<p class="notice" role="status">Uploaded ${uploaded.name} (<code>${uploaded.sd_name_in_api}</code>, sha256 ${uploaded.hash_sha256.slice(0, 12)}…).</p>`}`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Operator views (signed in with the operator token): tenants with their balance and tier,
 // top-ups, credit, tiers and quota overrides, suspension; the model catalogue; GPU products,
 // clusters and inventory.
@@ -5,6 +6,11 @@ import { html } from 'htm/preact';
 import { get, post, put } from '../api.js';
 import { ErrorBox, fields, Loaded, money, Table, useAction, useLoad, when } from '../ui.js';
 
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
+/** @param {import('../ui.js').PageProps} props */
 export function Operator({ args }) {
   const tab = args?.[0] || 'tenants';
   const tabs = { tenants: 'Tenants', models: 'Models', gpu: 'GPU catalogue' };
@@ -13,9 +19,11 @@ export function Operator({ args }) {
     ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${Catalogue} />` : html`<${Gpu} />`}`;
 }
 
+/** @param {{ id: string | undefined }} props */
 function Tenants({ id }) {
   const state = useLoad(() => get('/admin/v1/teams'));
   const act = useAction();
+  /** @param {Submit} e */
   const create = (e) => {
     const f = fields(e);
     const form = e.currentTarget;
@@ -28,27 +36,34 @@ function Tenants({ id }) {
     </form><${ErrorBox} error=${act.error} />
     ${id && html`<${Tenant} key=${id} id=${id} onChanged=${state.reload} />`}
     <h2>Tenants</h2>
-    <${Loaded} state=${state}>${(d) => html`<${Table} label="Tenants" rows=${d.teams} columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Tenants" rows=${d.teams} columns=${/** @type {Columns} */ ([
       { label: 'Team', cell: (t) => html`<a href=${`#/operator/tenants/${t.userId}`}>${t.name}</a><div class="muted">${t.userId}</div>` },
       { label: 'Status', cell: (t) => t.status }, { label: 'Tier', cell: (t) => t.tier },
       { label: 'Models', cell: (t) => (t.enabledModels ? t.enabledModels.join(', ') : 'all') }, { label: 'Created', cell: (t) => when(t.createdAt) },
-    ]} />`}<//>`;
+    ])} />`}<//>`;
 }
 
+/** @param {{ id: string, onChanged: () => void }} props */
 function Tenant({ id, onChanged }) {
   const state = useLoad(() => get(`/admin/v1/teams/${encodeURIComponent(id)}`), [id]);
   const act = useAction();
   const done = () => { state.reload(); onChanged(); };
+  /** @param {string | undefined} dollars */
   const units = (dollars) => String(Math.round(Number(dollars) * 10000));
+  /** @param {Submit} e */
   const topup = (e) => { const f = fields(e); void act.run(async () => { await post(`/admin/v1/teams/${id}/topups`, { amount: units(f.dollars), idempotencyKey: crypto.randomUUID() }); done(); }); };
+  /** @param {Submit} e */
   const credit = (e) => { const f = fields(e); void act.run(async () => { await put(`/admin/v1/teams/${id}/credit-limit`, { creditLimit: units(f.dollars) }); done(); }); };
+  /** @param {Submit} e */
   const tier = (e) => { const f = fields(e); void act.run(async () => { await put(`/admin/v1/teams/${id}/tier`, { tier: f.tier }); done(); }); };
+  /** @param {Submit} e */
   const quota = (e) => {
     const f = fields(e);
     void act.run(async () => { await put(`/admin/v1/teams/${id}/quotas`, { model: f.model, quotaType: f.quotaType, currentQuota: f.value === '' ? null : f.value }); done(); });
   };
+  /** @param {Json} t */
   const suspend = (t) => void act.run(async () => { await post(`/admin/v1/teams/${id}/suspend`, { suspended: t.status === 'active' }); done(); });
-  return html`<${Loaded} state=${state}>${(t) => html`
+  return html`<${Loaded} state=${state}>${(/** @type {Json} */ t) => html`
     <h2>${t.name}</h2>
     <div class="cards">
       <div class="card"><div class="label">Available</div><div class="value">${money(t.balance.availableBalance)}</div></div>
@@ -68,20 +83,20 @@ function Tenant({ id, onChanged }) {
 
 function Catalogue() {
   const state = useLoad(() => get('/admin/v1/models'));
-  return html`<h2>LLM model catalogue</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Model catalogue" rows=${d.models} columns=${[
+  return html`<h2>LLM model catalogue</h2><${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Model catalogue" rows=${d.models} columns=${/** @type {Columns} */ ([
     { label: 'Model', cell: (m) => m.id }, { label: 'Status', cell: (m) => m.status },
     { label: 'Input / 1M', num: true, cell: (m) => money(m.inputTokenPricePerM) }, { label: 'Output / 1M', num: true, cell: (m) => money(m.outputTokenPricePerM) },
     { label: 'Context', num: true, cell: (m) => m.contextSize }, { label: 'Upstream', cell: (m) => html`<code>${JSON.stringify(m.upstream)}</code>` },
-  ]} />`}<//>`;
+  ])} />`}<//>`;
 }
 
 function Gpu() {
   const state = useLoad(() => get('/admin/v1/gpu/catalogue'));
-  return html`<${Loaded} state=${state}>${(d) => html`
-    <h2>Clusters</h2><${Table} label="Clusters" rows=${d.clusters} columns=${[{ label: 'Cluster', cell: (c) => `${c.name} (${c.id})` }, { label: 'Region', cell: (c) => c.region }, { label: 'Storage / GB-month', num: true, cell: (c) => money(c.storagePrice) }]} />
-    <h2>Products</h2><${Table} label="Products" rows=${d.products} columns=${[{ label: 'Product', cell: (p) => `${p.name} (${p.id})` }, { label: 'GPU', cell: (p) => p.gpuModel },
-      { label: 'Per GPU-hour', num: true, cell: (p) => money(p.price) }, { label: 'Spot', num: true, cell: (p) => money(p.spotPrice) }, { label: 'Available', cell: (p) => (p.available ? 'yes' : 'no') }]} />
-    <h2>Inventory</h2><${Table} label="Inventory" rows=${d.inventory} columns=${[{ label: 'Product', cell: (i) => i.productId }, { label: 'Cluster', cell: (i) => i.clusterId },
-      { label: 'GPUs', num: true, cell: (i) => i.total }, { label: 'In use', num: true, cell: (i) => i.used }, { label: 'Free', num: true, cell: (i) => i.free }]} />
+  return html`<${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+    <h2>Clusters</h2><${Table} label="Clusters" rows=${d.clusters} columns=${/** @type {Columns} */ ([{ label: 'Cluster', cell: (c) => `${c.name} (${c.id})` }, { label: 'Region', cell: (c) => c.region }, { label: 'Storage / GB-month', num: true, cell: (c) => money(c.storagePrice) }])} />
+    <h2>Products</h2><${Table} label="Products" rows=${d.products} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (p) => `${p.name} (${p.id})` }, { label: 'GPU', cell: (p) => p.gpuModel },
+      { label: 'Per GPU-hour', num: true, cell: (p) => money(p.price) }, { label: 'Spot', num: true, cell: (p) => money(p.spotPrice) }, { label: 'Available', cell: (p) => (p.available ? 'yes' : 'no') }])} />
+    <h2>Inventory</h2><${Table} label="Inventory" rows=${d.inventory} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (i) => i.productId }, { label: 'Cluster', cell: (i) => i.clusterId },
+      { label: 'GPUs', num: true, cell: (i) => i.total }, { label: 'In use', num: true, cell: (i) => i.used }, { label: 'Free', num: true, cell: (i) => i.free }])} />
     <button type="button" onClick=${state.reload}>Refresh</button>`}<//>`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Async tasks (loaded when first opened): create a txt2img task (a checkpoint of the catalogue
 // by its sd_name_in_api) or a txt2speech task, and the team's recent tasks (GET
 // /v3/async/tasks, Gantry's extension: newest first, cursor pages, a status filter) with
@@ -8,10 +9,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { ErrorBox, Loaded, Table, useAction, useLoad, when } from '../ui.js';
 
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../ui.js').Submit} Submit */
+/**
+ * @template {EventTarget} [E=HTMLInputElement]
+ * @typedef {import('../ui.js').On<E>} On
+ */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
 const PAGE = 20;
 const POLL_MS = 1500;
 const STATUSES = [['TASK_STATUS_QUEUED', 'queued'], ['TASK_STATUS_PROCESSING', 'processing'], ['TASK_STATUS_SUCCEED', 'succeeded'], ['TASK_STATUS_FAILED', 'failed']];
+/** @param {string} status */
 const label = (status) => STATUSES.find(([s]) => s === status)?.[1] ?? status;
+/** @param {Json} t */
 const open = (t) => t.task.status === 'TASK_STATUS_QUEUED' || t.task.status === 'TASK_STATUS_PROCESSING';
 
 /** The available checkpoints the team sees (every page of the catalogue's checkpoints). */
@@ -20,30 +31,39 @@ async function checkpoints() {
   let cursor = '';
   for (let i = 0; i < 20; i++) {
     const r = await get('/v3/model', { 'filter.types': 'checkpoint', 'pagination.limit': 100, 'pagination.cursor': cursor });
-    out.push(...r.models.filter((m) => m.status === 1));
+    out.push(...r.models.filter((/** @type {Json} */ m) => m.status === 1));
     cursor = r.pagination.next_cursor;
     if (!cursor) break;
   }
   return out;
 }
 
+/** @param {FormDataEntryValue | null | undefined} v */
 function num(v) {
   return v === '' || v === null ? undefined : Number(v);
 }
 
+/**
+ * What the two task forms share: the page's action (its error shown once), and what follows a task created.
+ * @typedef {{ act: ReturnType<typeof useAction>, onCreated: (taskId: string) => void }} FormProps
+ */
+
+/** @param {FormProps} props */
 function Txt2Img({ act, onCreated }) {
   const models = useLoad(checkpoints);
+  /** @param {Submit} e */
   const submit = (e) => {
     e.preventDefault();
     const f = Object.fromEntries(new FormData(e.currentTarget).entries());
+    /** @type {Record<string, unknown>} */
     const request = { model_name: f.model_name, prompt: f.prompt, width: num(f.width), height: num(f.height), image_num: num(f.image_num) };
     if (f.seed !== '') request.seed = num(f.seed);
     void act.run(async () => onCreated((await post('/v3/async/txt2img', { request })).task_id));
   };
   return html`<h2>Text to image</h2>
-    <${Loaded} state=${models}>${(list) => (list.length
+    <${Loaded} state=${models}>${(/** @type {Json} */ list) => (list.length
       ? html`<form class="stack" onSubmit=${submit} aria-label="Create an image task">
-        <label>Checkpoint<select name="model_name" required>${list.map((m) => html`<option value=${m.sd_name_in_api}>${m.name} (${m.sd_name_in_api})</option>`)}</select></label>
+        <label>Checkpoint<select name="model_name" required>${list.map((/** @type {Json} */ m) => html`<option value=${m.sd_name_in_api}>${m.name} (${m.sd_name_in_api})</option>`)}</select></label>
         <label>Prompt<textarea name="prompt" required maxlength="1024" rows="2">a lighthouse at dusk</textarea></label>
         <div class="row">
           <label>Width<input name="width" type="number" min="128" max="2048" step="8" defaultValue="512" required /></label>
@@ -56,7 +76,9 @@ function Txt2Img({ act, onCreated }) {
       : html`<p class="muted">No available checkpoint in the catalogue: upload one on the Models page.</p>`)}<//>`;
 }
 
+/** @param {FormProps} props */
 function Txt2Speech({ act, onCreated }) {
+  /** @param {Submit} e */
   const submit = (e) => {
     e.preventDefault();
     const f = Object.fromEntries(new FormData(e.currentTarget).entries());
@@ -75,14 +97,16 @@ function Txt2Speech({ act, onCreated }) {
     </form>`;
 }
 
+/** @param {{ t: Json }} props */
 function Outputs({ t }) {
   if (!t.images.length && !t.audios.length) return html`<span class="muted">${t.task.reason || '—'}</span>`;
   return html`<div class="outputs">
-    ${t.images.map((o, i) => html`<a href=${o.image_url} target="_blank" rel="noopener"><img src=${o.image_url} alt=${`Image ${i + 1} of ${t.task.task_id}`} /></a>`)}
-    ${t.audios.map((o, i) => html`<audio controls preload="none" src=${o.audio_url} aria-label=${`Speech ${i + 1} of ${t.task.task_id}`}></audio>`)}
+    ${t.images.map((/** @type {Json} */ o, /** @type {number} */ i) => html`<a href=${o.image_url} target="_blank" rel="noopener"><img src=${o.image_url} alt=${`Image ${i + 1} of ${t.task.task_id}`} /></a>`)}
+    ${t.audios.map((/** @type {Json} */ o, /** @type {number} */ i) => html`<audio controls preload="none" src=${o.audio_url} aria-label=${`Speech ${i + 1} of ${t.task.task_id}`}></audio>`)}
   </div>`;
 }
 
+/** @param {{ status: string, setStatus: (status: string) => void, cursors: string[], setCursors: (cursors: string[]) => void, reloadKey: string | undefined }} props */
 function TaskList({ status, setStatus, cursors, setCursors, reloadKey }) {
   const cursor = cursors[cursors.length - 1];
   const state = useLoad(() => get('/v3/async/tasks', { limit: PAGE, cursor, status }), [status, cursor, reloadKey]);
@@ -94,19 +118,19 @@ function TaskList({ status, setStatus, cursors, setCursors, reloadKey }) {
   }, [running, state.loading, state.data]);
   return html`<h2>Recent tasks</h2>
     <div class="row">
-      <label>Status<select value=${status} onChange=${(e) => { setStatus(e.currentTarget.value); setCursors(['']); }}>
+      <label>Status<select value=${status} onChange=${(/** @type {On<HTMLSelectElement>} */ e) => { setStatus(e.currentTarget.value); setCursors(['']); }}>
         <option value="">any</option>${STATUSES.map(([v, l]) => html`<option value=${v}>${l}</option>`)}
       </select></label>
       <button type="button" onClick=${state.reload}>Refresh</button>
     </div>
-    <${Loaded} state=${state}>${(d) => html`
-      <${Table} label="Tasks" rows=${d.tasks} empty="No tasks yet." columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+      <${Table} label="Tasks" rows=${d.tasks} empty="No tasks yet." columns=${/** @type {Columns} */ ([
         { label: 'Task', cell: (t) => html`<code>${t.task.task_id}</code><div class="muted">${when(t.created_at)}</div>` },
         { label: 'Type', cell: (t) => (t.task.task_type === 'TXT_TO_IMG' ? 'text to image' : 'text to speech') },
         { label: 'Status', cell: (t) => html`<span class=${`status ${t.task.status}`}>${label(t.task.status)}</span>` },
         { label: 'Progress', cell: (t) => html`<progress max="100" value=${t.task.progress_percent}></progress> ${t.task.progress_percent} %` },
         { label: 'Result', cell: (t) => html`<${Outputs} t=${t} />` },
-      ]} />
+      ])} />
       <div class="pager">
         <button type="button" disabled=${cursors.length < 2} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
         <button type="button" disabled=${!d.pagination.next_cursor} onClick=${() => setCursors([...cursors, d.pagination.next_cursor])}>Next page</button>
@@ -115,9 +139,10 @@ function TaskList({ status, setStatus, cursors, setCursors, reloadKey }) {
 
 export function Tasks() {
   const act = useAction();
-  const [created, setCreated] = useState();
+  const [created, setCreated] = useState(/** @type {string | undefined} */ (undefined));
   const [status, setStatus] = useState('');
   const [cursors, setCursors] = useState(['']);
+  /** @param {string} id */
   const onCreated = (id) => {
     setCreated(id);
     setCursors(['']);

@@ -1,3 +1,4 @@
+// @ts-check
 // Usage and bills: spend over time by category, model or API key (a uPlot chart over up to a
 // year, one query), the bill tables (the bill API answers 31 days per query: the range's last
 // 31 days), the monthly statements, CSV export of the bill rows.
@@ -6,19 +7,26 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { downloadCsv, ErrorBox, fields, Loaded, money, Table, useLoad, when } from '../ui.js';
 
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
 const DAY = 86400;
 /** The chart reaches a year back in one query; the bill tables (the compat API) 31 days. */
 const MAX_CHART_DAYS = 366;
 const MAX_BILL_DAYS = 31;
 const GROUPS = { category: 'Category', model: 'Model or product', apikey: 'API key' };
+/** @typedef {keyof typeof GROUPS} Group */
 
+/** @param {number} s */
 function dateInput(s) { return new Date(s * 1000).toISOString().slice(0, 10); }
+/** @param {string | undefined} v */
 function parseDate(v) { return Math.floor(Date.parse(`${v}T00:00:00Z`) / 1000); }
 
 export function Usage() {
   const now = Math.floor(Date.now() / 1000);
   const [q, setQ] = useState({ from: now - 30 * DAY, to: now, cycle: 'Day', group: 'category' });
-  const [err, setErr] = useState();
+  const [err, setErr] = useState(/** @type {import('../ui.js').Shown | undefined} */ (undefined));
   const series = useLoad(() => get('/openapi/v1/billing/spend/series', { cycleType: q.cycle, groupBy: q.group, startTime: q.from, endTime: q.to }).then((r) => r.data),
     [q.from, q.to, q.cycle, q.group]);
   // the bill rows of the range's last 31 days at most (the bill API's limit)
@@ -29,6 +37,7 @@ export function Usage() {
       : await get('/openapi/v1/billing/bill/list', { ...query, productCategory: 'summary' }); // summary: every category
     return r.bills;
   }, [billFrom, q.to, q.cycle, q.group]);
+  /** @param {Submit} e */
   const submit = (e) => {
     const f = fields(e);
     const from = parseDate(f.from);
@@ -36,7 +45,7 @@ export function Usage() {
     if (!(to > from)) return setErr({ message: 'the range ends before it starts' });
     if (to - from > MAX_CHART_DAYS * DAY) return setErr({ message: `choose at most ${MAX_CHART_DAYS} days` });
     setErr(undefined);
-    setQ({ from, to, cycle: f.cycle, group: f.group });
+    setQ({ from, to, cycle: /** @type {string} */ (f.cycle), group: /** @type {string} */ (f.group) }); // the form's selects
   };
   return html`<h1>Usage and bills</h1>
     <form class="inline" onSubmit=${submit} aria-label="Usage range">
@@ -47,40 +56,45 @@ export function Usage() {
       <button type="submit">Show</button>
     </form>
     <${ErrorBox} error=${err} />
-    <${Loaded} state=${series}>${(rows) => html`<${SpendChart} rows=${rows} group=${q.group} from=${q.from} to=${q.to} />`}<//>
+    <${Loaded} state=${series}>${(/** @type {Json} */ rows) => html`<${SpendChart} rows=${rows} group=${q.group} from=${q.from} to=${q.to} />`}<//>
     <h2>Bills${billFrom > q.from ? ` (the last ${MAX_BILL_DAYS} days of the range)` : ''}</h2>
-    <${Loaded} state=${bills}>${(rows) => html`
+    <${Loaded} state=${bills}>${(/** @type {Json} */ rows) => html`
       <p><button type="button" disabled=${!rows.length} onClick=${() => downloadCsv(`gantry-usage-${dateInput(billFrom)}-${dateInput(q.to)}.csv`, rows)}>Export CSV</button></p>
-      <${Table} label="Usage bills" rows=${rows} empty="No usage in this range." columns=${[
+      <${Table} label="Usage bills" rows=${rows} empty="No usage in this range." columns=${/** @type {Columns} */ ([
         { label: 'From', cell: (b) => when(b.startTime) }, { label: 'Category', cell: (b) => b.category }, { label: 'Product', cell: (b) => b.productName },
-        ...(q.group === 'apikey' ? [{ label: 'Key', cell: (b) => b.apikeyName || b.ownerID }] : [{ label: 'Owner', cell: (b) => b.ownerID }]),
+        ...(q.group === 'apikey' ? [{ label: 'Key', cell: (/** @type {Json} */ b) => b.apikeyName || b.ownerID }] : [{ label: 'Owner', cell: (/** @type {Json} */ b) => b.ownerID }]),
         { label: 'Amount', num: true, cell: (b) => money(b.amount) }, { label: 'Paid', num: true, cell: (b) => money(b.payAmount) },
-      ]} />`}<//>
+      ])} />`}<//>
     <${Statement} />
     <${FixedTerm} from=${billFrom} to=${q.to} />`;
 }
 
-/** Spend (charged: vouchers and cash) per bucket and group, drawn by uPlot (loaded with this page only). */
+/**
+ * Spend (charged: vouchers and cash) per bucket and group, drawn by uPlot (loaded with this page only).
+ * @param {{ rows: Json[], group: Group, from: number, to: number }} props
+ */
 function SpendChart({ rows, group, from, to }) {
-  const ref = useRef();
-  const [error, setError] = useState();
+  const ref = useRef(/** @type {HTMLDivElement | undefined} */ (undefined));
+  const [error, setError] = useState(/** @type {import('../ui.js').Shown | undefined} */ (undefined));
   useEffect(() => {
     if (!rows.length) return undefined;
+    /** @type {import('uplot') | undefined} */
     let plot;
-    const times = [...new Set(rows.map((b) => Number(b.startTime)))].sort((a, b) => a - b);
-    const names = [...new Set(rows.map((b) => b.group))].sort();
-    const at = new Map(rows.map((b) => [`${b.startTime}|${b.group}`, Number(b.amount) / 10000]));
+    const times = [...new Set(rows.map((/** @type {Json} */ b) => Number(b.startTime)))].sort((a, b) => a - b);
+    const names = [...new Set(rows.map((/** @type {Json} */ b) => b.group))].sort();
+    const at = new Map(rows.map((/** @type {Json} */ b) => [`${b.startTime}|${b.group}`, Number(b.amount) / 10000]));
     const series = names.map((n) => times.map((t) => at.get(`${t}|${n}`) ?? 0));
     const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
     import('uplot').then(({ default: UPlot }) => {
-      const width = Math.min(900, ref.current.clientWidth || 600);
+      const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
+      const width = Math.min(900, el.clientWidth || 600);
       plot = new UPlot({
         width, height: 260, title: `Spend (USD) by ${GROUPS[group].toLowerCase()}`,
         series: [{}, ...names.map((n, i) => ({ label: n, stroke: colors[i % colors.length], width: 2, points: { show: true } }))],
         scales: { x: { time: true, range: [from, to] } },
         axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 80, values: (_, ticks) => ticks.map((v) => `$${v.toFixed(v !== 0 && Math.abs(v) < 0.01 ? 4 : 2)}`) }],
-      }, [times, ...series], ref.current);
-      ref.current.dataset.drawn = 'true';
+      }, [times, ...series], el);
+      el.dataset.drawn = 'true';
     }, setError);
     return () => plot?.destroy();
   }, [rows, group, from, to]);
@@ -90,17 +104,18 @@ function SpendChart({ rows, group, from, to }) {
 
 function Statement() {
   const state = useLoad(() => get('/openapi/v1/billing/monthly/bill'));
-  return html`<h2>Monthly statements</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Monthly statements" rows=${d.data} empty="No statements yet." columns=${[
+  return html`<h2>Monthly statements</h2><${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Monthly statements" rows=${d.data} empty="No statements yet." columns=${/** @type {Columns} */ ([
     { label: 'Month', cell: (m) => m.billingMonth }, { label: 'Total', num: true, cell: (m) => money(m.totalAmount) },
     { label: 'Vouchers', num: true, cell: (m) => money(m.voucherPayAmount) }, { label: 'Cash', num: true, cell: (m) => money(m.cashPayAmount) },
     { label: 'Owed', num: true, cell: (m) => money(m.debtAmount) }, { label: 'Status', cell: (m) => m.status },
-  ]} />`}<//>`;
+  ])} />`}<//>`;
 }
 
+/** @param {{ from: number, to: number }} props */
 function FixedTerm({ from, to }) {
   const state = useLoad(() => get('/openapi/v1/billing/bill/monthly/list', { startTime: from, endTime: to }), [from, to]);
-  return html`<h2>Subscription bills</h2><${Loaded} state=${state}>${(d) => html`<${Table} label="Subscription bills" rows=${d.bills} empty="No subscription bills in this range." columns=${[
+  return html`<h2>Subscription bills</h2><${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Subscription bills" rows=${d.bills} empty="No subscription bills in this range." columns=${/** @type {Columns} */ ([
     { label: 'Created', cell: (b) => when(b.createTime) }, { label: 'Product', cell: (b) => b.productName }, { label: 'Trade', cell: (b) => b.tradeType },
     { label: 'Cycle', cell: (b) => b.cycle }, { label: 'Paid', num: true, cell: (b) => money(b.payAmount) },
-  ]} />`}<//>`;
+  ])} />`}<//>`;
 }

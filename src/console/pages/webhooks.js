@@ -1,3 +1,4 @@
+// @ts-check
 // Webhooks (Owner/Admin): the team's endpoints (server paging), create, enable/disable, edit,
 // delete; an endpoint's delivery log (server paging) with a retry of ended deliveries; the
 // signing secret shown on demand, and its rotation.
@@ -6,15 +7,24 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, can, get, post } from '../api.js';
 import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
 
+/** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
 const BASE = '/openapi/v1/webhook';
 const PAGE = 20;
-/** The events an endpoint may subscribe to, as the API lists them (read once a session; again after a failure). */
+/**
+ * The events an endpoint may subscribe to, as the API lists them (read once a session; again after a failure).
+ * @type {Promise<string[]> | undefined}
+ */
 let events;
 const loadEvents = () => (events ??= get(`${BASE}/events`).then((r) => r.events, (e) => { events = undefined; throw e; }));
 /** While a delivery on the page is pending, the log reads itself again this often. */
 const POLL_MS = 3000;
+/** @param {string} id */
 const ep = (id) => `${BASE}/endpoints/${encodeURIComponent(id)}`;
 
+/** @param {import('../ui.js').PageProps} props */
 export function Webhooks({ args }) {
   if (!can('manageWebhooks')) return html`<h1>Webhooks</h1><p class="muted">Only an Owner or Admin may manage webhooks.</p>`;
   if (args?.[0]) return html`<${Endpoint} id=${args[0]} />`;
@@ -22,28 +32,37 @@ export function Webhooks({ args }) {
 }
 
 /** Event checkboxes, `chosen` ticked; read back with form.getAll('events'). */
+/** @param {{ chosen?: string[] }} props */
 function EventChoices({ chosen = [] }) {
   const state = useLoad(loadEvents);
   return html`<fieldset><legend>Events (at least one)</legend>
-    <${Loaded} state=${state}>${(list) => list.map((e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}<//>
+    <${Loaded} state=${state}>${(/** @type {Json} */ list) => list.map((/** @type {Json} */ e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}<//>
   </fieldset>`;
 }
 
+/** @param {Submit} e */
 function eventsOf(e) {
   return new FormData(e.currentTarget).getAll('events');
 }
 
+/** @param {{ e: Json }} props */
 function State({ e }) {
   return html`<${Status} value=${e.state} />${e.disabled_reason ? html`<div class="muted">${e.disabled_reason}${e.disabled_at ? ` (since ${when(e.disabled_at)})` : ''}</div>` : ''}
     ${e.state === 'enabled' && e.failing_since ? html`<div class="muted">failing since ${when(e.failing_since)}</div>` : ''}`;
 }
 
-/** Enable, disable and delete, shared by the list and the detail. */
+/**
+ * Enable, disable and delete, shared by the list and the detail.
+ * @param {ReturnType<typeof useAction>} act
+ * @param {() => void} done
+ */
 function useEndpointActions(act, done) {
+  /** @param {Json} e */
   const toggle = (e) => void act.run(async () => {
     await api('PATCH', ep(e.id), { enabled: e.state !== 'enabled' });
     done();
   });
+  /** @type {(e: Json, after?: () => void) => void} */
   const remove = (e, after = done) => void act.run(async () => {
     if (!confirm(`Delete the endpoint ${e.url}? Its delivery log goes with it.`)) return;
     await api('DELETE', ep(e.id));
@@ -57,11 +76,13 @@ function EndpointList() {
   const act = useAction();
   const state = useLoad(() => get(`${BASE}/endpoints`, { pageSize: PAGE, pageNum: page }), [page]);
   const { toggle, remove } = useEndpointActions(act, state.reload);
+  /** @param {Submit} e */
   const create = (e) => {
     const f = fields(e);
     const events = eventsOf(e);
     const form = e.currentTarget;
     void act.run(async () => {
+      /** @type {Record<string, unknown>} */
       const body = { url: f.url, events };
       if (f.description) body.description = f.description;
       await post(`${BASE}/endpoints`, body);
@@ -80,8 +101,8 @@ function EndpointList() {
       <div><button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button></div>
     </form>
     <${ErrorBox} error=${act.error} />
-    <${Loaded} state=${state}>${(d) => html`
-      <${Table} label="Endpoints" rows=${d.endpoints} empty="No endpoints yet." columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+      <${Table} label="Endpoints" rows=${d.endpoints} empty="No endpoints yet." columns=${/** @type {Columns} */ ([
         { label: 'URL', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>${e.url}</a>${e.description && html`<div class="muted">${e.description}</div>`}` },
         { label: 'Events', cell: (e) => e.events.join(', ') },
         { label: 'State', cell: (e) => html`<${State} e=${e} />` },
@@ -89,7 +110,7 @@ function EndpointList() {
         { label: 'Actions', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>Deliveries</a>${' '}
           <button type="button" onClick=${() => toggle(e)} disabled=${act.busy}>${e.state === 'enabled' ? 'Disable' : 'Enable'}</button>${' '}
           <button type="button" class="danger" onClick=${() => remove(e)} disabled=${act.busy}>Delete</button>` },
-      ]} />
+      ])} />
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
 }
 
@@ -116,11 +137,13 @@ function SigningSecret() {
     <${ErrorBox} error=${act.error} />`;
 }
 
+/** @param {{ id: string }} props */
 function Endpoint({ id }) {
   const act = useAction();
   const [saved, setSaved] = useState(false);
   const state = useLoad(() => get(ep(id)), [id]);
   const { toggle, remove } = useEndpointActions(act, state.reload);
+  /** @param {Submit} e */
   const save = (e) => {
     const f = fields(e);
     const events = eventsOf(e);
@@ -131,7 +154,7 @@ function Endpoint({ id }) {
       state.reload();
     });
   };
-  return html`<p><a href="#/webhooks">← Webhooks</a></p><${Loaded} state=${state}>${(e) => html`
+  return html`<p><a href="#/webhooks">← Webhooks</a></p><${Loaded} state=${state}>${(/** @type {Json} */ e) => html`
     <h1>${e.url}</h1>
     <div class="cards">
       <div class="card"><div class="label">State</div><div class="value"><${State} e=${e} /></div></div>
@@ -152,16 +175,18 @@ function Endpoint({ id }) {
     <${Deliveries} id=${id} />`}<//>`;
 }
 
+/** @param {{ id: string }} props */
 function Deliveries({ id }) {
   const [page, setPage] = useState(1);
   const act = useAction();
   const state = useLoad(() => get(`${ep(id)}/deliveries`, { pageSize: PAGE, pageNum: page }), [id, page]);
-  const pending = state.data?.deliveries.some((d) => d.state === 'pending');
+  const pending = state.data?.deliveries.some((/** @type {Json} */ d) => d.state === 'pending');
   useEffect(() => {
     if (!pending || state.loading) return undefined;
     const t = setTimeout(state.reload, POLL_MS);
     return () => clearTimeout(t);
   }, [pending, state.loading, state.data]);
+  /** @param {Json} d */
   const retry = (d) => void act.run(async () => {
     await post(`${ep(id)}/deliveries/${encodeURIComponent(d.id)}/retry`);
     state.reload();
@@ -170,8 +195,8 @@ function Deliveries({ id }) {
     <p class="muted">Newest first. Pending deliveries are retried with backoff (16 attempts over about 6.5 days); an ended one may be sent again now with the same id and body.</p>
     <button type="button" onClick=${state.reload}>Refresh</button>
     <${ErrorBox} error=${act.error} />
-    <${Loaded} state=${state}>${(d) => html`
-      <${Table} label="Deliveries" rows=${d.deliveries} empty="No deliveries yet." columns=${[
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
+      <${Table} label="Deliveries" rows=${d.deliveries} empty="No deliveries yet." columns=${/** @type {Columns} */ ([
         { label: 'Delivery', cell: (x) => html`<code>${x.id}</code><div class="muted">${x.event}</div>` },
         { label: 'State', cell: (x) => html`<${Status} value=${x.state} />` },
         { label: 'Attempts', num: true, cell: (x) => x.attempts },
@@ -181,6 +206,6 @@ function Deliveries({ id }) {
         { label: 'Last try', cell: (x) => when(x.last_attempt_at) },
         { label: 'Next try', cell: (x) => when(x.next_attempt_at) },
         { label: 'Actions', cell: (x) => x.state !== 'pending' && html`<button type="button" onClick=${() => retry(x)} disabled=${act.busy}>Retry</button>` },
-      ]} />
+      ])} />
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
 }

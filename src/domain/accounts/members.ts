@@ -1,10 +1,12 @@
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE, type MemberStatus } from './codes.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/accounts.ts';
 import { ROLES, assertMayActOn, isRole, type Principal, type Role } from '../roles.ts';
+import { roleRefused } from '../errors.ts';
+import { emailTaken, lastOwner } from './errors.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -30,7 +32,7 @@ function validateMember(input: AddMemberInput): void {
 export async function addMemberTx(tx: Tx, nowMs: number, teamId: string, input: AddMemberInput): Promise<string> {
   validateMember(input);
   if (await q.findMemberByEmail(tx, teamId, input.email)) {
-    throw new AppError('CONFLICT', `a member with e-mail ${input.email} already exists in this team`, { field: 'email' });
+    throw emailTaken(input.email);
   }
   const id = newId('member', nowMs);
   await q.insertMember(tx, {
@@ -43,7 +45,7 @@ export async function addMemberTx(tx: Tx, nowMs: number, teamId: string, input: 
 export async function addMember(ctx: Ctx, teamId: string, input: AddMemberInput, actor?: Principal): Promise<string> {
   validateMember(input);
   if (input.role === 'Owner' && actor && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', 'only an Owner may add another Owner', { role: actor.role, rule: 'only an Owner makes an Owner' });
+    throw roleRefused(actor.role, 'only an Owner may add another Owner', { rule: 'only an Owner makes an Owner' });
   }
   return ctx.db.transaction((tx) => addMemberTx(tx, ctx.clock.nowMs(), teamId, input));
 }
@@ -60,7 +62,7 @@ export async function changeRole(ctx: Ctx, teamId: string, memberId: string, rol
   const m = await requireMember(ctx, teamId, memberId);
   if (actor) assertMayActOn(actor, m, 'change the role');
   if (role === 'Owner' && actor && actor.role !== 'Owner') {
-    throw new AppError('FORBIDDEN', 'only an Owner may grant the Owner role', { role: actor.role, rule: 'only an Owner makes an Owner' });
+    throw roleRefused(actor.role, 'only an Owner may grant the Owner role', { rule: 'only an Owner makes an Owner' });
   }
   await ctx.db.transaction(async (tx) => {
     if (role !== 'Owner') await assertKeepsAnOwner(tx, teamId, memberId);
@@ -91,7 +93,7 @@ async function assertKeepsAnOwner(tx: Tx, teamId: string, memberId: string): Pro
   const target = all.find((m) => m.id === memberId);
   if (target?.role !== 'Owner' || target.status !== ACTIVE) return;
   if (all.some((m) => m.id !== memberId && m.role === 'Owner' && m.status === ACTIVE)) return;
-  throw new AppError('CONFLICT', 'a team keeps at least one active Owner: make another member Owner first', { memberId });
+  throw lastOwner(memberId);
 }
 
 export function memberView(m: q.MemberRow) {

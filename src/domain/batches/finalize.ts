@@ -4,7 +4,6 @@
 // the batch becomes COMPLETED, EXPIRED or CANCELLED in the transaction that makes the files
 // visible. Also the expiry: a batch past its window has its lines not started expired.
 import type { Ctx } from '../context.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import type { FileService } from '../files/files.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
@@ -14,7 +13,6 @@ import { announceBatchEnd } from './webhooks.ts';
 export interface FinalizeDeps {
   ctx: Ctx;
   files: FileService;
-  jobs: JobRunner;
 }
 
 const PAGE = 500;
@@ -100,7 +98,7 @@ export async function expireBatches(d: FinalizeDeps, signal: AbortSignal): Promi
       if (b.status === 'PROGRESS') await q.markExpired(tx, b.id, now);
       let counted = await q.endPendingLines(tx, b.id, b.status === 'CANCELLING' ? 'cancelled' : 'expired', now);
       if (now >= b.expiresAtMs + RUNNING_GRACE_MS) counted = await q.endRunningLines(tx, b.id, now);
-      await finalizeIfDone(tx, d.jobs, b.id, counted);
+      await finalizeIfDone(ctx, tx, b.id, counted);
     });
     n++;
   }

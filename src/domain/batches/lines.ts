@@ -3,10 +3,10 @@
 // of lines per job) and their end, which moves the batch's counters and, at the last line,
 // queues the finalizer in the same transaction.
 import type { Ctx } from '../context.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
-import { AppError } from '../../lib/errors.ts';
+import type { AppError } from '../../lib/errors.ts';
+import { creatorKeyRevoked, creatorSuspended } from './errors.ts';
 
 export interface OutputLine {
   id: string;
@@ -39,9 +39,9 @@ export function unansweredLine(batchId: string, line: number, customId: string, 
 }
 
 /** Queue the finalizer when every line has ended (in the transaction that ended the last). */
-export async function finalizeIfDone(tx: DbOrTx, jobs: JobRunner, batchId: string, counted: q.Counted | undefined): Promise<void> {
+export async function finalizeIfDone(ctx: Ctx, tx: DbOrTx, batchId: string, counted: q.Counted | undefined): Promise<void> {
   if (counted && counted.ended >= counted.total && (counted.status === 'PROGRESS' || counted.status === 'CANCELLING')) {
-    await jobs.enqueue('batch.finalize', { batchId }, { tx });
+    await ctx.jobs.enqueue('batch.finalize', { batchId }, { tx });
   }
 }
 
@@ -61,12 +61,12 @@ export async function mayStart(ctx: Ctx, batchId: string): Promise<MayStart> {
   const gate = await q.batchGate(ctx.db, batchId);
   if (gate?.status === 'CANCELLING') return 'cancelled';
   if (gate?.status !== 'PROGRESS' || ctx.clock.nowMs() >= gate.expiresAtMs) return 'expired';
-  if (gate.keyStatus !== 'active' || gate.memberStatus !== 'active') return new AppError('INVALID_API_KEY', 'the API key that created this batch is invalid or has been revoked');
-  if (gate.teamStatus !== 'active') return new AppError('ACCESS_DENY', 'the account is suspended');
+  if (gate.keyStatus !== 'active' || gate.memberStatus !== 'active') return creatorKeyRevoked();
+  if (gate.teamStatus !== 'active') return creatorSuspended();
   return 'yes';
 }
 
 /** End running lines (of any batches) in one transaction; a batch whose last line ended gets its finalizer. */
-export async function endLines(tx: DbOrTx, jobs: JobRunner, lines: q.EndedLine[], nowMs: number): Promise<void> {
-  for (const counted of await q.endLines(tx, lines, nowMs)) await finalizeIfDone(tx, jobs, counted.id, counted);
+export async function endLines(ctx: Ctx, tx: DbOrTx, lines: q.EndedLine[], nowMs: number): Promise<void> {
+  for (const counted of await q.endLines(tx, lines, nowMs)) await finalizeIfDone(ctx, tx, counted.id, counted);
 }

@@ -5,9 +5,8 @@
 // ./README.md.
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import { inTransaction } from '../changes.ts';
-import { AppError, invalid } from '../../lib/errors.ts';
+import { bad, batchNotFound } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import * as q from '../../store/batches.ts';
 import { findFile } from '../../store/files.ts';
@@ -33,25 +32,22 @@ export interface BatchList {
   has_more: boolean;
 }
 
-const notFound = (id: string) => new AppError('BATCH_NOT_FOUND', `batch ${id} not found`, { batch_id: id });
 
 export class BatchService {
   private readonly ctx: Ctx;
-  private readonly jobs: JobRunner;
 
-  constructor(ctx: Ctx, jobs: JobRunner) {
+  constructor(ctx: Ctx) {
     this.ctx = ctx;
-    this.jobs = jobs;
   }
 
   async create(p: Principal, body: CreateBatch): Promise<BatchObject> {
     const now = this.ctx.clock.nowMs();
     if (body.completion_window !== undefined && body.completion_window !== COMPLETION_WINDOW) {
-      throw invalid('completion_window', `must be ${COMPLETION_WINDOW} (fixed)`, 'INVALID_REQUEST_BODY');
+      throw bad('completion_window', `must be ${COMPLETION_WINDOW} (fixed)`);
     }
     const file = await findFile(this.ctx.db, p.teamId, body.input_file_id, now);
-    if (!file) throw invalid('input_file_id', `no file ${body.input_file_id} of this team: upload one with purpose batch`, 'INVALID_REQUEST_BODY');
-    if (file.purpose !== 'batch') throw invalid('input_file_id', `file ${file.id} has purpose ${file.purpose}; a batch input needs purpose batch`, 'INVALID_REQUEST_BODY');
+    if (!file) throw bad('input_file_id', `no file ${body.input_file_id} of this team: upload one with purpose batch`);
+    if (file.purpose !== 'batch') throw bad('input_file_id', `file ${file.id} has purpose ${file.purpose}; a batch input needs purpose batch`);
     const row: q.NewBatchRow = {
       id: newId('batch', now), teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, role: p.role,
       endpoint: body.endpoint, inputFileId: file.id, completionWindow: COMPLETION_WINDOW, status: 'VALIDATING',
@@ -59,14 +55,14 @@ export class BatchService {
     };
     await inTransaction(this.ctx, async (tx) => {
       await q.insertBatch(tx, row);
-      await this.jobs.enqueue('batch.validate', { batchId: row.id }, { tx });
+      await this.ctx.jobs.enqueue('batch.validate', { batchId: row.id }, { tx });
     });
     return batchView((await q.findBatchById(this.ctx.db, row.id))!);
   }
 
   async get(p: Principal, id: string): Promise<BatchObject> {
     const row = await q.findBatch(this.ctx.db, p.teamId, id);
-    if (!row) throw notFound(id);
+    if (!row) throw batchNotFound(id);
     return batchView(row);
   }
 
@@ -84,15 +80,15 @@ export class BatchService {
    */
   async cancel(p: Principal, id: string): Promise<BatchObject> {
     const found = await q.findBatch(this.ctx.db, p.teamId, id);
-    if (!found) throw notFound(id);
+    if (!found) throw batchNotFound(id);
     if (found.status === 'CANCELLING') return batchView(found);
     const now = this.ctx.clock.nowMs();
     await inTransaction(this.ctx, async (tx) => {
       const row = await q.setBatchStatus(tx, id, ['VALIDATING', 'PROGRESS'], { status: 'CANCELLING', cancellingAtMs: now, updatedAtMs: now });
-      if (!row) throw invalid('batch_id', `a batch whose status is ${found.status} cannot be cancelled`, 'INVALID_REQUEST_BODY');
+      if (!row) throw bad('batch_id', `a batch whose status is ${found.status} cannot be cancelled`);
       // While validating there are no lines to wait for: the validation stops at its next check.
-      if (row.inProgressAtMs === null) await this.jobs.enqueue('batch.finalize', { batchId: id }, { tx });
-      else await finalizeIfDone(tx, this.jobs, id, await q.endPendingLines(tx, id, 'cancelled', now));
+      if (row.inProgressAtMs === null) await this.ctx.jobs.enqueue('batch.finalize', { batchId: id }, { tx });
+      else await finalizeIfDone(this.ctx, tx, id, await q.endPendingLines(tx, id, 'cancelled', now));
     });
     return batchView((await q.findBatchById(this.ctx.db, id))!);
   }

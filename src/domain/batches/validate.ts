@@ -9,7 +9,6 @@
 import { createInterface } from 'node:readline';
 import type { Ctx } from '../context.ts';
 import type { Principal, Role } from '../roles.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import type { BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/batches.ts';
 import { findFile } from '../../store/files.ts';
@@ -26,7 +25,6 @@ export type CallableModels = (p: Principal) => Promise<Set<string>>;
 export interface ValidateDeps {
   ctx: Ctx;
   blobs: BlobStore;
-  jobs: JobRunner;
   checkBody: CheckBody;
   callableModels: CallableModels;
   /** lines per batch.lines job */
@@ -106,7 +104,7 @@ export async function validateBatch(d: ValidateDeps, batchId: string, signal: Ab
     const lines = await q.lineNumbers(tx, batchId);
     const chunks: { batchId: string; from: number; to: number }[] = [];
     for (let i = 0; i < lines.length; i += d.chunkLines) chunks.push({ batchId, from: lines[i]!, to: lines[Math.min(i + d.chunkLines, lines.length) - 1]! });
-    await d.jobs.enqueueMany('batch.lines', chunks, { tx });
+    await ctx.jobs.enqueueMany('batch.lines', chunks, { tx });
   });
 }
 

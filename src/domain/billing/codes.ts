@@ -13,8 +13,9 @@ export const BILLING_METHOD = {
 
 export type BillingMethod = (typeof BILLING_METHOD)[keyof typeof BILLING_METHOD];
 export const BILLING_METHOD_CODES: readonly BillingMethod[] = Object.values(BILLING_METHOD);
-export const MIN_BILLING_METHOD = 1;
-export const MAX_BILLING_METHOD = 8;
+/** The range of the codes (request schemas' minimum and maximum). */
+export const MIN_BILLING_METHOD: number = Math.min(...BILLING_METHOD_CODES);
+export const MAX_BILLING_METHOD: number = Math.max(...BILLING_METHOD_CODES);
 
 export function isBillingMethod(n: number): n is BillingMethod {
   return (BILLING_METHOD_CODES as readonly number[]).includes(n);

@@ -1,5 +1,6 @@
 // Posting money movements. Rules are stated in ./README.md; keep the two in step.
-import { AppError, invalid } from '../../lib/errors.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
+import { idempotencyKeyReused } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { minBig, maxBig } from '../../lib/money.ts';
 import { isBillingMethod, MAX_BILLING_METHOD, MIN_BILLING_METHOD } from './codes.ts';
@@ -113,7 +114,7 @@ export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput
     const existing = seen.get(p.idempotencyKey) ?? (opts.freshKeys ? undefined : await q.findByIdempotencyKey(tx, team.id, p.idempotencyKey));
     if (existing) {
       if (existing.kind !== p.kind || existing.amountMicro !== p.amountMicro) {
-        throw new AppError('CONFLICT', `idempotency key ${p.idempotencyKey} was already used for a different posting`, { field: 'idempotencyKey' });
+        throw idempotencyKeyReused(p.idempotencyKey);
       }
       out.push({ entry: existing, duplicate: true });
       continue;
@@ -157,7 +158,7 @@ export async function postLockedTx(tx: Tx, team: TeamRow, postings: PostingInput
 
 export async function lockTeamOrThrow(tx: Tx, teamId: string): Promise<TeamRow> {
   const team = await lockTeam(tx, teamId);
-  if (!team) throw new AppError('NOT_FOUND', `team ${teamId} not found`, { resource: 'team', id: teamId });
+  if (!team) throw notFound('team', teamId);
   return team;
 }
 

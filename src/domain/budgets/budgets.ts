@@ -1,5 +1,5 @@
 // Member and API-key budgets. Invariants are stated in ./README.md.
-import { AppError, invalid } from '../../lib/errors.ts';
+import { invalid } from '../../lib/errors.ts';
 import { microToUnits } from '../../lib/money.ts';
 import { monthPeriod } from '../../lib/clock.ts';
 import type { Ctx } from '../context.ts';
@@ -10,6 +10,8 @@ import { listKeysOfMember, listMembers, type MemberRow } from '../../store/accou
 import { requireMember } from '../accounts/members.ts';
 import { requireKey } from '../keys/keys.ts';
 import { assertMayActOn, assertNotOwnLimit, can, type Principal } from '../roles.ts';
+import { roleRefused } from '../errors.ts';
+import { keyNotOfMember } from './errors.ts';
 
 export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
 export type BudgetType = (typeof BUDGET_TYPES)[number];
@@ -94,7 +96,7 @@ async function spendFor(ctx: Ctx, teamId: string, scope: q.BudgetScope, subjectI
 /** Developer and Basic see only their own budgets (DESIGN.md role table). */
 function assertMayRead(p: Principal, memberId: string): void {
   if (!can(p.role, 'readAllBudgets') && p.memberId !== memberId) {
-    throw new AppError('FORBIDDEN', `role ${p.role} may only read its own budgets`, { role: p.role });
+    throw roleRefused(p.role, `role ${p.role} may only read its own budgets`);
   }
 }
 
@@ -121,7 +123,7 @@ export async function setKeyBudget(ctx: Ctx, p: Principal, memberId: string, key
   const budget = normalizeBudget(input);
   const member = await requireMember(ctx, p.teamId, memberId);
   const key = await requireKey(ctx, p.teamId, keyId);
-  if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
+  if (key.memberId !== memberId) throw keyNotOfMember(keyId, memberId);
   assertMayActOn(p, member, 'set a key budget'); // Admin and Billing update key budgets, never the Owner's
   assertNotOwnLimit(p, memberId, 'set the budget of its own key');
   await writeBudget(ctx, p.teamId, 'key', keyId, budget);
@@ -219,7 +221,7 @@ export async function checkKeyBudgetByCost(ctx: Ctx, p: Principal, memberId: str
   await requireMember(ctx, p.teamId, memberId);
   assertMayRead(p, memberId);
   const key = await requireKey(ctx, p.teamId, keyId);
-  if (key.memberId !== memberId) throw new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
+  if (key.memberId !== memberId) throw keyNotOfMember(keyId, memberId);
   const spend = await spendFor(ctx, p.teamId, 'key', keyId);
   const s = stateOf(spend.get(keyId), ctx.clock.nowMs());
   return s.budget_type === 'Unlimited' || BigInt(s.remaining) >= c;

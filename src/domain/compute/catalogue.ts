@@ -7,7 +7,7 @@ import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/compute.ts';
 import { BILLING_METHOD_OF, BILLING_MODES, RELEASED_STATUSES } from './states.ts';
 import { isBillingMethod, MAX_BILLING_METHOD, MIN_BILLING_METHOD } from '../billing/codes.ts';
-import { computeNotFound } from './errors.ts';
+import { bad, computeNotFound } from './errors.ts';
 
 export interface ClusterInput {
   id: string;
@@ -128,7 +128,7 @@ export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | 
   // A billing-method code of the interface (1-8) or a mode name; anything else is a typo
   // that would silently list nothing.
   if (f.billingMethod && !isBillingMethod(Number(f.billingMethod)) && !(BILLING_MODES as readonly string[]).includes(billingModeOf(f.billingMethod))) {
-    throw invalid('billingMethod', `must be a billing method code ${MIN_BILLING_METHOD}-${MAX_BILLING_METHOD} or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`, 'VALIDATOR_PARAM');
+    throw bad('billingMethod', `must be a billing method code ${MIN_BILLING_METHOD}-${MAX_BILLING_METHOD} or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`);
   }
   const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
   const clusterName = new Map(clusters.map((c) => [c.id, c]));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../app.ts';
-import { SimDriver } from '../../drivers/sim.ts';
+import { SimDriver } from '../../drivers/sim/driver.ts';
 import { as } from '../../../test/helpers/http.ts';
 import { buildTestApp } from '../../../test/helpers/app.ts';
 import { BASE, PRICE, fixture, gpuChargesMicro } from '../../../test/helpers/compute-fixture.ts';

@@ -1,11 +1,10 @@
 // Private registry credentials: the password is sealed with AES-256-GCM and never returned.
-import { invalid } from '../../lib/errors.ts';
 import { ID_PREFIX, newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import * as q from '../../store/compute.ts';
 import { checkLength } from './limits.ts';
-import { computeNotFound } from './errors.ts';
+import { bad, computeNotFound } from './errors.ts';
 
 export interface RegistryAuthInput {
   id?: string | undefined;
@@ -43,7 +42,7 @@ export function isCredentialId(s: string): boolean {
  */
 export function parseInlineCredential(field: string, plain: string): { username: string; password: string } {
   const sep = plain.indexOf(':');
-  if (sep <= 0 || sep === plain.length - 1) throw invalid(field, 'must be <username>:<password>', 'VALIDATOR_PARAM');
+  if (sep <= 0 || sep === plain.length - 1) throw bad(field, 'must be <username>:<password>');
   return { username: plain.slice(0, sep), password: plain.slice(sep + 1) };
 }
 

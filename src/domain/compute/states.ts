@@ -17,10 +17,6 @@ export const BILLING_METHOD_OF = {
   onDemand: BILLING_METHOD.payAsYouGo, monthly: BILLING_METHOD.subscription, spot: BILLING_METHOD.spot,
 } as const satisfies Record<BillingMode, BillingMethod>;
 
-/** A spot instance's `spotStatus` ('' for other modes). */
-export const SPOT_STATUSES = ['running', 'notified', 'reclaiming', 'terminated'] as const;
-export type SpotStatus = (typeof SPOT_STATUSES)[number];
-
 export const OPERATIONS = ['start', 'stop', 'restart', 'delete', 'edit', 'upgrade', 'renew', 'toMonthly', 'migrate'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -6,7 +6,7 @@
 // may do as it ends what the key may do. Every change made through a session carries its CSRF
 // token. Signing out deletes the session: the cookie is worthless at once, on every replica.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../lib/errors.ts';
+import { csrfRefused, oneCredential, sessionRefused } from './errors.ts';
 import { sha256Hex } from '../../lib/ids.ts';
 import * as q from '../../store/console-sessions.ts';
 import type { Ctx } from '../context.ts';
@@ -41,13 +41,11 @@ export interface SessionView {
   principal?: Principal;
 }
 
-const unauthorized = (message = 'no console session: sign in again') => new AppError('UNAUTHORIZED', message);
-
 /** Sign in with exactly one of an API key or the operator token. */
 export async function openSession(d: SessionDeps, creds: { apiKey?: string | undefined; operatorToken?: string | undefined }): Promise<OpenedSession> {
   const { apiKey, operatorToken } = creds;
   if ((apiKey === undefined) === (operatorToken === undefined)) {
-    throw new AppError('INVALID_ARGUMENT', 'send exactly one of apiKey or operatorToken', { field: 'apiKey', rule: 'one of apiKey, operatorToken' });
+    throw oneCredential();
   }
   const now = d.ctx.clock.nowMs();
   const secret = randomBytes(32).toString('base64url');
@@ -74,9 +72,9 @@ export async function openSession(d: SessionDeps, creds: { apiKey?: string | und
 
 /** The live session a cookie names, or UNAUTHORIZED. */
 export async function findSession(d: SessionDeps, secret: string | undefined): Promise<q.ConsoleSessionRow> {
-  if (!secret) throw unauthorized();
+  if (!secret) throw sessionRefused();
   const row = await q.findSession(d.ctx.db, sha256Hex(secret));
-  if (!row || row.expiresAtMs <= d.ctx.clock.nowMs()) throw unauthorized('the console session has ended: sign in again');
+  if (!row || row.expiresAtMs <= d.ctx.clock.nowMs()) throw sessionRefused('the console session has ended: sign in again');
   return row;
 }
 
@@ -85,19 +83,19 @@ export function checkCsrf(row: q.ConsoleSessionRow, presented: string | undefine
   const a = Buffer.from(presented ?? '');
   const b = Buffer.from(row.csrfToken);
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new AppError('FORBIDDEN', `missing or wrong ${CSRF_HEADER} header: a change made with a console session carries its CSRF token`, { field: CSRF_HEADER, rule: 'csrf' });
+    throw csrfRefused(CSRF_HEADER);
   }
 }
 
 /** Who a key session acts as, now (the key's current state, exactly as a call with the key). */
 export function sessionPrincipal(d: SessionDeps, row: q.ConsoleSessionRow): Principal | Promise<Principal> {
-  if (row.kind !== 'key' || !row.keySecretHash) throw unauthorized('an operator session does not act as a team member: sign in with an API key');
+  if (row.kind !== 'key' || !row.keySecretHash) throw sessionRefused('an operator session does not act as a team member: sign in with an API key');
   return d.keys.authenticateHash(row.keySecretHash);
 }
 
 /** An operator session acts for the operator while the token it was opened with is the current one. */
 export async function checkOperatorSession(d: SessionDeps, row: q.ConsoleSessionRow): Promise<void> {
-  if (row.kind !== 'operator' || !row.operatorTokenHash) throw unauthorized('missing or invalid operator token: this session was opened with an API key');
+  if (row.kind !== 'operator' || !row.operatorTokenHash) throw sessionRefused('missing or invalid operator token: this session was opened with an API key');
   await d.operatorToken.verifyHash(row.operatorTokenHash);
 }
 

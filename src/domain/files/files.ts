@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
 import type { FilesConfig } from '../../config.ts';
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { bad, fileNotFound, uploadTooSlow } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { BlobNotFoundError, type BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/files.ts';
@@ -101,21 +101,21 @@ export class FileService {
         if (part.kind === 'field') {
           if (part.name !== 'purpose') continue; // OpenAI's optional fields (expires_after…) are not used
           purpose = part.value;
-          if (!(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) throw invalid('purpose', `must be one of ${UPLOAD_PURPOSES.join(', ')}`, 'INVALID_REQUEST_BODY');
+          if (!(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) throw bad('purpose', `must be one of ${UPLOAD_PURPOSES.join(', ')}`);
           continue;
         }
-        if (part.name !== 'file') throw invalid(part.name, 'unexpected file field: the file goes in the field named file', 'INVALID_REQUEST_BODY');
-        if (stored) throw invalid('file', 'one file per upload', 'INVALID_REQUEST_BODY');
+        if (part.name !== 'file') throw bad(part.name, 'unexpected file field: the file goes in the field named file');
+        if (stored) throw bad('file', 'one file per upload');
         stored = await this.store(p, part.filename, part.stream, declaredBytes);
       }
-      if (purpose === undefined) throw invalid('purpose', `required (one of ${UPLOAD_PURPOSES.join(', ')})`, 'INVALID_REQUEST_BODY');
-      if (!stored) throw invalid('file', 'required: a multipart field named file', 'INVALID_REQUEST_BODY');
+      if (purpose === undefined) throw bad('purpose', `required (one of ${UPLOAD_PURPOSES.join(', ')})`);
+      if (!stored) throw bad('file', 'required: a multipart field named file');
       const now = this.ctx.clock.nowMs();
       const expiresAtMs = now + this.limits.ttlMs;
       const done = { bytes: stored.bytes, sha256: stored.sha256, totalRequests: stored.requests, expiresAtMs };
       const id = stored.row.id;
       if (!(await this.quotas.commit(p.teamId, 'files', stored.bytes, (tx) => q.markFileReady(tx, id, done)))) {
-        throw new AppError('SERVICE_NOT_AVAILABLE', 'the upload took longer than its deadline and was discarded; upload again');
+        throw uploadTooSlow();
       }
       return view({ ...stored.row, ...done, createdAtMs: stored.row.createdAtMs, state: 'ready', sweepAtMs: expiresAtMs } as q.FileRow);
     } catch (err) {
@@ -194,7 +194,7 @@ export class FileService {
 
   private async row(p: Principal, id: string): Promise<q.FileRow> {
     const row = await q.findFile(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
-    if (!row) throw notFound('file', id, 'FILE_NOT_FOUND');
+    if (!row) throw fileNotFound(id);
     return row;
   }
 
@@ -211,7 +211,7 @@ export class FileService {
   async delete(p: Principal, id: string): Promise<{ id: string; object: 'file'; deleted: true }> {
     const now = this.ctx.clock.nowMs();
     const row = await q.markFileDeleting(this.ctx.db, p.teamId, id, now);
-    if (!row) throw notFound('file', id, 'FILE_NOT_FOUND');
+    if (!row) throw fileNotFound(id);
     try {
       await this.blobs.delete(row.blobKey);
       await q.deleteFileRow(this.ctx.db, row.id);
@@ -227,7 +227,7 @@ export class FileService {
     try {
       return { file: view(row), stream: await this.blobs.get(row.blobKey) };
     } catch (err) {
-      if (err instanceof BlobNotFoundError) throw notFound('file', id, 'FILE_NOT_FOUND'); // removed between the read and now
+      if (err instanceof BlobNotFoundError) throw fileNotFound(id); // removed between the read and now
       throw err;
     }
   }

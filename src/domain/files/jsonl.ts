@@ -3,7 +3,7 @@
 // and the line), which fails the blob store's put: nothing of a bad file is kept. Memory is
 // one line at most, and a line is at most `maxLineBytes` (a model call's body limit: a
 // longer line could never be sent as a request anyway).
-import { AppError } from '../../lib/errors.ts';
+import { badFile as broken } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../../lib/json-depth.ts';
 
 export interface JsonlLimits {
@@ -14,10 +14,6 @@ export interface JsonlLimits {
 
 const NL = 0x0a;
 const decoder = new TextDecoder('utf-8', { fatal: true });
-
-function broken(rule: string, message: string, meta: Record<string, number> = {}): AppError {
-  return new AppError('INVALID_REQUEST_BODY', `file: ${message}`, { field: 'file', rule, ...meta });
-}
 
 /**
  * Pass `body` through unchanged, checking it on the way; `requests()` is the number of

@@ -1,4 +1,4 @@
-import { AppError } from '../../lib/errors.ts';
+import { accountSuspended, keyRefused } from './errors.ts';
 import { sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
@@ -46,17 +46,17 @@ export class KeyAuthenticator {
 
 function principalOf(id: KeyIdentity | null): Principal {
   if (!id || id.keyStatus !== ACTIVE || id.memberStatus !== ACTIVE || !isRole(id.role)) {
-    throw new AppError('UNAUTHORIZED', 'the API key is invalid or has been revoked');
+    throw keyRefused('the API key is invalid or has been revoked');
   }
-  if (id.teamStatus !== ACTIVE) throw new AppError('FORBIDDEN', 'the account is suspended', { userId: id.teamId });
+  if (id.teamStatus !== ACTIVE) throw accountSuspended(id.teamId);
   return { teamId: id.teamId, memberId: id.memberId, keyId: id.keyId, role: id.role };
 }
 
 /** Accepts `Bearer sk_…` and, as compat.md decides, the bare key. */
 export function parseAuthorization(header: string | undefined): string {
-  if (!header) throw new AppError('UNAUTHORIZED', 'missing Authorization header: send "Bearer <API key>"');
+  if (!header) throw keyRefused('missing Authorization header: send "Bearer <API key>"');
   let v = header.trim();
   if (/^bearer\s+/i.test(v)) v = v.replace(/^bearer\s+/i, '');
-  if (!/^sk_[A-Za-z0-9_-]{20,128}$/.test(v)) throw new AppError('UNAUTHORIZED', 'malformed API key');
+  if (!/^sk_[A-Za-z0-9_-]{20,128}$/.test(v)) throw keyRefused('malformed API key');
   return v;
 }

@@ -1,4 +1,5 @@
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
+import { memberDisabled } from './errors.ts';
 import { maskSecret, newApiKeySecret, newId, sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { inTransaction } from '../changes.ts';
@@ -15,7 +16,7 @@ export async function createKey(ctx: Ctx, memberId: string, name: string): Promi
   if (!trimmed || trimmed.length > 255) throw invalid('name', 'must be 1-255 characters');
   const member = await q.findMember(ctx.db, memberId);
   if (!member) throw notFound('member', memberId);
-  if (member.status !== ACTIVE) throw new AppError('INVALID_ARGUMENT', `member ${memberId} is disabled`, { memberId });
+  if (member.status !== ACTIVE) throw memberDisabled(memberId);
   const apiKey = newApiKeySecret();
   const now = ctx.clock.nowMs();
   const keyId = newId('key', now);

@@ -5,7 +5,8 @@
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
 import type { UploadPart } from '../files/files.ts';
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
+import { bad, fileTooLarge, recordChanged } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
@@ -75,8 +76,6 @@ export const MAX_PAGE = 100;
 export const DEFAULT_PAGE = 20;
 const TEXT_MAX = 255;
 const LIST_MAX = 32;
-
-const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
 
 /** A list parameter: one value, a comma-joined list, or the parameter repeated. */
 function listParam(raw: string | string[] | undefined, field: string, allowed: readonly string[]): string[] | undefined {
@@ -318,7 +317,7 @@ export class MediaCatalogue {
       const ready = await this.quotas.commit(teamId, 'media', put.bytes, (tx) => q.updateMediaModel(tx, row.id, {
         hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, updatedAtMs: this.ctx.clock.nowMs(),
       }));
-      if (!ready) throw new AppError('CONFLICT', 'the record was deleted while its file was uploaded', { field: 'file' });
+      if (!ready) throw recordChanged('the record was deleted while its file was uploaded', 'file');
       return this.view(ready);
     } catch (err) {
       await this.blobs.delete(row.blobKey).catch(() => {});
@@ -422,7 +421,7 @@ export async function importPublicModels(ctx: Ctx, blobs: BlobStore, items: Arra
       for (const f of fields) {
         const old = existing.get(f.sdNameInApi);
         const row = old ? await q.updateMediaModel(tx, old.id, f) : inserted.get(f.sdNameInApi);
-        if (!row) throw new AppError('CONFLICT', `the record ${f.sdNameInApi} was deleted during the import; import it again`, { field: 'sd_name' });
+        if (!row) throw recordChanged(`the record ${f.sdNameInApi} was deleted during the import; import it again`, 'sd_name');
         out.push(row);
       }
       return { rows: out, replaced: [...existing.values()].map((r) => r.blobKey) };
@@ -431,7 +430,7 @@ export async function importPublicModels(ctx: Ctx, blobs: BlobStore, items: Arra
     return rows;
   } catch (err) {
     await dropNew();
-    if (q.isModelNameTaken(err)) throw new AppError('CONFLICT', `another import of ${items.length === 1 ? items[0]!.model.sdNameInApi : 'one of these records'} ran at the same time; import it again`, { field: 'sd_name' });
+    if (q.isModelNameTaken(err)) throw recordChanged(`another import of ${items.length === 1 ? items[0]!.model.sdNameInApi : 'one of these records'} ran at the same time; import it again`, 'sd_name');
     throw err;
   }
 }
@@ -449,7 +448,7 @@ async function* capped(stream: AsyncIterable<Uint8Array>, maxBytes: number): Asy
   let n = 0;
   for await (const chunk of stream) {
     n += chunk.byteLength;
-    if (n > maxBytes) throw new AppError('INVALID_REQUEST_BODY', `file: at most ${maxBytes} bytes`, { field: 'file', rule: 'max_bytes', limit: maxBytes });
+    if (n > maxBytes) throw fileTooLarge(maxBytes);
     yield chunk;
   }
 }

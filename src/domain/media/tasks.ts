@@ -8,11 +8,10 @@
 // to the task's own extra.webhook.url (domain/webhooks/enqueue.ts).
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import type { SpendAdmission } from '../spend/admission.ts';
 import type { MediaConfig } from '../../config.ts';
 import type { Tx } from '../../store/db.ts';
-import { AppError, invalid } from '../../lib/errors.ts';
+import { bad, taskNotFound } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
@@ -71,7 +70,6 @@ export type TaskOutcome = { ok: true; outputs: TaskOutput[] } | { ok: false; rea
 export interface TaskDeps {
   ctx: Ctx;
   spend: SpendAdmission;
-  jobs: JobRunner;
   blobs: { store: BlobStore; links: BlobLinks };
   config: MediaConfig;
   /** GANTRY_WEBHOOK_ALLOW_PRIVATE: whether extra.webhook.url may name a private address */
@@ -79,8 +77,6 @@ export interface TaskDeps {
 }
 
 const ENDED: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
-const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
-export const taskNotFound = (id: string) => new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });
 
 function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: boolean): TaskExtra {
   const e = extra ?? {};
@@ -147,7 +143,7 @@ export class MediaTasks {
     await this.d.spend.withReservation(payer, costMicro, what, () => inTransaction(ctx, async (tx) => {
       await q.insertMediaTask(tx, row);
       if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
-      await this.d.jobs.enqueue('media.task', { taskId: row.id }, { tx });
+      await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx });
     }));
     return { task_id: row.id };
   }

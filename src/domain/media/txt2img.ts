@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
-import { invalid } from '../../lib/errors.ts';
+import { bad } from './errors.ts';
 import { unitsToMicro } from '../../lib/money.ts';
 import * as q from '../../store/media.ts';
 import { MODEL_STATUS, type ModelType } from './codes.ts';
@@ -50,8 +50,6 @@ export interface Txt2ImgTask {
   loras: { model_name: string; strength: number }[];
   embeddings: { model_name: string }[];
 }
-
-const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
 
 /** An integer in [min, max]; `def` when absent (no `def`: required). */
 function int(v: number | undefined, field: string, min: number, max: number, def?: number): number {

@@ -3,7 +3,7 @@
 // upstream (GANTRY_MEDIA_TTS_VOICES) is spoken there; any other by the simulator. The cost is
 // the characters of all texts × the operator's price per million characters.
 import type { TtsVoice } from '../../config.ts';
-import { invalid } from '../../lib/errors.ts';
+import { bad } from './errors.ts';
 import { simSpeech } from './sim.ts';
 import { upstreamSpeech } from './upstream.ts';
 
@@ -24,8 +24,6 @@ export interface Txt2SpeechTask {
   volume: number;
   speed: number;
 }
-
-const bad = (field: string, rule: string) => invalid(field, rule, 'INVALID_REQUEST_BODY');
 
 /** Characters as a reader counts them (code points), which the price is per. */
 export const charCount = (texts: string[]) => texts.reduce((n, t) => n + [...t].length, 0);

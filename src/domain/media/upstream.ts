@@ -2,7 +2,7 @@
 // `{url}/images/generations` for PNGs (b64_json); text to speech asks `{url}/audio/speech`
 // for a WAV. A refusal the request caused (4xx) fails the task at once; the server away or
 // failing (connection, timeout, 5xx, 429) is retried by the task's job.
-import { AppError } from '../../lib/errors.ts';
+import { upstreamFailed } from './errors.ts';
 import { pngSize } from '../../lib/png.ts';
 import { wavInfo } from '../../lib/wav.ts';
 
@@ -27,14 +27,14 @@ async function post(url: string, apiKey: string | undefined, body: unknown, sign
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
   } catch (err) {
-    throw new AppError('SERVICE_NOT_AVAILABLE', `the upstream ${new URL(url).host} could not be reached: ${(err as Error).message}`);
+    throw upstreamFailed(`the upstream ${new URL(url).host} could not be reached: ${(err as Error).message}`);
   }
   if (res.ok) return res;
   const text = (await res.text().catch(() => '')).slice(0, 300);
   if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
     throw new TaskRefused(`the upstream refused the task (${res.status}): ${text}`);
   }
-  throw new AppError('SERVICE_NOT_AVAILABLE', `the upstream answered ${res.status}: ${text}`);
+  throw upstreamFailed(`the upstream answered ${res.status}: ${text}`);
 }
 
 export interface ImageUpstream {
@@ -50,7 +50,7 @@ export async function upstreamImages(u: ImageUpstream, r: { model: string; promp
   const body = await res.json().catch(() => undefined) as { data?: { b64_json?: unknown }[] } | undefined;
   const images = (body?.data ?? []).map((d) => typeof d.b64_json === 'string' ? Buffer.from(d.b64_json, 'base64') : undefined);
   if (images.length !== r.n || images.some((b) => !b || !pngSize(b))) {
-    throw new AppError('SERVICE_NOT_AVAILABLE', `the upstream did not answer ${r.n} PNG image(s) as b64_json`);
+    throw upstreamFailed(`the upstream did not answer ${r.n} PNG image(s) as b64_json`);
   }
   return images as Buffer[];
 }
@@ -66,6 +66,6 @@ export interface SpeechUpstream {
 export async function upstreamSpeech(u: SpeechUpstream, r: { input: string; speed: number }, signal?: AbortSignal): Promise<Buffer> {
   const res = await post(`${u.url}/audio/speech`, u.apiKey, { model: u.model, input: r.input, voice: u.voice, speed: r.speed, response_format: 'wav' }, signal);
   const wav = Buffer.from(await res.arrayBuffer());
-  if (!wavInfo(wav)) throw new AppError('SERVICE_NOT_AVAILABLE', 'the upstream did not answer a WAV file');
+  if (!wavInfo(wav)) throw upstreamFailed('the upstream did not answer a WAV file');
   return wav;
 }

@@ -1,11 +1,11 @@
 // A member's model-access policy (Gantry's; rules in ./README.md): the key policy's shape,
 // set on a member, binding every key the member has and will have. A call passes only if its
 // key's policy, its member's policy and the team's enabled models all allow the model.
-import { AppError } from '../../lib/errors.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/restrictions.ts';
 import { requireMember } from '../accounts/members.ts';
 import { assertMayActOn, assertNotOwnLimit, can, type Principal } from '../roles.ts';
+import { roleRefused } from '../errors.ts';
 import {
   DEFAULT_POLICY, anyCallable, assertModelsUsable, normalizePolicy, policyAllows, usableIds, withoutLists,
   type Policy, type PolicyInput,
@@ -26,7 +26,7 @@ function view(memberId: string, policy: Policy, row: q.MemberPolicyRow | undefin
 }
 
 function assertMayWrite(p: Principal, what: string): void {
-  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', `only a team Owner or Admin may ${what}`, { role: p.role });
+  if (!can(p.role, 'writePolicy')) throw roleRefused(p.role, `only a team Owner or Admin may ${what}`);
 }
 
 export async function getMemberPolicy(ctx: Ctx, p: Principal, memberId: string) {
@@ -34,7 +34,7 @@ export async function getMemberPolicy(ctx: Ctx, p: Principal, memberId: string) 
   const full = can(p.role, 'writePolicy');
   // As for key policies: a Developer reads only its own, without the model lists.
   if (!full && !(p.role === 'Developer' && memberId === p.memberId)) {
-    throw new AppError('FORBIDDEN', `role ${p.role} may not read this member's policy`, { role: p.role });
+    throw roleRefused(p.role, `role ${p.role} may not read this member's policy`);
   }
   const [row, usable] = await Promise.all([q.findMemberPolicy(ctx.db, memberId), usableIds(ctx, p.teamId)]);
   return view(memberId, row ? (row.policy as Policy) : DEFAULT_POLICY, row, usable, full);

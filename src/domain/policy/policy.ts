@@ -1,5 +1,5 @@
 // API-key model-access policies (interface: "Set API key model access policy").
-import { AppError, invalid } from '../../lib/errors.ts';
+import { invalid } from '../../lib/errors.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/policies.ts';
 import { findMemberPolicy } from '../../store/restrictions.ts';
@@ -7,6 +7,8 @@ import { findTeam } from '../../store/accounts.ts';
 import { assertMayActOnKey, requireKey } from '../keys/keys.ts';
 import { teamUsableModels } from '../models/models.ts';
 import { assertNotOwnLimit, can, type Principal } from '../roles.ts';
+import { roleRefused } from '../errors.ts';
+import { modelNotUsable } from './errors.ts';
 
 export const POLICY_MODES = ['all_enabled', 'selected'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
@@ -125,9 +127,7 @@ export function assertModelsUsable(policy: Policy, usable: Set<string>): void {
   for (const [field, refs] of [['allowedModels', policy.allowedModels], ['excludedModels', policy.excludedModels]] as const) {
     refs.forEach((m, i) => {
       if (!usable.has(m.id)) {
-        throw new AppError('INVALID_ARGUMENT', `${field}[${i}]: model ${m.id} is not enabled for this team or not available`, {
-          field: `${field}[${i}].id`, model: m.id, rule: 'model must be enabled for the team and available',
-        });
+        throw modelNotUsable(field, i, m.id);
       }
     });
   }
@@ -149,14 +149,14 @@ export async function getPolicy(ctx: Ctx, p: Principal, keyId: string) {
   const full = can(p.role, 'writePolicy');
   // Developers read only their own keys' policies, and without the model lists.
   if (!full && !(p.role === 'Developer' && key.memberId === p.memberId)) {
-    throw new AppError('FORBIDDEN', `role ${p.role} may not read this key's policy`, { role: p.role });
+    throw roleRefused(p.role, `role ${p.role} may not read this key's policy`);
   }
   const [{ policy, row }, memberPolicy, usable] = await Promise.all([loadPolicy(ctx, keyId), loadMemberPolicy(ctx, key.memberId), usableIds(ctx, p.teamId)]);
   return view(keyId, policy, row, memberPolicy, usable, full);
 }
 
 export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: PolicyInput) {
-  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may set a key policy', { role: p.role });
+  if (!can(p.role, 'writePolicy')) throw roleRefused(p.role, 'only a team Owner or Admin may set a key policy');
   const key = await requireKey(ctx, p.teamId, keyId);
   await assertMayActOnKey(ctx, p, key, 'set the policy of a key');
   assertNotOwnLimit(p, key.memberId, 'set the policy of its own key');
@@ -170,7 +170,7 @@ export async function setPolicy(ctx: Ctx, p: Principal, keyId: string, input: Po
 }
 
 export async function deletePolicy(ctx: Ctx, p: Principal, keyId: string): Promise<void> {
-  if (!can(p.role, 'writePolicy')) throw new AppError('FORBIDDEN', 'only a team Owner or Admin may delete a key policy', { role: p.role });
+  if (!can(p.role, 'writePolicy')) throw roleRefused(p.role, 'only a team Owner or Admin may delete a key policy');
   const key = await requireKey(ctx, p.teamId, keyId);
   await assertMayActOnKey(ctx, p, key, 'delete the policy of a key');
   assertNotOwnLimit(p, key.memberId, 'delete the policy of its own key');

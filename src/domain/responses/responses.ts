@@ -6,7 +6,7 @@
 //   output included); naming one that is not there is the client's error (400, as OpenAI).
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { previousNotFound, responseNotFound } from './errors.ts';
 import * as q from '../../store/responses.ts';
 
 /** Rows removed per statement by the prune, so one pass never holds a long transaction. */
@@ -30,19 +30,19 @@ export class ResponseStore {
 
   async get(p: Principal, id: string): Promise<unknown> {
     const row = await q.findResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
-    if (!row) throw notFound('response', id, 'RESPONSE_NOT_FOUND');
+    if (!row) throw responseNotFound(id);
     return JSON.parse(row.body);
   }
 
   /** The stored conversation a request continues. */
   async conversation(p: Principal, id: string): Promise<unknown[]> {
     const row = await q.findResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
-    if (!row) throw new AppError('INVALID_REQUEST_BODY', `Previous response with id '${id}' not found.`, { field: 'previous_response_id', rule: 'stored response', openaiCode: 'previous_response_not_found' });
+    if (!row) throw previousNotFound(id);
     return JSON.parse(row.conversation) as unknown[];
   }
 
   async delete(p: Principal, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
-    if (!(await q.deleteResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs()))) throw notFound('response', id, 'RESPONSE_NOT_FOUND');
+    if (!(await q.deleteResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs()))) throw responseNotFound(id);
     return { id, object: 'response', deleted: true };
   }
 

@@ -3,7 +3,7 @@
 // replicas), only while running, healthy and not draining; other requests wait in the
 // endpoint's FIFO queue on this replica, up to `requestTimeout`. Proxying itself (bytes,
 // headers) is in http/routes/serverless-proxy. Rules in ./README.md.
-import { AppError } from '../../lib/errors.ts';
+import { endpointUnavailable, noEndpointNamed, queueFull, queueTimedOut } from './errors.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/serverless-workers.ts';
 import type { EndpointRow, WorkerRow } from '../../store/serverless-workers.ts';
@@ -89,13 +89,13 @@ export class ServerlessRouter {
     }
     const ep = hit.row;
     if (!ep || ep.state === 'terminating') {
-      throw new AppError('NOT_FOUND', `no serverless endpoint named "${appName}" in your team`, { appName });
+      throw noEndpointNamed(appName);
     }
     if (ep.state === 'stopped' || ep.state === 'failed') {
-      throw new AppError('SERVICE_NOT_AVAILABLE', `endpoint ${appName} is ${ep.state}: ${ep.stateMessage || ep.stateError || 'no worker runs'}`, { appName, state: ep.state });
+      throw endpointUnavailable(`endpoint ${appName} is ${ep.state}: ${ep.stateMessage || ep.stateError || 'no worker runs'}`, { appName, state: ep.state });
     }
     if (ep.spec.workerConfig.maxNum === 0) {
-      throw new AppError('SERVICE_NOT_AVAILABLE', `endpoint ${appName} has maxNum 0: it runs no worker`, { appName });
+      throw endpointUnavailable(`endpoint ${appName} has maxNum 0: it runs no worker`, { appName });
     }
     return ep;
   }
@@ -129,7 +129,7 @@ export class ServerlessRouter {
     }
     eq.ep = ep;
     if (eq.waiters.length >= this.queueLimit) {
-      return Promise.reject(new AppError('RATE_LIMIT_EXCEEDED', `endpoint ${ep.appName} has ${eq.waiters.length} requests waiting, the most it keeps: try again later`, { appName: ep.appName, waiting: eq.waiters.length }));
+      return Promise.reject(queueFull(ep.appName, eq.waiters.length));
     }
     const queue = eq;
     const timeoutMs = ep.spec.workerConfig.requestTimeout * 1000;
@@ -143,9 +143,7 @@ export class ServerlessRouter {
         this.report(queue);
         reject(e);
       };
-      const timer: NodeJS.Timeout = setTimeout(() => end(new AppError('GATEWAY_TIMEOUT',
-        `no worker of endpoint ${ep.appName} took the request within its requestTimeout of ${ep.spec.workerConfig.requestTimeout} s`,
-        { appName: ep.appName, requestTimeout: ep.spec.workerConfig.requestTimeout })), timeoutMs);
+      const timer: NodeJS.Timeout = setTimeout(() => end(queueTimedOut(ep.appName, ep.spec.workerConfig.requestTimeout)), timeoutMs);
       w.timer = timer;
       signal.addEventListener('abort', () => end(new Error('the client went away')), { once: true });
       queue.waiters.push(w);

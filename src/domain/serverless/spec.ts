@@ -2,7 +2,6 @@
 // (store/schema-serverless.ts). Every refusal is a 400 naming the field (with the body's path:
 // `endpoint.workerConfig.minNum` on create, `workerConfig.minNum` on update) and its rule or
 // range; nothing is looked up before the plain checks pass, and nothing is written here.
-import { AppError } from '../../lib/errors.ts';
 import type { EndpointSpec } from '../../store/schema-serverless.ts';
 import * as cq from '../../store/compute.ts';
 import type { Ctx } from '../context.ts';
@@ -13,7 +12,7 @@ import { checkEnvs, checkLength, checkPort, envsOf } from '../compute/limits.ts'
 import { computeNotFound, insufficient } from '../compute/errors.ts';
 import { POLICY_TYPES, VOLUME_TYPES, type PolicyType } from './codes.ts';
 import type { EndpointLimits } from './limits.ts';
-import { bad } from './errors.ts';
+import { bad, productUnavailable } from './errors.ts';
 
 /** An integer, or a string of digits: get and list answer some integers as strings, and clients send them back. */
 export type IntLike = number | string;
@@ -176,7 +175,7 @@ export async function resolveSpec(ctx: Ctx, teamId: string, input: EndpointInput
 
   // ---- lookups ----
   const product = await requireProduct(ctx, productId);
-  if (!product.available) throw new AppError('RESOURCE_NOT_FOUND', `product ${product.id} is not available`, { resource: 'product', id: product.id });
+  if (!product.available) throw productUnavailable(product.id);
   if (authId) await requireRegistryAuth(ctx, teamId, authId);
   let storageCluster: string | undefined;
   for (const [i, m] of mounts.entries()) {

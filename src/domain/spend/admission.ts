@@ -9,10 +9,9 @@ import type { Payer, BudgetScope } from './scopes.ts';
 import { keyScope, memberScope, teamScope } from './scopes.ts';
 import type { Counters, RateCheck, RateView } from './counters.ts';
 import { scopeBaseMicro } from './base.ts';
-import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
-import { spendRefusal } from './errors.ts';
+import { loadingOutpaced, spendRefusal, unexpectedRateRefusal } from './errors.ts';
 import { findBudget, type BudgetRow } from '../../store/budgets.ts';
 
 export interface SpendOptions {
@@ -123,7 +122,7 @@ export class SpendAdmission {
       if (r.kind === 'load') {
         // Each round loads what is missing (shared with every request waiting on the same
         // scope); another round is needed only when a change invalidated it meanwhile.
-        if (attempt >= MAX_LOAD_ROUNDS) throw new AppError('SERVICE_NOT_AVAILABLE', 'budget state is changing too fast to admit the request; retry');
+        if (attempt >= MAX_LOAD_ROUNDS) throw loadingOutpaced();
         await Promise.all(r.scopes.map((s) => this.loadScope(req.payer.teamId, s)));
         continue;
       }
@@ -153,7 +152,7 @@ export class SpendAdmission {
     const r = await this.admit({ payer, costMicro, leaseMs });
     if (r.kind === 'ok') return r.reservation;
     if (r.kind === 'budget') throw spendRefusal(r.scope, r.availableMicro, costMicro, what);
-    throw new AppError('UNKNOWN', 'a rate limit refused spend that has none');
+    throw unexpectedRateRefusal();
   }
 
   /**

@@ -1,5 +1,5 @@
 // The shared counters behind admission (a port): per-minute request/token windows and
-// budget state. Two implementations with one semantics, in src/store/counters/: in-process
+// budget state. Two implementations with one semantics, in src/adapters/counters/: in-process
 // (memory.ts, the embedded default) and Redis with Lua scripts (redis.ts) so limits and
 // budgets hold across replicas.
 //

@@ -1,11 +1,22 @@
 // The reasons spend is refused with: the account balance (NOT_ENOUGH_BALANCE) or a member or
 // key budget (BUDGET_EXCEEDED); each route family tells them in its own words (the GPU family
-// says BALANCE_NOT_ENOUGH, the media family BILLING_BALANCE_NOT_ENOUGH).
+// says BALANCE_NOT_ENOUGH, the media family BILLING_BALANCE_NOT_ENOUGH). Besides: limits that
+// change faster than they load (SERVICE_NOT_AVAILABLE, retry), and a refusal that cannot be (UNKNOWN).
 import { AppError, type Reason } from '../../lib/errors.ts';
 import { describeMicro, microToUnits } from '../../lib/money.ts';
 import type { BudgetScope } from './scopes.ts';
 
-export const SPEND_REASONS = ['NOT_ENOUGH_BALANCE', 'BUDGET_EXCEEDED'] as const satisfies readonly Reason[];
+export const SPEND_REASONS = ['NOT_ENOUGH_BALANCE', 'BUDGET_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'UNKNOWN'] as const satisfies readonly Reason[];
+
+/** The scopes' state changed under every loading round: nothing was admitted, retry. */
+export function loadingOutpaced(): AppError {
+  return new AppError('SERVICE_NOT_AVAILABLE', 'budget state is changing too fast to admit the request; retry');
+}
+
+/** A rate limit refused spend that asked for none (a bug, told as an internal error). */
+export function unexpectedRateRefusal(): AppError {
+  return new AppError('UNKNOWN', 'a rate limit refused spend that has none');
+}
 
 /**
  * The refusal of spend that a limit cannot cover: NOT_ENOUGH_BALANCE for the account,

@@ -12,7 +12,8 @@
 //    together.
 import type { Ctx } from '../context.ts';
 import type { DbOrTx } from '../../store/db.ts';
-import { AppError, invalid } from '../../lib/errors.ts';
+import { invalid, type AppError } from '../../lib/errors.ts';
+import { quotaRefused } from './errors.ts';
 import { requireTeam } from '../accounts/teams.ts';
 import * as q from '../../store/storage.ts';
 
@@ -70,13 +71,13 @@ export function formatBytes(n: number): string {
 }
 
 function bytesRefused(kind: StorageKind, limit: number, used: number, needed: number, when: string): AppError {
-  return new AppError('STORAGE_QUOTA_EXCEEDED',
+  return quotaRefused(
     `the team's ${WHAT[kind].noun} quota is ${formatBytes(limit)} (${limit} bytes), ${formatBytes(used)} is used and this upload ${when} ${formatBytes(needed)}: delete ${WHAT[kind].many} or ask the operator for more`,
     { field: 'file', rule: 'storage_quota', quota: `${kind}.bytes`, limit, used, requested: needed });
 }
 
 function countRefused(kind: StorageKind, limit: number, used: number): AppError {
-  return new AppError('STORAGE_QUOTA_EXCEEDED',
+  return quotaRefused(
     `the team stores ${used} ${WHAT[kind].many}, its quota is ${limit}: delete ${WHAT[kind].many} or ask the operator for more`,
     { field: 'file', rule: 'storage_quota', quota: `${kind}.count`, limit, used });
 }
@@ -171,7 +172,7 @@ export class StorageQuotas {
 
   /** The refusal of an upload that streamed past `roomBytes` (admit's answer). */
   overStream(kind: StorageKind, roomBytes: number, streamedBytes: number): AppError {
-    return new AppError('STORAGE_QUOTA_EXCEEDED',
+    return quotaRefused(
       `the team's ${WHAT[kind].noun} quota leaves ${formatBytes(roomBytes)} (${roomBytes} bytes) for this upload and it sent more: nothing of it was kept`,
       { field: 'file', rule: 'storage_quota', quota: `${kind}.bytes`, room: roomBytes, streamed: streamedBytes });
   }

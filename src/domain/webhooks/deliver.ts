@@ -4,7 +4,7 @@
 // backoff; the last attempt leaves the delivery failed. A team endpoint whose attempts have
 // all failed for 5 days is disabled (state, reason and time in its GET, a warning in the
 // log), and its pending deliveries end.
-import type { JobContext } from '../../jobs/runner.ts';
+import type { JobContext } from '../jobs/queue.ts';
 import * as q from '../../store/webhooks.ts';
 import { inTransaction } from '../changes.ts';
 import { DISABLE_AFTER_FAILING_MS } from './codes.ts';

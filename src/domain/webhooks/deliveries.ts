@@ -32,7 +32,7 @@ export async function retryDelivery(w: Webhooks, teamId: string, endpointId: str
     const now = w.ctx.clock.nowMs();
     const row = await q.updateDelivery(tx, deliveryId, d.state, { state: 'pending', nextAttemptAtMs: now, updatedAtMs: now });
     if (!row) throw conflict(`delivery ${deliveryId} changed meanwhile; try again`, { delivery_id: deliveryId, rule: 'the delivery ended' });
-    await queueAttempt(tx, ENDPOINT_JOB, deliveryId, now);
+    await queueAttempt(w.ctx.jobs, tx, ENDPOINT_JOB, deliveryId);
     return row;
   });
 }

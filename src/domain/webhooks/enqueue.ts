@@ -11,14 +11,16 @@
 //       when the request comes in with checkWebhookUrl (endpoints.ts).
 //
 // Every attempt is signed with the team's secret (Standard Webhooks headers). Resolves to the
-// ids of the deliveries queued (`msg_…`, the `webhook-id` header). Jobs are queued as rows
-// of the job table; a runner takes them at its next poll (GANTRY_JOBS_POLL_MS).
-import type { Clock } from '../../lib/clock.ts';
+// ids of the deliveries queued (`msg_…`, the `webhook-id` header). Each delivery's job is
+// queued through the context's job queue (`ctx.jobs`, like any other job) in the same
+// transaction; a runner takes it at its next poll (GANTRY_JOBS_POLL_MS), at once when the
+// enqueueing process runs jobs.
 import { newId } from '../../lib/ids.ts';
 import type { DbOrTx } from '../../store/db.ts';
-import { insertJob, restartQueuedJob } from '../../store/jobs.ts';
 import * as q from '../../store/webhooks.ts';
-import type { JobName } from '../../jobs/catalog.ts';
+import type { Ctx } from '../context.ts';
+import type { JobName } from '../jobs/catalog.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import { isWebhookEvent, type WebhookEvent } from './codes.ts';
 
 export type WebhookMessage =
@@ -27,9 +29,10 @@ export type WebhookMessage =
   /** to `url` only, `payload` as the body; `event` names it in the log */
   | { teamId: string; event: string; payload: unknown; url: string };
 
-/** The job types that send deliveries (jobs/catalog.ts). */
+/** The job types that send deliveries (domain/jobs/catalog.ts). */
 export const ENDPOINT_JOB = 'webhook.endpoint' satisfies JobName;
 export const URL_JOB = 'webhook.url' satisfies JobName;
+export type DeliveryJob = typeof ENDPOINT_JOB | typeof URL_JOB;
 
 function json(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
@@ -40,12 +43,12 @@ export function envelope(event: WebhookEvent, nowMs: number, data: unknown): str
   return json({ type: event, timestamp: new Date(nowMs).toISOString(), data });
 }
 
-export async function enqueueWebhook(ctx: { db: DbOrTx; clock: Clock }, m: WebhookMessage, opts: { tx?: DbOrTx } = {}): Promise<string[]> {
+export async function enqueueWebhook(ctx: Pick<Ctx, 'db' | 'clock' | 'jobs'>, m: WebhookMessage, opts: { tx?: DbOrTx } = {}): Promise<string[]> {
   const db = opts.tx ?? ctx.db;
   const now = ctx.clock.nowMs();
   const base = { teamId: m.teamId, event: m.event, state: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now, updatedAtMs: now };
   let rows: q.NewDeliveryRow[];
-  let job: JobName;
+  let job: DeliveryJob;
   if (m.url !== undefined) {
     rows = [{ ...base, id: newId('webhookDelivery', now), endpointId: null, url: m.url, body: json(m.payload) }];
     job = URL_JOB;
@@ -58,16 +61,16 @@ export async function enqueueWebhook(ctx: { db: DbOrTx; clock: Clock }, m: Webho
     job = ENDPOINT_JOB;
   }
   await q.insertDeliveries(db, rows);
-  for (const r of rows) await queueAttempt(db, job, r.id, now);
+  for (const r of rows) await queueAttempt(ctx.jobs, db, job, r.id);
   return rows.map((r) => r.id);
 }
 
 /**
- * A job that sends delivery `deliveryId` now (its first attempt, or a manual retry). One job
- * at a time per delivery (the catalogue's singleton key is the delivery id): a job still
- * waiting for its backoff starts afresh now instead.
+ * A job that sends delivery `deliveryId` now (its first attempt, or a manual retry), in `tx`.
+ * One job at a time per delivery (the catalogue's singleton key is the delivery id): a job
+ * still waiting for its backoff (a delivery failed when its endpoint was disabled, then
+ * retried by hand) starts afresh now instead.
  */
-export async function queueAttempt(db: DbOrTx, job: JobName, deliveryId: string, nowMs: number): Promise<void> {
-  const r = await insertJob(db, { id: newId('job', nowMs), name: job, payload: { deliveryId }, dueAtMs: nowMs, singletonKey: deliveryId, nowMs });
-  if (!r.created) await restartQueuedJob(db, r.id, nowMs);
+export async function queueAttempt(jobs: JobQueue, tx: DbOrTx, job: DeliveryJob, deliveryId: string): Promise<void> {
+  await jobs.enqueue(job, { deliveryId }, { tx, restartQueued: true });
 }

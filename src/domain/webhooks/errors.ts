@@ -1,5 +1,7 @@
 // The reasons webhook operations refuse with (the account family: INVALID_ARGUMENT, NOT_FOUND, CONFLICT).
-import { AppError } from '../../lib/errors.ts';
+import { AppError, type Reason } from '../../lib/errors.ts';
+
+export const WEBHOOKS_REASONS = ['NOT_FOUND', 'CONFLICT'] as const satisfies readonly Reason[];
 
 export function endpointNotFound(id: string): AppError {
   return new AppError('NOT_FOUND', `webhook endpoint ${id} not found`, { resource: 'webhook endpoint', id });

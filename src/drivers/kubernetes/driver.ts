@@ -19,7 +19,6 @@ async function ignore(codes: number[], p: Promise<unknown>): Promise<void> {
 }
 
 export class KubernetesDriver implements ComputeDriver {
-  readonly name = 'kubernetes';
   private readonly core: k8s.CoreV1Api;
   private readonly ns: string;
 
@@ -103,4 +102,10 @@ export class KubernetesDriver implements ComputeDriver {
     await ignore([404], this.core.deleteNamespacedService({ name, namespace }));
     await ignore([404], this.core.deleteNamespacedSecret({ name: `${name}-pull`, namespace }));
   }
+
+  /**
+   * Nothing to release: the driver holds only the API client, which keeps no watch, stream or
+   * timer open (each call above is one request, on a connection the client makes for it).
+   */
+  async close(): Promise<void> {}
 }

@@ -1,7 +1,7 @@
 // Anthropic's Messages request (POST /anthropic/v1/messages) as the chat-completions request
 // the pipeline runs. Pure: no HTTP, no store. What has no chat equivalent is refused here, in
 // Anthropic's words and with its field names, before the pipeline sees the request.
-import { AppError } from '../../lib/errors.ts';
+import { badRequest } from '../errors.ts';
 import type { ModelBody } from '../upstreams/upstream.ts';
 
 export interface TextBlock { type: 'text'; text: string }
@@ -30,7 +30,7 @@ export interface MessagesBody {
 }
 
 function refuse(field: string, message: string): never {
-  throw new AppError('INVALID_REQUEST_BODY', message, { field, rule: 'anthropic' });
+  throw badRequest(message, { field, rule: 'anthropic' });
 }
 
 type ChatMessage = Record<string, unknown>;

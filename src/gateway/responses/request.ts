@@ -2,7 +2,7 @@
 // pipeline runs: every upstream today speaks chat completions. Pure. Input items (and a
 // stored conversation, which is input items too) become chat messages; what has no chat
 // equivalent is refused here in OpenAI's words, naming the Responses field.
-import { AppError } from '../../lib/errors.ts';
+import { badRequest } from '../errors.ts';
 import type { ModelBody } from '../upstreams/upstream.ts';
 
 export type Item = { type?: string } & Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface ResponsesBody {
 }
 
 function refuse(field: string, message: string): never {
-  throw new AppError('INVALID_REQUEST_BODY', message, { field, rule: 'responses' });
+  throw badRequest(message, { field, rule: 'responses' });
 }
 
 /** The input as items: a string is one user message. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { buildTestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
-import { defineJob } from '../../../jobs/catalog.ts';
+import { defineJob } from '../../../domain/jobs/catalog.ts';
 
 test('failed jobs are listed newest first with their last error, in pages', async () => {
   const t = await buildTestApp();

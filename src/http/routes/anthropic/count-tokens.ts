@@ -3,7 +3,8 @@ import type { App, Services } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { chatMessages, type MessagesBody as Body } from '../../../gateway/anthropic/request.ts';
 import { simChatPromptTokensAsync } from '../../../gateway/tokens.ts';
-import { ANTHROPIC_BASE, AnthropicAnswers, AnthropicVersion, CountTokensBody } from './schemas.ts';
+import { AnthropicAnswers, AnthropicVersion, CountTokensBody } from '../../../gateway/anthropic/schemas.ts';
+import { ANTHROPIC_BASE } from './bases.ts';
 
 export default function anthropicCountTokensRoute(app: App, s: Services): void {
   app.post(`${ANTHROPIC_BASE}/messages/count_tokens`, {

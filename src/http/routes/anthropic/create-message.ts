@@ -3,7 +3,8 @@ import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import type { MessagesBody as Body } from '../../../gateway/anthropic/request.ts';
 import { anthropicDoor } from './door.ts';
-import { ANTHROPIC_BASE, AnthropicAnswers, AnthropicVersion, MessagesBody } from './schemas.ts';
+import { AnthropicAnswers, AnthropicVersion, MessagesBody } from '../../../gateway/anthropic/schemas.ts';
+import { ANTHROPIC_BASE } from './bases.ts';
 
 export default function anthropicCreateMessageRoute(app: App, s: Services): void {
   app.post(`${ANTHROPIC_BASE}/messages`, {

@@ -5,7 +5,7 @@ import { anthropicMessage } from '../../../gateway/anthropic/answer.ts';
 import { chatRequest, type MessagesBody } from '../../../gateway/anthropic/request.ts';
 import { anthropicEvents } from '../../../gateway/anthropic/stream.ts';
 import { sseEvent, type Door } from '../../model-answer.ts';
-import { errorPayload } from '../../plugins/errors.ts';
+import { errorPayload } from '../../../lib/error-answer.ts';
 
 export function anthropicDoor(body: MessagesBody): Door {
   return {

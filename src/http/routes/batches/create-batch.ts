@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { BATCH_ENDPOINTS } from '../../../domain/batches/view.ts';
 import { COMPLETION_WINDOW, type CreateBatch } from '../../../domain/batches/service.ts';
 import { BatchObject, Id, summary } from './schemas.ts';

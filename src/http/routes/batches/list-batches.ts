@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { BatchObject, Id, summary } from './schemas.ts';
 
 const BatchList = Type.Object({

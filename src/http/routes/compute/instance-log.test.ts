@@ -8,7 +8,7 @@ import { createTeam } from '../../../../test/helpers/factories.ts';
 import { BASE, fixture, type Fixture } from '../../../../test/helpers/compute-fixture.ts';
 import { appendInstanceLog, countInstanceLog } from '../../../store/instance-logs.ts';
 import { KEEP_AFTER_REMOVAL_MS, MAX_LINES_PER_INSTANCE } from '../../../domain/compute/logs.ts';
-import { HEARTBEAT_MS } from '../../../drivers/sim-output.ts';
+import { HEARTBEAT_MS } from '../../../drivers/sim/output.ts';
 
 let f: Fixture;
 let base: string;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileIdParams, summary } from './schemas.ts';
 
 export default function deleteFile(app: App, s: Services): void {

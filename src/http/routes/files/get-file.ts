@@ -1,6 +1,6 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileIdParams, FileObject, summary } from './schemas.ts';
 
 export default function getFile(app: App, s: Services): void {

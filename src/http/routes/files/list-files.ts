@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileObject, summary } from './schemas.ts';
 
 // compat.md: `{code, message, data}`; OpenAI's list members are added so OpenAI SDKs page it

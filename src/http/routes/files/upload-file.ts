@@ -6,7 +6,7 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
-import { OPENAI_BASES } from '../openai/schemas.ts';
+import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileObject, summary } from './schemas.ts';
 
 export default function uploadFile(app: App, s: Services): void {

@@ -1,7 +1,8 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
-import { CompletionBody, ModelAnswers, OPENAI_BASES } from './schemas.ts';
+import { CompletionBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
+import { OPENAI_BASES } from './bases.ts';
 
 export default function completionsRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {

@@ -4,7 +4,8 @@ import { principalOf } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import type { ResponsesBody as Body } from '../../../gateway/responses/request.ts';
 import { responsesDoor } from './responses-door.ts';
-import { ModelAnswers, OPENAI_BASES, ResponsesBody } from './schemas.ts';
+import { ModelAnswers, ResponsesBody } from '../../../gateway/openai/schemas.ts';
+import { OPENAI_BASES } from './bases.ts';
 
 export default function createResponseRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {

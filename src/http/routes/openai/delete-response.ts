@@ -1,7 +1,8 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { principalOf } from '../../types.ts';
-import { ModelAnswers, OPENAI_BASES, ResponseIdParams } from './schemas.ts';
+import { ModelAnswers, ResponseIdParams } from '../../../gateway/openai/schemas.ts';
+import { OPENAI_BASES } from './bases.ts';
 
 export default function deleteResponseRoute(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {

@@ -1,6 +1,7 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { ModelRecord, OPENAI_BASES } from './schemas.ts';
+import { ModelRecord } from '../../../gateway/openai/schemas.ts';
+import { OPENAI_BASES } from './bases.ts';
 
 export default function getModel(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { ModelRecord, OPENAI_BASES } from './schemas.ts';
+import { ModelRecord } from '../../../gateway/openai/schemas.ts';
+import { OPENAI_BASES } from './bases.ts';
 
 export default function listModels(app: App, s: Services): void {
   for (const base of OPENAI_BASES) {

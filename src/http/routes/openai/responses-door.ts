@@ -13,7 +13,7 @@ import { responseEvents } from '../../../gateway/responses/stream.ts';
 import { TERMINAL_EVENTS } from '../../../gateway/upstreams/responses-native.ts';
 
 import { sseEvent, type Door } from '../../model-answer.ts';
-import { errorPayload } from '../../plugins/errors.ts';
+import { errorPayload } from '../../../lib/error-answer.ts';
 import type { Services } from '../../types.ts';
 
 /** A Responses object's output items (what a later previous_response_id continues from). */

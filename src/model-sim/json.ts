@@ -7,7 +7,7 @@
 // the walk meets (minimum above maximum, an enum with nothing in it, a required property
 // that additionalProperties: false forbids, a $ref to nowhere…) are reported with their
 // place in the schema, so the client's 400 says why.
-import { compileSchema, firstError, SchemaError } from '../json-schema.ts';
+import { compileSchema, firstError, SchemaError } from '../lib/json-schema.ts';
 
 type Schema = Record<string, unknown> | boolean;
 type Rand = () => number;

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../lib/clock.ts';
-import { SimDriver } from './sim.ts';
-import { baseSpec, driverContract } from './contract.ts';
-import { HEARTBEAT_MS, MAX_HEARTBEATS } from './sim-output.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { SimDriver } from './driver.ts';
+import { baseSpec, driverContract } from '../contract.ts';
+import { HEARTBEAT_MS, MAX_HEARTBEATS } from './output.ts';
 
 driverContract('sim', async () => {
   const clock = new ManualClock();
@@ -70,4 +70,21 @@ test('sim output: a banner, the command, the ports, heartbeats at a slow rate an
   const last = (await d.logs('ins_out', 0, 10_000)).at(-1)!;
   assert.deepEqual([last.line, last.atMs > started], ['received SIGTERM: shutting down', true]);
   assert.deepEqual(await text(last.atMs), []);
+});
+
+test('sim close: a running worker\'s server stops answering, none is started again, and close may be called twice', async () => {
+  const clock = new ManualClock();
+  const d = new SimDriver(clock);
+  const health = { path: '/health', initialDelay: 0, period: 1, timeout: 1, successThreshold: 1, failureThreshold: 3 };
+  await d.create({ ...baseSpec('wk-close'), worker: { endpointId: 'ep-close', health } });
+  clock.advance(60_000);
+  assert.equal((await d.describe('wk-close')).phase, 'running');
+  const address = await d.address('wk-close');
+  assert.ok(address, 'a running worker has an address');
+  assert.equal((await fetch(`http://${address}/health`)).status, 200);
+  await d.close();
+  await assert.rejects(fetch(`http://${address}/health`), 'its server is closed');
+  assert.equal((await d.describe('wk-close')).phase, 'running', 'the workload itself stays');
+  assert.equal(await d.address('wk-close'), undefined, 'no server is started after close');
+  await d.close();
 });

@@ -11,9 +11,9 @@
 // caller of the URL gets as 503 naming Redis.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { QueueState, WorkerActivity, WorkerLoad } from '../domain/serverless/load.ts';
-import { DependencyDown } from '../lib/dependencies.ts';
-import { withDeadline } from '../lib/deadline.ts';
+import type { QueueState, WorkerActivity, WorkerLoad } from '../../domain/serverless/load.ts';
+import { DependencyDown } from '../../lib/dependencies.ts';
+import { withDeadline } from '../../lib/deadline.ts';
 
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])

@@ -10,7 +10,7 @@ export const WORDS = ('the a of to and in is that for it as with on was by this 
   'light river stone garden window market signal system number letter music paper orange silver quiet rapid').split(' ');
 const PUNCT = [',', '.', ';', ':'];
 
-import { rng } from '../../lib/prng.ts';
+import { rng } from '../lib/prng.ts';
 
 export { rng }; // the simulators' one PRNG (lib/prng.ts)
 

@@ -1,13 +1,18 @@
-// Request and response shapes of the OpenAI-compatible routes (OpenAI's, loosely: unknown
-// fields pass through to the upstream and back) and the base paths they are served under
-// (compat.md). Model answers are documented only (config.docResponses), never used to
-// serialize: the upstream's body reaches the client as the upstream wrote it.
+// Request and answer shapes of the OpenAI-compatible surface (OpenAI's, loosely: unknown
+// fields pass through to the upstream and back): chat, completions, embeddings, rerank, the
+// model list and the Responses API. The gateway owns them: the routes validate with them
+// (http/routes/openai/, served under http/routes/openai/bases.ts) and a batch line is judged
+// by the same ones (jobs/batch-body.ts). Model answers are documented only
+// (config.docResponses), never used to serialize: the upstream's body reaches the client as
+// the upstream wrote it.
 import { Type, type Static, type TSchema } from 'typebox';
-import type { DocResponse } from '../../schemas.ts';
-import type { modelRecord } from '../../../domain/models/models.ts';
+import type { modelRecord } from '../../domain/models/models.ts';
 
-/** `/openai/v1` is documented; the two aliases serve the same routes. */
-export const OPENAI_BASES = ['/openai/v1', '/openai', '/v3/openai'] as const;
+/** An answer as /openapi.json documents it: the shape of a route's `config.docResponses` entry (http/schemas.ts DocResponse). */
+export interface AnswerDoc {
+  description: string;
+  content: Record<string, { schema: TSchema }>;
+}
 
 const Model = Type.String({ minLength: 1, maxLength: 200, description: 'Model id, e.g. gantry/sim-chat-small' });
 const MaxTokens = Type.Integer({ minimum: 1 });
@@ -212,7 +217,7 @@ const Rerank = Type.Object({
 }, { ...Open, description: 'Documents ranked against the query' });
 
 /** JSON, or with `stream: true` server-sent events: one `data: <chunk>` each, then `data: [DONE]`. */
-function jsonOrStream(description: string, body: TSchema, chunk: TSchema): DocResponse {
+function jsonOrStream(description: string, body: TSchema, chunk: TSchema): AnswerDoc {
   return {
     description,
     content: {
@@ -249,7 +254,7 @@ export const ModelAnswers = {
         + 'response.output_text.done, response.content_part.done, response.function_call_arguments.delta/.done, response.output_item.done, '
         + 'and response.completed (response.incomplete when max_output_tokens cut it), sent once the usage is recorded and the response stored.',
       content: { 'application/json': { schema: ResponseObject }, 'text/event-stream': { schema: Type.String() } },
-    } satisfies DocResponse,
+    } satisfies AnswerDoc,
   },
   storedResponse: { 200: ResponseObject },
   deletedResponse: { 200: Type.Object({ id: Type.String(), object: Type.Literal('response'), deleted: Type.Literal(true) }) },

@@ -2,10 +2,10 @@
 // tests advance time instead of sleeping. State lives in memory, like a cluster that
 // restarts with the process: after a Gantry restart describe() answers `absent` and the
 // reconciler re-issues the idempotent call (see domain/compute/README.md).
-import type { Clock } from '../lib/clock.ts';
-import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadLogLine, WorkloadSpec } from './types.ts';
-import { HEARTBEAT_MS, simRunLines, type SimRun } from './sim-output.ts';
-import { SimWorkerServer } from './sim-worker.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadLogLine, WorkloadSpec } from '../types.ts';
+import { HEARTBEAT_MS, simRunLines, type SimRun } from './output.ts';
+import { SimWorkerServer } from './worker.ts';
 
 export interface SimTimings {
   createMs: number;
@@ -34,7 +34,7 @@ interface SimWorkload {
   reclaimNotice?: boolean;
   /** where a timed phase leads */
   pending?: 'pulling' | 'starting' | 'running' | 'stopped' | 'absent';
-  /** its last runs, newest last: what it wrote (sim-output.ts) */
+  /** its last runs, newest last: what it wrote (output.ts) */
   runs: SimRun[];
   /** a serverless worker's HTTP server, while it runs */
   server?: SimWorkerServer | undefined;
@@ -55,7 +55,6 @@ export interface SimOptions {
 }
 
 export class SimDriver implements ComputeDriver {
-  readonly name = 'sim';
   private readonly clock: Clock;
   private readonly t: SimTimings;
   private readonly crashAfterMs: number;
@@ -63,6 +62,8 @@ export class SimDriver implements ComputeDriver {
   private readonly workloads = new Map<string, SimWorkload>();
   private readonly failNext = new Map<string, FailureReason>();
   private readonly workerLlm: { ttftMs: number; tokensPerSecond: number } | undefined;
+  /** after close(): no worker server is started again */
+  private closed = false;
 
   constructor(clock: Clock, opts: SimOptions = {}) {
     this.clock = clock;
@@ -194,15 +195,16 @@ export class SimDriver implements ComputeDriver {
     return w.runs.flatMap((r) => simRunLines(r, now, this.heartbeatMs)).filter((l) => l.atMs > afterMs).slice(0, limit);
   }
 
-  /** Close every worker server (the process or the test ends). */
-  async closeAll(): Promise<void> {
+  /** Close every worker server (the process or the test ends); the workloads stay, without one. */
+  async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.workloads.values()].map((w) => this.closeServer(w)));
   }
 
   // ---- serverless workers: a real HTTP server while running ----
   private async syncServer(w: SimWorkload): Promise<void> {
     if (!w.spec.worker) return;
-    if (w.phase !== 'running') return this.closeServer(w);
+    if (w.phase !== 'running' || this.closed) return this.closeServer(w);
     if (w.server) return;
     w.serverStarting ??= (async () => {
       const server = new SimWorkerServer({
@@ -213,7 +215,7 @@ export class SimDriver implements ComputeDriver {
       w.server = server;
     })().finally(() => { w.serverStarting = undefined; });
     await w.serverStarting;
-    if (w.phase !== 'running') await this.closeServer(w); // stopped while it was starting
+    if (w.phase !== 'running' || this.closed) await this.closeServer(w); // stopped (or the driver closed) while it was starting
   }
 
   private async closeServer(w: SimWorkload): Promise<void> {

@@ -1,11 +1,10 @@
-// Request shapes of the Anthropic-compatible routes (Anthropic's Messages API, as its SDKs
-// send it). Objects are open: fields this gateway does not use (thinking, service_tier,
-// cache_control, …) are accepted without effect. Rules that span fields are judged by the
-// translation (gateway/anthropic/request.ts) and by the pipeline's request rules.
+// Request and answer shapes of the Anthropic-compatible surface (Anthropic's Messages API,
+// as its SDKs send it); the routes (http/routes/anthropic/) validate with them. Objects are
+// open: fields this gateway does not use (thinking, service_tier, cache_control, …) are
+// accepted without effect. Rules that span fields are judged by the translation
+// (request.ts) and by the pipeline's request rules.
 import { Type, type TSchema } from 'typebox';
-import type { DocResponse } from '../../schemas.ts';
-
-export const ANTHROPIC_BASE = '/anthropic/v1';
+import type { AnswerDoc } from '../openai/schemas.ts';
 
 const Block = Type.Object({ type: Type.String({ description: 'text, image, tool_use, tool_result (thinking blocks of assistant turns are dropped)' }) });
 const Message = Type.Object({
@@ -63,7 +62,7 @@ const MessageAnswer = Type.Object({
   usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), cache_creation_input_tokens: Type.Integer(), cache_read_input_tokens: Type.Integer() }),
 }, { ...Open, description: 'A message' });
 
-function jsonOrEvents(body: TSchema): DocResponse {
+function jsonOrEvents(body: TSchema): AnswerDoc {
   return {
     description: 'A message, or with `stream: true` Anthropic\'s server-sent events',
     content: {

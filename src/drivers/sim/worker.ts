@@ -2,7 +2,8 @@
 // its queue and its timeouts are exercised over real sockets. It answers
 //  - the endpoint's health path: 200 once booted (503 after SIM_HEALTH_FAIL_AFTER_S seconds
 //    of the injected clock, when that env is set);
-//  - POST /v1/chat/completions and /v1/completions: the simulated LLM (stream and not);
+//  - POST /v1/chat/completions and /v1/completions: the simulated model of src/model-sim/ (stream
+//    and not);
 //  - anything else: a JSON echo {workerId, method, path, query, headers, body, bytes,
 //    inflight, peakInflight}: the requests it was answering at once when this one arrived
 //    (itself included) and the most it ever answered at once, so a test can see that the
@@ -13,10 +14,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../lib/clock.ts';
-import { SimUpstream } from '../gateway/upstreams/sim.ts';
-import type { Endpoint } from '../gateway/upstreams/upstream.ts';
-import { nodeHttp } from '../lib/node-http.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { ModelSim, type SimEndpoint } from '../../model-sim/model.ts';
+import { nodeHttp } from '../../lib/node-http.ts';
 
 /** The simulated model a worker serves: a small context so tests can reach its limits. */
 const WORKER_MODEL = { id: 'sim-worker-llm', contextSize: 8192 };
@@ -36,7 +36,7 @@ export class SimWorkerServer {
   private readonly opts: SimWorkerOptions;
   private readonly bootedAtMs: number;
   private readonly healthFailAfterMs: number | undefined;
-  private readonly llm: SimUpstream;
+  private readonly llm: ModelSim;
   private address_: string | undefined;
   private served = 0;
   private inflight = 0;
@@ -47,7 +47,7 @@ export class SimWorkerServer {
     this.bootedAtMs = opts.clock.nowMs();
     const failAfter = opts.envs.find((e) => e.key === 'SIM_HEALTH_FAIL_AFTER_S')?.value;
     this.healthFailAfterMs = failAfter !== undefined && Number.isFinite(Number(failAfter)) ? Number(failAfter) * 1000 : undefined;
-    this.llm = new SimUpstream({ ttftMs: opts.ttftMs ?? 5, tokensPerSecond: opts.tokensPerSecond ?? 2000 });
+    this.llm = new ModelSim({ ttftMs: opts.ttftMs ?? 5, tokensPerSecond: opts.tokensPerSecond ?? 2000 });
     this.server = nodeHttp.createServer((req, res) => {
       this.handle(req, res).catch((e: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -103,7 +103,7 @@ export class SimWorkerServer {
       res.end(JSON.stringify({ workerId: this.opts.workerId, status: forced }));
       return;
     }
-    const llm: Endpoint | undefined = req.method === 'POST'
+    const llm: SimEndpoint | undefined = req.method === 'POST'
       ? url.pathname === '/v1/chat/completions' ? 'chat.completions' : url.pathname === '/v1/completions' ? 'completions' : undefined
       : undefined;
     if (llm) return this.answerLlm(llm, body, res);
@@ -120,7 +120,7 @@ export class SimWorkerServer {
     }));
   }
 
-  private async answerLlm(endpoint: Endpoint, raw: Buffer, res: ServerResponse): Promise<void> {
+  private async answerLlm(endpoint: SimEndpoint, raw: Buffer, res: ServerResponse): Promise<void> {
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;

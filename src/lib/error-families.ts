@@ -1,8 +1,9 @@
 // Route families (spec/compat.md): each route declares one, and may answer only with the
-// reasons of its family. Domain code throws the reason that says what happened; the one
-// error handler translates a reason foreign to the route's family into the family's own
+// reasons of its family. Domain code throws the reason that says what happened; the answer
+// (error-answer.ts) translates a reason foreign to the route's family into the family's own
 // reason of the same kind (a NOT_FOUND under /gpu-instance is RESOURCE_NOT_FOUND, 400).
-import { REASON_STATUS, type Reason } from '../lib/errors.ts';
+// Framework-free: the HTTP error handler and the batch runner tell failures alike.
+import { REASON_STATUS, type Reason } from './errors.ts';
 
 export const FAMILIES = ['llm', 'anthropic', 'gpu', 'media', 'billing', 'account', 'operator', 'serverless'] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -58,7 +59,7 @@ const LLM: FamilyTable = {
 export const FAMILY_TABLE: Record<Family, FamilyTable> = {
   llm: LLM,
   // The Anthropic-compatible door (/anthropic): the model family's reasons and statuses; only
-  // the body adds Anthropic's members (plugins/errors.ts errorPayload).
+  // the body adds Anthropic's members (error-answer.ts errorPayload).
   anthropic: LLM,
   gpu: {
     reasons: ['VALIDATOR_PARAM', 'RESOURCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SERVERLESS_ENDPOINT_NOT_FOUND',

@@ -1,8 +1,9 @@
 // The job catalogue: every kind of durable job Gantry runs, with its payload (a TypeBox
 // schema: the TypeScript type, and the check of a payload read back from the store), retry
 // policy, per-process concurrency, lease, and whether it is a singleton or recurring.
-// Handlers are registered with the runner in services.ts: jobs need domain services, and
-// this module imports none of them. Rules in ./README.md.
+// A leaf (it imports typebox and nothing of Gantry): the domain enqueues by these names and
+// payload types (queue.ts, `ctx.jobs`), the runner and the handlers live in src/jobs, which
+// registers one handler per name (jobs/handlers.ts). Rules in src/jobs/README.md.
 import { Type, type Static, type TSchema } from 'typebox';
 
 export interface RetryPolicy {

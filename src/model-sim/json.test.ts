@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { jsonFor, Unsatisfiable } from './sim-json.ts';
-import { rng } from './sim-text.ts';
+import { jsonFor, Unsatisfiable } from './json.ts';
+import { rng } from './text.ts';
 
 const ajv = new Ajv({ strict: false, logger: false });
 (addFormats as unknown as (a: Ajv) => void)(ajv);

@@ -2,8 +2,8 @@
 // a start banner, its command, the ports it listens on, a heartbeat at a slow rate (at most
 // MAX_HEARTBEATS a run, so an instance left idle does not fill the database), and how the run
 // ended. Deterministic: the same run read at the same time gives the same lines.
-import { rng } from '../lib/prng.ts';
-import type { WorkloadLogLine, WorkloadSpec } from './types.ts';
+import { rng } from '../../lib/prng.ts';
+import type { WorkloadLogLine, WorkloadSpec } from '../types.ts';
 
 /** simulated time between heartbeats (divided by GANTRY_SIM_TIME_SCALE) */
 export const HEARTBEAT_MS = 30_000;

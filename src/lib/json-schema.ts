@@ -8,7 +8,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { JSON_DEPTH_RULE, valueTooDeep } from '../lib/json-depth.ts';
+import { JSON_DEPTH_RULE, valueTooDeep } from './json-depth.ts';
 
 const OPTIONS = { strict: false, allErrors: false, logger: false } as const;
 

@@ -9,11 +9,11 @@
 //  - {type: "function", function: {name}}: that function, once;
 //  - parallel_tool_calls (default true): every tool that fits, in the order of `tools`;
 //    false: the first of them.
-// Arguments are a JSON value generated from the function's `parameters` (sim-json.ts).
-import { AppError } from '../../lib/errors.ts';
-import { contentText } from '../tokens.ts';
-import { jsonFor, Unsatisfiable } from './sim-json.ts';
-import type { ModelBody } from './upstream.ts';
+// Arguments are a JSON value generated from the function's `parameters` (json.ts).
+import { AppError } from '../lib/errors.ts';
+import { contentText } from './tokenizer.ts';
+import { jsonFor, Unsatisfiable } from './json.ts';
+import type { SimBody } from './model.ts';
 
 export interface ToolCall {
   id: string;
@@ -26,7 +26,7 @@ interface FunctionTool {
   parameters?: unknown;
 }
 
-function functionsOf(body: ModelBody): FunctionTool[] {
+function functionsOf(body: SimBody): FunctionTool[] {
   const tools = Array.isArray(body.tools) ? body.tools : [];
   return tools.filter((t) => t?.type === 'function' && typeof t.function?.name === 'string').map((t) => t.function as FunctionTool);
 }
@@ -36,7 +36,7 @@ function escapeRe(s: string): string {
 }
 
 /** The functions named by the last message, when it is the user's. */
-function fitting(body: ModelBody, functions: FunctionTool[]): FunctionTool[] {
+function fitting(body: SimBody, functions: FunctionTool[]): FunctionTool[] {
   const messages = body.messages as Array<{ role?: unknown; content?: unknown }>;
   const last = messages[messages.length - 1];
   if (last?.role !== 'user') return [];
@@ -45,7 +45,7 @@ function fitting(body: ModelBody, functions: FunctionTool[]): FunctionTool[] {
 }
 
 /** The functions this request makes the simulator call (none: answer in text). */
-export function toolsToCall(body: ModelBody): FunctionTool[] {
+export function toolsToCall(body: SimBody): FunctionTool[] {
   const functions = functionsOf(body);
   const choice = body.tool_choice ?? 'auto';
   if (functions.length === 0 || choice === 'none') return [];

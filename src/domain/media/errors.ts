@@ -1,0 +1,30 @@
+// The reasons media refuses with (the media family of compat.md): a bad request body
+// (INVALID_REQUEST_BODY), a task of no team of the key (TASK_NOT_FOUND), a catalogue record
+// changed under an upload or an import (CONFLICT), an upstream that could not do the task
+// (SERVICE_NOT_AVAILABLE: the task's job tries again).
+import { AppError, invalid, type Reason } from '../../lib/errors.ts';
+
+export const MEDIA_REASONS = ['INVALID_REQUEST_BODY', 'TASK_NOT_FOUND', 'CONFLICT', 'SERVICE_NOT_AVAILABLE'] as const satisfies readonly Reason[];
+
+/** A field broke a rule. */
+export const bad = (field: string, rule: string): AppError => invalid(field, rule, 'INVALID_REQUEST_BODY');
+
+/** A task of the caller's team that does not exist; another team's reads the same. */
+export function taskNotFound(id: string): AppError {
+  return new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });
+}
+
+/** An uploaded model file longer than the operator allows. */
+export function fileTooLarge(maxBytes: number): AppError {
+  return new AppError('INVALID_REQUEST_BODY', `file: at most ${maxBytes} bytes`, { field: 'file', rule: 'max_bytes', limit: maxBytes });
+}
+
+/** A catalogue record was deleted, or written by another request, while this one worked on it. */
+export function recordChanged(message: string, field: string): AppError {
+  return new AppError('CONFLICT', message, { field });
+}
+
+/** The upstream could not be reached, failed, or answered something else than asked. */
+export function upstreamFailed(message: string): AppError {
+  return new AppError('SERVICE_NOT_AVAILABLE', message);
+}
