@@ -1,57 +1,13 @@
-// The data dir as an operator meets it, through real `gantry` processes: one process owns an
-// embedded store (a second is refused, a killed owner's lock is taken over), everything in
-// the data dir is the owner's alone, the first start on PostgreSQL saves its credentials, and
-// a lost operator token is replaced with `gantry admin token rotate`.
-import { test, type TestContext } from 'node:test';
+// The embedded data dir as an operator meets it, through real `gantry` processes: one process
+// owns an embedded store (a second is refused, a killed owner's lock is taken over),
+// everything in the data dir is the owner's alone, and a lost operator token is replaced with
+// `gantry admin token rotate`. The PostgreSQL case: data-dir-postgres.test.ts.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { runGantry, startServer, type Server } from './helpers/server.ts';
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const modeOf = (path: string) => lstatSync(path).mode & 0o777;
-
-function tempDir(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gantry-datadir-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-interface SavedCredentials {
-  adminToken: string;
-  userId: string;
-  ownerMemberId: string;
-  keyId: string;
-  apiKey: string;
-}
-
-function readCreds(dataDir: string): SavedCredentials {
-  return JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
-}
-
-async function status(server: Server, path: string, token: string): Promise<number> {
-  const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
-  await res.arrayBuffer();
-  return res.status;
-}
-
-/** Poll a condition (each check is a request) until it holds; fail after `limitMs`. */
-async function waitFor(what: string, check: () => Promise<boolean>, limitMs: number): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function newTokenOf(output: string): string {
-  const m = /adminToken\s+(gop_\S+)/.exec(output);
-  assert.ok(m, `no new token printed:\n${output}`);
-  return m[1]!;
-}
+import { escapeRegExp, modeOf, newTokenOf, readCreds, status, tempDir } from './helpers/data-dir.ts';
 
 test('one process owns an embedded data dir: serve, migrate and token rotate are refused while it runs; a killed owner is taken over', { timeout: 240_000 }, async (t) => {
   const dataDir = tempDir(t);
@@ -139,48 +95,4 @@ test('token rotate on the embedded store: with the server stopped; once started 
   // The HTTP commands of the CLI read the new token from credentials.json.
   const cli = await runGantry(['admin', 'teams', 'list'], { ...env, GANTRY_URL: server.url }, { timeoutMs: 60_000 });
   assert.equal(cli.code, 0, cli.output);
-});
-
-const pgUrl = process.env.TEST_DATABASE_URL;
-
-test('PostgreSQL: a first start creates the data dir before the token is committed; a rotation reaches every running replica', {
-  skip: pgUrl ? false : 'needs TEST_DATABASE_URL', timeout: 240_000,
-}, async (t) => {
-  // A dedicated empty database (named like the test clones, so CI drops it if a run is killed).
-  const name = `gantry_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(pgUrl!);
-  url.pathname = '/' + name;
-  const databaseUrl = url.toString();
-  const servers: Server[] = [];
-  try {
-    const parent = tempDir(t);
-    const dataDir = join(parent, 'fresh', 'data'); // not there yet, nor its parent
-    servers.push(await startServer({ DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: dataDir }));
-    const creds = readCreds(dataDir);
-    assert.match(creds.adminToken, /^gop_/);
-    assert.equal(modeOf(dataDir), 0o700);
-    assert.equal(modeOf(join(dataDir, 'credentials.json')), 0o600);
-    servers.push(await startServer({ DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: join(parent, 'replica') }));
-    assert.match(servers[1]!.output(), /existing store/);
-    for (const s of servers) assert.equal(await status(s, '/admin/v1/teams', creds.adminToken), 200);
-
-    // The servers keep running: replicas share the database, there is no data dir lock.
-    const rotated = await runGantry(['admin', 'token', 'rotate'], { DATABASE_URL: databaseUrl, GANTRY_DATA_DIR: dataDir }, { timeoutMs: 60_000 });
-    assert.equal(rotated.code, 0, rotated.output);
-    const rotatedAt = Date.now();
-    const token = newTokenOf(rotated.output);
-    assert.deepEqual(readCreds(dataDir), { ...creds, adminToken: token });
-    for (const s of servers) {
-      await waitFor('the old token refused', async () => (await status(s, '/admin/v1/teams', creds.adminToken)) === 401, 10_000);
-      assert.equal(await status(s, '/admin/v1/teams', token), 200);
-    }
-    const tookMs = Date.now() - rotatedAt;
-    assert.ok(tookMs < 3_000, `the old token was still accepted ${tookMs} ms after the rotation`);
-  } finally {
-    for (const s of servers) await s.kill('SIGTERM');
-    await admin.query(`drop database if exists ${name} with (force)`).finally(() => admin.end());
-  }
 });

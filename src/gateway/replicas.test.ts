@@ -38,7 +38,7 @@ test('two replicas share budgets and rate limits through Redis', { skip }, async
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-replicas'),
+    ...replicaEnv(store.databaseUrl!, process.env.TEST_REDIS_URL!, '/tmp/gantry-replicas'),
     GANTRY_SIM_TTFT_MS: '5', GANTRY_SIM_TOKENS_PER_S: '20000',
   };
   const servers: Server[] = [];

@@ -31,7 +31,7 @@ test('two replicas share a batch: both run chunks of it; every line once, billed
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-batch-replicas'),
+    ...replicaEnv(store.databaseUrl!, process.env.TEST_REDIS_URL!, '/tmp/gantry-batch-replicas'),
     // each line holds its slot ~40 ms; 2 slots per process: one process alone could not keep up
     GANTRY_SIM_TTFT_MS: '40', GANTRY_SIM_TOKENS_PER_S: '100000', GANTRY_BATCH_CONCURRENCY: '2',
     GANTRY_BATCH_CHUNK_LINES: String(CHUNK), GANTRY_JOBS_POLL_MS: '50',

@@ -18,8 +18,8 @@ export interface Server {
  * servers: a Redis answer 250 ms late there is CPU starvation, not an outage, hence a 2 s command
  * deadline (GANTRY_REDIS_TIMEOUT_MS; test/faults/redis-hang.test.ts checks the default).
  */
-export function replicaEnv(databaseUrl: string, dataDir: string): Record<string, string> {
-  return { GANTRY_REDIS_TIMEOUT_MS: '2000', DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, GANTRY_DATA_DIR: dataDir };
+export function replicaEnv(databaseUrl: string, redisUrl: string, dataDir: string): Record<string, string> {
+  return { GANTRY_REDIS_TIMEOUT_MS: '2000', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GANTRY_DATA_DIR: dataDir };
 }
 
 /** `entry`: a script to run instead of `src/main.ts serve` (a test's own server, e.g. job-server.ts). */

@@ -27,7 +27,7 @@ test('two replicas share one endpoint: both route to its worker, and maxConcurre
   const store = await openTestStore();
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const env = {
-    ...replicaEnv(store.databaseUrl!, '/tmp/gantry-serverless-replicas'),
+    ...replicaEnv(store.databaseUrl!, process.env.TEST_REDIS_URL!, '/tmp/gantry-serverless-replicas'),
     GANTRY_SIM_TIME_SCALE: '50', // sim phases 50× faster: a worker boots in a fraction of a second
   };
   const servers: Server[] = [];

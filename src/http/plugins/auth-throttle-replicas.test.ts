@@ -27,7 +27,7 @@ test('two replicas share failed authentications through Redis', { skip }, async 
   const creds = (await getSetting<Credentials>(store.db, 'test_credentials'))!;
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-auth-replicas-'));
   const env = {
-    ...replicaEnv(store.databaseUrl!, dataDir), GANTRY_TRUST_PROXY: '127.0.0.1',
+    ...replicaEnv(store.databaseUrl!, process.env.TEST_REDIS_URL!, dataDir), GANTRY_TRUST_PROXY: '127.0.0.1',
     GANTRY_AUTH_FAILURES_PER_ADDRESS: String(LIMIT), GANTRY_AUTH_FAILURES_PER_PREFIX: String(LIMIT),
   };
   const servers: Server[] = [];
