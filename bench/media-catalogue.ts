@@ -18,7 +18,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { standaloneCtx } from '../src/domain/context.ts';
 import { bootstrap } from '../src/domain/bootstrap.ts';
 import { parseQuery } from '../src/http/querystring.ts';
-import type { CatalogueQuery } from '../src/domain/media/catalogue.ts';
+import { listMediaModels, type CatalogueQuery } from '../src/domain/media/catalogue.ts';
 
 const arg = (name: string, def: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : def);
 const RECORDS = arg('--records', 100_000);
@@ -102,7 +102,7 @@ try {
     const dom: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const t = performance.now();
-      await services.media.catalogue.list(principal, query);
+      await listMediaModels(services.media.catalogue, principal, query);
       dom.push(performance.now() - t);
     }
     const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!.toFixed(2);

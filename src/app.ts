@@ -16,7 +16,7 @@ import { registerValidation } from './http/plugins/validation.ts';
 import { LazySchemas } from './http/lazy-schemas.ts';
 import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { parseQuery } from './http/querystring.ts';
-import { ROUTES } from './http/routes/index.ts';
+import { AREAS } from './areas.ts';
 import { registerDocsPage } from './http/docs-page.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
@@ -171,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   registerErrorHandling(app, services.health);
   registerAuth(app, services);
   registerMetrics(app, { usage: () => sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => health.snapshot() });
-  for (const route of ROUTES) route(app, services);
+  for (const area of AREAS) for (const route of area.routes) route(app, services);
   app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();
   if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();

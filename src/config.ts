@@ -300,68 +300,59 @@ function ttsVoices(env: Env, problems: string[]): Record<string, TtsVoice> {
 
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
-  const int = (name: string, def: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return def;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
-      return def;
-    }
-    return n;
+  const r = envReaders(env, problems);
+  const basics = readProcessSettings(env, r, cwd);
+  const config: Config = {
+    ...basics,
+    bodyLimits: { llm: r.mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: r.mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },
+    authThrottle: {
+      windowMs: r.int('GANTRY_AUTH_FAILURE_WINDOW_S', 60, 1, 86_400) * 1000,
+      perAddress: r.int('GANTRY_AUTH_FAILURES_PER_ADDRESS', 20, 0, 1_000_000_000),
+      perPrefix: r.int('GANTRY_AUTH_FAILURES_PER_PREFIX', 20, 0, 1_000_000_000),
+    },
+    trustProxy: trustProxy(env, problems),
+    gateway: readGateway(env, r),
+    serverless: readServerless(env, r, basics),
+    blobs: readBlobs(env, r, cwd),
+    files: readFiles(r),
+    responsesTtlMs: r.int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
+    logFollowsPerTeam: r.int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
+    batches: {
+      concurrency: r.int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
+      chunkLines: r.int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
+    },
+    webhooks: readWebhooks(r),
+    console: {
+      sessionTtlMs: r.int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
+      secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
+    },
+    media: readMedia(env, r, problems),
   };
-  const num = (name: string, def: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return def;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) {
-      problems.push(`${name} must be a positive number, got "${raw}"`);
-      return def;
-    }
-    return n;
-  };
-  const mib = (name: string, def: number): number => {
-    const raw = env[name];
-    const n = raw === undefined || raw === '' ? def : Number(raw);
-    if (!Number.isFinite(n) || n < 0.001 || n > 1024) {
-      problems.push(`${name} must be a number of MiB in [0.001, 1024], got "${raw}"`);
-      return Math.floor(def * 1024 * 1024);
-    }
-    return Math.floor(n * 1024 * 1024);
-  };
-  const gib = (name: string, def: number): number => {
-    const raw = env[name];
-    const n = raw === undefined || raw === '' ? def : Number(raw);
-    if (!Number.isFinite(n) || n < 0 || n > 1_048_576) {
-      problems.push(`${name} must be a number of GiB in [0, 1048576], got "${raw}"`);
-      return def * 2 ** 30;
-    }
-    return Math.floor(n * 2 ** 30);
-  };
-  const url = (name: string, schemes: string[]): string | undefined => {
-    const raw = env[name];
-    if (!raw) return undefined;
-    try {
-      const u = new URL(raw);
-      if (!schemes.includes(u.protocol)) problems.push(`${name} must use ${schemes.join(' or ')}, got "${u.protocol}"`);
-    } catch {
-      problems.push(`${name} is not a valid URL`);
-    }
-    return raw;
-  };
-  const bool = (name: string, def: boolean): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return def;
-    if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-    if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
-    problems.push(`${name} must be true or false, got "${raw}"`);
-    return def;
-  };
-  // the readers a part with settings of its own is handed (a compute driver's registration)
-  const readers: SettingReaders = {
+  checkCombinations(env, config, r);
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+/** The readers of loadConfig: each checks its value and adds what is wrong to `problems` (then answers the default). */
+interface EnvReaders extends SettingReaders {
+  /** a size in MiB in [0.001, 1024], answered in bytes */
+  mib(name: string, def: number): number;
+  /** a size in GiB in [0, 1048576], answered in bytes */
+  gib(name: string, def: number): number;
+  /** a URL of one of `schemes` (`postgres:`…); undefined when unset */
+  url(name: string, schemes: string[]): string | undefined;
+}
+
+function envReaders(env: Env, problems: string[]): EnvReaders {
+  return {
     text: (name, def) => env[name] || def,
     optionalText: (name) => env[name] || undefined,
-    int, num, bool,
+    int: (name, def, min, max) => readInt(env, problems, name, def, min, max),
+    num: (name, def) => readNum(env, problems, name, def),
+    bool: (name, def) => readBool(env, problems, name, def),
+    mib: (name, def) => readSize(env, problems, name, def, 'MiB'),
+    gib: (name, def) => readSize(env, problems, name, def, 'GiB'),
+    url: (name, schemes) => readUrl(env, problems, name, schemes),
     oneOf: (name, allowed, def) => {
       const raw = env[name];
       if (raw === undefined || raw === '') return def;
@@ -371,127 +362,193 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     },
     problem: (message) => { problems.push(message); },
   };
+}
+
+function readInt(env: Env, problems: string[], name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    problems.push(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+    return def;
+  }
+  return n;
+}
+
+function readNum(env: Env, problems: string[], name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    problems.push(`${name} must be a positive number, got "${raw}"`);
+    return def;
+  }
+  return n;
+}
+
+/** MiB: a number in [0.001, 1024]; GiB: in [0, 1048576]. Answered in bytes. */
+function readSize(env: Env, problems: string[], name: string, def: number, unit: 'MiB' | 'GiB'): number {
+  const raw = env[name];
+  const n = raw === undefined || raw === '' ? def : Number(raw);
+  if (unit === 'MiB') {
+    if (!Number.isFinite(n) || n < 0.001 || n > 1024) {
+      problems.push(`${name} must be a number of MiB in [0.001, 1024], got "${raw}"`);
+      return Math.floor(def * 1024 * 1024);
+    }
+    return Math.floor(n * 1024 * 1024);
+  }
+  if (!Number.isFinite(n) || n < 0 || n > 1_048_576) {
+    problems.push(`${name} must be a number of GiB in [0, 1048576], got "${raw}"`);
+    return def * 2 ** 30;
+  }
+  return Math.floor(n * 2 ** 30);
+}
+
+function readUrl(env: Env, problems: string[], name: string, schemes: string[]): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    const u = new URL(raw);
+    if (!schemes.includes(u.protocol)) problems.push(`${name} must use ${schemes.join(' or ')}, got "${u.protocol}"`);
+  } catch {
+    problems.push(`${name} is not a valid URL`);
+  }
+  return raw;
+}
+
+function readBool(env: Env, problems: string[], name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  problems.push(`${name} must be true or false, got "${raw}"`);
+  return def;
+}
+
+/** The process's own settings: where it listens, its stores, its keys, its background work. */
+function readProcessSettings(env: Env, r: EnvReaders, cwd: string) {
   let seedVoucherUnits = 1_000_000n;
   if (env.GANTRY_SEED_VOUCHER_UNITS) {
     if (/^\d+$/.test(env.GANTRY_SEED_VOUCHER_UNITS)) seedVoucherUnits = BigInt(env.GANTRY_SEED_VOUCHER_UNITS);
-    else problems.push('GANTRY_SEED_VOUCHER_UNITS must be a non-negative integer');
+    else r.problem('GANTRY_SEED_VOUCHER_UNITS must be a non-negative integer');
   }
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    problems.push(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
+    r.problem(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
   const sharedBuffers = env.GANTRY_PGLITE_SHARED_BUFFERS || DEFAULT_SHARED_BUFFERS;
-  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) problems.push(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 16MB (kB, MB or GB), got "${sharedBuffers}"`);
-  const host = env.HOST || '127.0.0.1';
-  const port = int('PORT', 8080, 0, 65535);
-  const config: Config = {
-    host,
-    port,
+  if (!SHARED_BUFFERS_RE.test(sharedBuffers)) r.problem(`GANTRY_PGLITE_SHARED_BUFFERS must be a size such as 16MB (kB, MB or GB), got "${sharedBuffers}"`);
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: r.int('PORT', 8080, 0, 65535),
     dataDir: env.GANTRY_DATA_DIR || join(cwd, 'data'),
     pgliteSharedBuffers: sharedBuffers,
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     logLevel,
-    keyCacheTtlMs: int('GANTRY_KEY_CACHE_TTL_MS', 1000, 0, 1000),
-    computeDriver: readDriverChoice(readers),
+    keyCacheTtlMs: r.int('GANTRY_KEY_CACHE_TTL_MS', 1000, 0, 1000),
+    computeDriver: readDriverChoice(r),
     secretKey: env.GANTRY_SECRET_KEY || undefined,
-    reconcileIntervalMs: int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
-    jobsPollMs: int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
-    runJobs: bool('GANTRY_RUN_JOBS', true),
+    reconcileIntervalMs: r.int('GANTRY_RECONCILE_INTERVAL_MS', 1000, 10, 600_000),
+    jobsPollMs: r.int('GANTRY_JOBS_POLL_MS', 500, 10, 60_000),
+    runJobs: r.bool('GANTRY_RUN_JOBS', true),
     usageJournal: (env.GANTRY_USAGE_JOURNAL || 'on') as Config['usageJournal'],
-    usageMoveDelayMs: int('GANTRY_USAGE_MOVE_DELAY_MS', 200, 1, 3_600_000),
-    redisFailOpen: bool('GANTRY_REDIS_FAIL_OPEN', false),
-    redisTimeoutMs: int('GANTRY_REDIS_TIMEOUT_MS', 250, 10, 60_000),
+    usageMoveDelayMs: r.int('GANTRY_USAGE_MOVE_DELAY_MS', 200, 1, 3_600_000),
+    redisFailOpen: r.bool('GANTRY_REDIS_FAIL_OPEN', false),
+    redisTimeoutMs: r.int('GANTRY_REDIS_TIMEOUT_MS', 250, 10, 60_000),
     seedVoucherUnits,
-    bodyLimits: { llm: mib('GANTRY_BODY_LIMIT_LLM_MB', 8), default: mib('GANTRY_BODY_LIMIT_DEFAULT_MB', 1) },
-    authThrottle: {
-      windowMs: int('GANTRY_AUTH_FAILURE_WINDOW_S', 60, 1, 86_400) * 1000,
-      perAddress: int('GANTRY_AUTH_FAILURES_PER_ADDRESS', 20, 0, 1_000_000_000),
-      perPrefix: int('GANTRY_AUTH_FAILURES_PER_PREFIX', 20, 0, 1_000_000_000),
-    },
-    trustProxy: trustProxy(env, problems),
-    gateway: {
-      simTtftMs: int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
-      simTokensPerSecond: num('GANTRY_SIM_TOKENS_PER_S', 500),
-      upstreamConnectTimeoutMs: int('GANTRY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
-      upstreamTimeoutMs: int('GANTRY_UPSTREAM_TIMEOUT_MS', 300_000, 1, 3_600_000),
-      budgetStateTtlMs: int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
-      hotCacheTtlMs: int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
-      upstreamCredential: (name) => env[name],
-      batchTpm: int('GANTRY_BATCH_TPM', 2_000_000, 1, 1_000_000_000_000),
-    },
-    serverless: {
-      publicBaseUrl: (url('GANTRY_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
-      domain: env.GANTRY_SERVERLESS_DOMAIN || undefined,
-      queueLimit: int('GANTRY_SERVERLESS_QUEUE_LIMIT', 1000, 1, 1_000_000),
-      holdSeconds: int('GANTRY_SERVERLESS_HOLD_S', 3600, 1, 86_400),
-    },
-    blobs: {
-      kind: (env.GANTRY_BLOB_STORE || (env.GANTRY_S3_BUCKET ? 's3' : 'local')) === 's3' ? 's3' : 'local',
-      dir: env.GANTRY_BLOB_DIR || join(env.GANTRY_DATA_DIR || join(cwd, 'data'), 'blobs'),
-      s3: {
-        endpoint: url('GANTRY_S3_ENDPOINT', ['http:', 'https:']),
-        bucket: env.GANTRY_S3_BUCKET || '',
-        region: env.GANTRY_S3_REGION || 'us-east-1',
-        accessKeyId: env.GANTRY_S3_ACCESS_KEY_ID || undefined,
-        secretAccessKey: env.GANTRY_S3_SECRET_ACCESS_KEY || undefined,
-        forcePathStyle: bool('GANTRY_S3_FORCE_PATH_STYLE', false),
-        prefix: env.GANTRY_S3_PREFIX || '',
-      },
-    },
-    files: {
-      maxBytes: mib('GANTRY_FILE_MAX_MB', 200),
-      maxLines: int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
-      ttlMs: int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
-      quotaBytes: gib('GANTRY_FILE_QUOTA_GB', 10),
-      quotaCount: int('GANTRY_FILE_QUOTA_COUNT', 1000, 0, 2_147_483_647),
-    },
-    responsesTtlMs: int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
-    logFollowsPerTeam: int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
-    batches: {
-      concurrency: int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
-      chunkLines: int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
-    },
-    webhooks: {
-      allowPrivate: bool('GANTRY_WEBHOOK_ALLOW_PRIVATE', false),
-      timeoutMs: int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
-      balanceLowUnits: int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
-      watchIntervalMs: int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
-    },
-    console: {
-      sessionTtlMs: int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
-      secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
-    },
-    media: {
-      linkTtlS: int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),
-      uploadMaxBytes: int('GANTRY_MEDIA_UPLOAD_MAX_MB', 8192, 1, 1_048_576) * 1024 * 1024,
-      quotaBytes: gib('GANTRY_MEDIA_QUOTA_GB', 50),
-      quotaCount: int('GANTRY_MEDIA_QUOTA_COUNT', 100, 0, 2_147_483_647),
-      uploadStaleMs: int('GANTRY_MEDIA_UPLOAD_STALE_HOURS', 24, 1, 8760) * 3_600_000,
-      imagePriceUnits: BigInt(int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
-      ttsPricePerMCharsUnits: BigInt(int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),
-      imageUpstream: env.GANTRY_MEDIA_IMAGE_UPSTREAM
-        ? { url: url('GANTRY_MEDIA_IMAGE_UPSTREAM', ['http:', 'https:'])!.replace(/\/+$/, ''), apiKey: env.GANTRY_MEDIA_IMAGE_UPSTREAM_KEY || undefined }
-        : undefined,
-      ttsVoices: ttsVoices(env, problems),
-      espeak: env.GANTRY_ESPEAK || 'espeak-ng',
-      taskConcurrency: int('GANTRY_MEDIA_TASK_CONCURRENCY', 4, 1, 1000),
-      taskTtlMs: int('GANTRY_MEDIA_TASK_TTL_DAYS', 7, 1, 3650) * 86_400_000,
+  };
+}
+
+function readGateway(env: Env, r: EnvReaders): GatewayConfig {
+  return {
+    simTtftMs: r.int('GANTRY_SIM_TTFT_MS', 20, 0, 600_000),
+    simTokensPerSecond: r.num('GANTRY_SIM_TOKENS_PER_S', 500),
+    upstreamConnectTimeoutMs: r.int('GANTRY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000),
+    upstreamTimeoutMs: r.int('GANTRY_UPSTREAM_TIMEOUT_MS', 300_000, 1, 3_600_000),
+    budgetStateTtlMs: r.int('GANTRY_BUDGET_STATE_TTL_MS', 10_000, 0, 3_600_000),
+    hotCacheTtlMs: r.int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
+    upstreamCredential: (name) => env[name],
+    batchTpm: r.int('GANTRY_BATCH_TPM', 2_000_000, 1, 1_000_000_000_000),
+  };
+}
+
+function readServerless(env: Env, r: EnvReaders, { host, port }: { host: string; port: number }): ServerlessConfig {
+  return {
+    publicBaseUrl: (r.url('GANTRY_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    domain: env.GANTRY_SERVERLESS_DOMAIN || undefined,
+    queueLimit: r.int('GANTRY_SERVERLESS_QUEUE_LIMIT', 1000, 1, 1_000_000),
+    holdSeconds: r.int('GANTRY_SERVERLESS_HOLD_S', 3600, 1, 86_400),
+  };
+}
+
+function readBlobs(env: Env, r: EnvReaders, cwd: string): BlobConfig {
+  return {
+    kind: (env.GANTRY_BLOB_STORE || (env.GANTRY_S3_BUCKET ? 's3' : 'local')) === 's3' ? 's3' : 'local',
+    dir: env.GANTRY_BLOB_DIR || join(env.GANTRY_DATA_DIR || join(cwd, 'data'), 'blobs'),
+    s3: {
+      endpoint: r.url('GANTRY_S3_ENDPOINT', ['http:', 'https:']),
+      bucket: env.GANTRY_S3_BUCKET || '',
+      region: env.GANTRY_S3_REGION || 'us-east-1',
+      accessKeyId: env.GANTRY_S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.GANTRY_S3_SECRET_ACCESS_KEY || undefined,
+      forcePathStyle: r.bool('GANTRY_S3_FORCE_PATH_STYLE', false),
+      prefix: env.GANTRY_S3_PREFIX || '',
     },
   };
-  if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) problems.push('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');
+}
+
+function readFiles(r: EnvReaders): FilesConfig {
+  return {
+    maxBytes: r.mib('GANTRY_FILE_MAX_MB', 200),
+    maxLines: r.int('GANTRY_FILE_MAX_LINES', 50_000, 1, 10_000_000),
+    ttlMs: r.int('GANTRY_FILE_TTL_DAYS', 15, 1, 3650) * 86_400_000,
+    quotaBytes: r.gib('GANTRY_FILE_QUOTA_GB', 10),
+    quotaCount: r.int('GANTRY_FILE_QUOTA_COUNT', 1000, 0, 2_147_483_647),
+  };
+}
+
+function readWebhooks(r: EnvReaders): WebhooksConfig {
+  return {
+    allowPrivate: r.bool('GANTRY_WEBHOOK_ALLOW_PRIVATE', false),
+    timeoutMs: r.int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+    balanceLowUnits: r.int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
+    watchIntervalMs: r.int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
+  };
+}
+
+function readMedia(env: Env, r: EnvReaders, problems: string[]): MediaConfig {
+  return {
+    linkTtlS: r.int('GANTRY_MEDIA_LINK_TTL_S', 86_400, 60, 31 * 86_400),
+    uploadMaxBytes: r.int('GANTRY_MEDIA_UPLOAD_MAX_MB', 8192, 1, 1_048_576) * 1024 * 1024,
+    quotaBytes: r.gib('GANTRY_MEDIA_QUOTA_GB', 50),
+    quotaCount: r.int('GANTRY_MEDIA_QUOTA_COUNT', 100, 0, 2_147_483_647),
+    uploadStaleMs: r.int('GANTRY_MEDIA_UPLOAD_STALE_HOURS', 24, 1, 8760) * 3_600_000,
+    imagePriceUnits: BigInt(r.int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
+    ttsPricePerMCharsUnits: BigInt(r.int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),
+    imageUpstream: env.GANTRY_MEDIA_IMAGE_UPSTREAM
+      ? { url: r.url('GANTRY_MEDIA_IMAGE_UPSTREAM', ['http:', 'https:'])!.replace(/\/+$/, ''), apiKey: env.GANTRY_MEDIA_IMAGE_UPSTREAM_KEY || undefined }
+      : undefined,
+    ttsVoices: ttsVoices(env, problems),
+    espeak: env.GANTRY_ESPEAK || 'espeak-ng',
+    taskConcurrency: r.int('GANTRY_MEDIA_TASK_CONCURRENCY', 4, 1, 1000),
+    taskTtlMs: r.int('GANTRY_MEDIA_TASK_TTL_DAYS', 7, 1, 3650) * 86_400_000,
+  };
+}
+
+/** Settings that are each valid but wrong together, or whose value no reader above checks. */
+function checkCombinations(env: Env, config: Config, r: EnvReaders): void {
+  if (config.blobs.kind === 's3' && !config.blobs.s3.bucket) r.problem('GANTRY_BLOB_STORE=s3 needs GANTRY_S3_BUCKET');
   if (env.GANTRY_BLOB_STORE && !['local', 's3'].includes(env.GANTRY_BLOB_STORE)) {
-    problems.push(`GANTRY_BLOB_STORE must be local or s3, got "${env.GANTRY_BLOB_STORE}"`);
+    r.problem(`GANTRY_BLOB_STORE must be local or s3, got "${env.GANTRY_BLOB_STORE}"`);
   }
   if (Boolean(env.GANTRY_S3_ACCESS_KEY_ID) !== Boolean(env.GANTRY_S3_SECRET_ACCESS_KEY)) {
-    problems.push('GANTRY_S3_ACCESS_KEY_ID and GANTRY_S3_SECRET_ACCESS_KEY are set together or not at all');
+    r.problem('GANTRY_S3_ACCESS_KEY_ID and GANTRY_S3_SECRET_ACCESS_KEY are set together or not at all');
   }
   if (!['on', 'fsync', 'off'].includes(config.usageJournal)) {
-    problems.push(`GANTRY_USAGE_JOURNAL must be on, fsync or off, got "${env.GANTRY_USAGE_JOURNAL}"`);
+    r.problem(`GANTRY_USAGE_JOURNAL must be on, fsync or off, got "${env.GANTRY_USAGE_JOURNAL}"`);
   }
   if (env.GANTRY_SECRET_KEY && Buffer.from(env.GANTRY_SECRET_KEY, 'base64').length !== 32) {
-    problems.push('GANTRY_SECRET_KEY must be base64 of exactly 32 bytes (e.g. openssl rand -base64 32)');
+    r.problem('GANTRY_SECRET_KEY must be base64 of exactly 32 bytes (e.g. openssl rand -base64 32)');
   }
-  if (problems.length) throw new ConfigError(problems);
-  return config;
 }

@@ -18,7 +18,7 @@ import { DependencyHealth } from './store/health.ts';
 import { sql } from 'drizzle-orm';
 import { SpendAdmission } from './domain/spend/admission.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
-import type { SessionDeps } from './domain/console/sessions.ts';
+import type { Sessions } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { AuthThrottle, type AuthFailureCounter } from './domain/auth-throttle.ts';
 import { MemoryAuthFailures } from './adapters/counters/auth-failures.ts';
@@ -35,6 +35,7 @@ import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { buildHandlers } from './jobs/handlers.ts';
+import { AREAS } from './areas.ts';
 import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
 import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
@@ -45,13 +46,13 @@ import { RedisLoad } from './adapters/serverless-load/redis.ts';
 // serverless management API
 import type { Serverless } from './domain/serverless/service.ts';
 import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
-import { FileService } from './domain/files/files.ts';
-import { ResponseStore } from './domain/responses/responses.ts';
-import { BatchService } from './domain/batches/service.ts';
+import type { Files } from './domain/files/files.ts';
+import type { Responses } from './domain/responses/responses.ts';
+import type { Batches } from './domain/batches/service.ts';
 import type { Webhooks } from './domain/webhooks/service.ts';
-import { MediaCatalogue } from './domain/media/catalogue.ts';
-import { StorageQuotas } from './domain/storage/quotas.ts';
-import { MediaTasks } from './domain/media/tasks.ts';
+import type { MediaCatalogue } from './domain/media/catalogue.ts';
+import type { StorageQuotas } from './domain/storage/quotas.ts';
+import type { MediaTasks } from './domain/media/tasks.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -97,17 +98,17 @@ export interface Services {
   /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
   blobs: { store: BlobStore; links: BlobLinks };
   /** The Files API (domain/files). */
-  files: FileService;
+  files: Files;
   /** Per-team quotas of stored files and media models: usage, the operator's overrides (domain/storage). */
   storage: StorageQuotas;
   /** Stored answers of the Responses API (domain/responses). */
-  responses: ResponseStore;
+  responses: Responses;
   /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
-  batches: BatchService;
+  batches: Batches;
   /** Webhooks (domain/webhooks): team secrets, endpoints, deliveries (jobs/webhooks.ts). */
   webhooks: Webhooks;
   /** Console sessions (domain/console): a cookie acting as the key or operator token it was opened with. */
-  sessions: SessionDeps;
+  sessions: Sessions;
   /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
   media: { catalogue: MediaCatalogue; tasks: MediaTasks };
 }
@@ -133,15 +134,76 @@ async function openUsageSink(deps: ServiceDeps, ctx: Ctx): Promise<UsageSink> {
 }
 
 export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
+  const { config, log } = deps;
+  const { changes, jobs, ctx } = await buildContext(deps);
+  const { health, counters } = await buildCounters(deps);
+  const { spend, gateway } = await buildGateway(deps, ctx, counters, health);
+  const compute = await buildCompute(deps, ctx, spend);
+  const serverless = buildServerlessRuntime(deps, compute, jobs);
+  const stored = await buildStorageAreas(deps, ctx, spend);
+  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
+  // Every job of the catalogue has its handler in one area (a missing one does not compile: src/areas.ts).
+  jobs.handleAll(buildHandlers(AREAS, {
+    ctx, config, log, compute, serverlessRuntime: serverless.runtime, files: stored.files, responses: stored.responses,
+    batches: stored.batches, gateway, blobs: stored.blobs.store, webhooks, media: stored.media,
+  }));
+  deps.registerJobs?.(jobs);
+  const { keys, operatorToken, authThrottle, sharedFailures } = await buildAuth(deps, ctx, health);
+  const services: Services = {
+    ctx, config, spend, gateway, health, keys, operatorToken, authThrottle,
+    compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
+    jobs,
+    serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow('serverless.reconcile') },
+    // serverless management API
+    serverless: { ctx, spend, settings: config.serverless },
+    ...stored,
+    webhooks,
+    sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
+  };
+  return {
+    services,
+    startBackground: () => {
+      health.start();
+      serverless.metrics.start();
+      if (config.runJobs) jobs.start();
+    },
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobStore: stored.blobs.store, changes }),
+  };
+}
+
+/** Stop the background work first, then close what it used, the change channel last. */
+async function closeServices(p: {
+  health: DependencyHealth; jobs: JobRunner; serverless: Omit<Services['serverlessRuntime'], 'reconcile'>; compute: Compute; gateway: Gateway;
+  counters: Counters; sharedFailures: AuthFailureCounter; blobStore: BlobStore; changes: ChangeBus;
+}): Promise<void> {
+  p.health.stop();
+  await p.jobs.stop();
+  p.serverless.router.close();
+  await p.serverless.metrics.close(); // before the store closes: the last seconds' counts
+  await p.serverless.load.close();
+  await p.compute.driver.close(); // e.g. the sim's worker servers
+  await p.gateway.close();
+  await p.counters.close();
+  await p.sharedFailures.close();
+  await p.blobStore.close();
+  await p.changes.close();
+}
+
+/** The change channel (across replicas on PostgreSQL), the job runner, and the context every domain operation gets. */
+async function buildContext(deps: ServiceDeps): Promise<{ changes: ChangeBus; jobs: JobRunner; ctx: Ctx }> {
   const { config, store, clock, log } = deps;
   const changes = new ChangeBus({ onError: (err, change) => log.error({ err, change: change?.type }, 'a change subscriber failed') });
   if (store.kind === 'postgres' && store.databaseUrl) await changes.connect(new PgChangeTransport(store.databaseUrl, log));
-  // The job runner is the context's job queue (ctx.jobs); its handlers are registered below, once their services exist.
+  // The job runner is the context's job queue (ctx.jobs); its handlers are registered by buildServices, once their services exist.
   const jobs = new JobRunner({
     ctx: { db: store.db, clock, changes }, log: log.child({ component: 'jobs' }), pollMs: config.jobsPollMs, expireLeasesAtStart: store.kind === 'pglite',
   });
-  const ctx: Ctx = { db: store.db, clock, changes, jobs };
+  return { changes, jobs, ctx: { db: store.db, clock, changes, jobs } };
+}
 
+/** Whether the database and Redis can be reached, and the shared counters: in this process, or on Redis. */
+async function buildCounters(deps: ServiceDeps): Promise<{ health: DependencyHealth; counters: Counters }> {
+  const { config, store, clock, log } = deps;
   let redis: RedisCounters | undefined;
   const health = new DependencyHealth({
     log,
@@ -159,56 +221,81 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     await redis.start();
     counters = config.redisFailOpen ? new FailOpenCounters(redis, () => health.isUp('redis')) : redis;
   }
+  return { health, counters };
+}
+
+/** The money path: the usage sink, the one spend admission over the counters, and the model gateway. */
+async function buildGateway(deps: ServiceDeps, ctx: Ctx, counters: Counters, health: DependencyHealth): Promise<{ spend: SpendAdmission; gateway: Gateway }> {
+  const { config, log } = deps;
   const sink = await openUsageSink(deps, ctx);
   const spend = new SpendAdmission(ctx, counters, {
     stateTtlMs: config.gateway.budgetStateTtlMs, settingsTtlMs: config.gateway.hotCacheTtlMs,
   }, () => sink.settled());
   const gateway = new Gateway(ctx, spend, sink, config.gateway, log, health, config.redisFailOpen);
+  return { spend, gateway };
+}
 
+/** GPU compute: the driver, the sealing key, the timings. */
+async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission): Promise<Compute> {
+  const { config, clock, log } = deps;
   const compute: Compute = {
     ctx, spend,
     driver: deps.computeDriver ?? await createDriver(config.computeDriver, { clock }),
     secrets: new SecretBox(loadSecretKey(config.secretKey, config.dataDir)),
     timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
   };
-  const sealed = await sealClearTemplateImageAuths(ctx, compute.secrets); // migration 0005's part that needs the key
+  const sealed = await sealClearTemplateImageAuths(compute); // migration 0005's part that needs the key
   if (sealed > 0) log.info({ templates: sealed }, 'sealed template image credentials stored in clear');
-  // Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs.
+  return compute;
+}
+
+/** Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs. */
+function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): Omit<Services['serverlessRuntime'], 'reconcile'> {
+  const { config, log } = deps;
   // replicas share worker slots and queues through Redis; one process keeps them in memory
-  const workerLoad: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs }) : new MemoryLoad();
+  const load: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs }) : new MemoryLoad();
   // per-minute requests and workers: counted in memory by this process, flushed every 5 s (additive across replicas)
-  const endpointMetrics = new EndpointMetrics(ctx, { onError: (err) => log.warn({ err }, 'endpoint metrics flush failed; kept for the next') });
-  const serverlessRuntime = new ServerlessRuntime(compute, workerLoad, {
-    holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs, metrics: endpointMetrics,
+  const metrics = new EndpointMetrics(compute.ctx, { onError: (err) => log.warn({ err }, 'endpoint metrics flush failed; kept for the next') });
+  const runtime = new ServerlessRuntime(compute, load, {
+    holdSeconds: config.serverless.holdSeconds, meterIntervalMs: compute.timings.meterIntervalMs, metrics,
     onError: (endpointId, err) => log.error({ err, endpointId }, 'serverless reconcile failed; will retry'),
   });
-  const serverlessRouter = new ServerlessRouter(ctx, workerLoad, {
+  const router = new ServerlessRouter(compute.ctx, load, {
     queueLimit: config.serverless.queueLimit,
     // an API-only replica leaves the pass to the replicas that run jobs (their next pass is a second away)
     wake: () => void (config.runJobs ? jobs.runNow('serverless.reconcile') : Promise.resolve(0)).catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
   });
-  // Blobs and files: the blob links are signed with a key derived from the sealing key.
-  const blobStore = await openBlobStore(config.blobs);
-  const blobs = { store: blobStore, links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), () => config.serverless.publicBaseUrl, () => clock.nowMs()) };
-  const storage = new StorageQuotas(ctx, {
-    files: { maxBytes: config.files.quotaBytes, maxCount: config.files.quotaCount },
-    media: { maxBytes: config.media.quotaBytes, maxCount: config.media.quotaCount },
-  });
-  const files = new FileService(ctx, blobStore, { ...config.files, maxLineBytes: config.bodyLimits.llm }, storage);
-  const responses = new ResponseStore(ctx, config.responsesTtlMs);
-  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
-  // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
-  const mediaCatalogue = new MediaCatalogue(ctx, blobs, {
-    downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs,
-  }, storage);
-  const mediaTasks = new MediaTasks({ ctx, spend, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate });
-  // Every job of the catalogue has its handler here (a missing one does not compile: jobs/handlers.ts).
-  jobs.handleAll(buildHandlers({
-    ctx, config, log, compute, serverlessRuntime, files, responses, gateway, blobs: blobStore, webhooks,
-    media: { tasks: mediaTasks, catalogue: mediaCatalogue },
-  }));
-  deps.registerJobs?.(jobs);
+  return { runtime, router, load, metrics };
+}
 
+/** The blob store and the areas that keep bytes in it: storage quotas, files, batches, stored responses, media. */
+async function buildStorageAreas(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission): Promise<Pick<Services, 'blobs' | 'storage' | 'files' | 'responses' | 'batches' | 'media'>> {
+  const { config, clock } = deps;
+  // The blob links are signed with a key derived from the sealing key.
+  const blobs = {
+    store: await openBlobStore(config.blobs),
+    links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), () => config.serverless.publicBaseUrl, () => clock.nowMs()),
+  };
+  const storage: StorageQuotas = {
+    ctx,
+    defaults: {
+      files: { maxBytes: config.files.quotaBytes, maxCount: config.files.quotaCount },
+      media: { maxBytes: config.media.quotaBytes, maxCount: config.media.quotaCount },
+    },
+  };
+  const files: Files = { ctx, blobs: blobs.store, limits: { ...config.files, maxLineBytes: config.bodyLimits.llm }, storage };
+  const catalogue: MediaCatalogue = {
+    ctx, blobs, storage,
+    opts: { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs },
+  };
+  // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
+  const tasks: MediaTasks = { ctx, spend, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate };
+  return { blobs, storage, files, responses: { ctx, ttlMs: config.responsesTtlMs }, batches: { ctx, files }, media: { catalogue, tasks } };
+}
+
+/** Who calls: API keys, the operator token (checked at once: a store never bootstrapped fails here), failed authentications. */
+async function buildAuth(deps: ServiceDeps, ctx: Ctx, health: DependencyHealth) {
+  const { config, clock, log } = deps;
   const operatorToken = new OperatorTokenVerifier(ctx, config.keyCacheTtlMs);
   await operatorToken.load(); // a store that was never bootstrapped fails here, not at the first request
   const keys = new KeyAuthenticator(ctx, config.keyCacheTtlMs);
@@ -225,47 +312,5 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       log.warn({ err }, 'failed authentications are counted on this replica until Redis answers');
     },
   });
-  const services: Services = {
-    ctx, config, spend, gateway, health,
-    keys,
-    operatorToken,
-    authThrottle,
-    compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
-    jobs,
-    serverlessRuntime: { runtime: serverlessRuntime, router: serverlessRouter, load: workerLoad, metrics: endpointMetrics, reconcile: () => jobs.runNow('serverless.reconcile') },
-    // serverless management API
-    serverless: { ctx, spend, settings: config.serverless },
-    blobs,
-    files,
-    storage,
-    responses,
-    batches: new BatchService(ctx),
-    webhooks,
-    sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
-    media: {
-      catalogue: mediaCatalogue,
-      tasks: mediaTasks,
-    },
-  };
-  return {
-    services,
-    startBackground: () => {
-      health.start();
-      endpointMetrics.start();
-      if (config.runJobs) jobs.start();
-    },
-    close: async () => {
-      health.stop();
-      await jobs.stop();
-      serverlessRouter.close();
-      await endpointMetrics.close(); // before the store closes: the last seconds' counts
-      await workerLoad.close();
-      await compute.driver.close(); // e.g. the sim's worker servers
-      await gateway.close();
-      await counters.close();
-      await sharedFailures.close();
-      await blobStore.close();
-      await changes.close();
-    },
-  };
+  return { operatorToken, keys, authThrottle, sharedFailures };
 }

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { buildTestApp } from '../../test/helpers/app.ts';
 import { as } from '../../test/helpers/http.ts';
 import { createTeam, topup } from '../../test/helpers/factories.ts';
+import { pruneResponses } from '../domain/responses/responses.ts';
 
 const MODEL = 'gantry/sim-chat-small';
 
@@ -128,8 +129,8 @@ test('stored responses expire after GANTRY_RESPONSES_TTL_DAYS: hidden at once, r
     assert.equal((await key.get(`/openai/v1/responses/${r.body.id}`)).status, 200, 'kept within its days');
     t.clock.advance(86_400_000);
     assert.equal((await key.get(`/openai/v1/responses/${r.body.id}`)).status, 404, 'hidden at its expiry');
-    assert.equal(await t.services.responses.prune(), 1);
-    assert.equal(await t.services.responses.prune(), 0);
+    assert.equal(await pruneResponses(t.services.responses), 1);
+    assert.equal(await pruneResponses(t.services.responses), 0);
   } finally {
     await t.close();
   }

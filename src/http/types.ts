@@ -5,7 +5,16 @@ import type { Family } from '../lib/error-families.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export type { Services } from '../services.ts';
+import type { Services } from '../services.ts';
+
+export type { Services };
+
+/**
+ * One route (one operation): registers itself on the app with the services it uses. A route
+ * declares what it uses by the type of its second parameter (`Pick<Services, 'files'>`), so
+ * it can reach nothing else.
+ */
+export type RouteRegistrar = (app: App, s: Services) => void;
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */
 export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability; xApiKey?: boolean; consoleSession?: boolean } | { kind: 'public' };

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ctx } from '../domain/context.ts';
 import type { Gateway } from '../gateway/gateway.ts';
-import type { FileService } from '../domain/files/files.ts';
+import type { Batches } from '../domain/batches/service.ts';
 import type { Role } from '../domain/roles.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import { validateBatch } from '../domain/batches/validate.ts';
@@ -21,11 +21,12 @@ import { errorPayload, toAppError } from '../lib/error-answer.ts';
 import { CATALOG, type PayloadOf } from '../domain/jobs/catalog.ts';
 import type { JobHandler, JobHandlers } from './runner.ts';
 import { checkBatchBody, pipelineEndpoint } from './batch-body.ts';
+import type { HandlerDeps } from './handlers.ts';
 
 export interface BatchJobDeps {
   ctx: Ctx;
   gateway: Gateway;
-  files: FileService;
+  batches: Batches;
   blobs: BlobStore;
 }
 
@@ -50,10 +51,10 @@ export function batchHandlers(d: BatchJobDeps, opts: { concurrency: number; chun
     // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
     // next (its claim waits for the runner's next pass).
     'batch.lines': { handler: batchLinesHandler(d, new Slots(opts.concurrency)), concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 2 },
-    'batch.finalize': { handler: (job) => finalizeBatch({ ctx, files: d.files }, job.payload.batchId, job.completeWith) },
+    'batch.finalize': { handler: (job) => finalizeBatch(d.batches, job.payload.batchId, job.completeWith) },
     'batches.expire': {
       handler: async (job) => {
-        await expireBatches({ ctx, files: d.files }, job.signal);
+        await expireBatches(d.batches, job.signal);
       },
     },
   };
@@ -131,3 +132,8 @@ async function runLine(d: BatchJobDeps, signal: AbortSignal, batchId: string, l:
     }
   }
 }
+
+/** The batches area's jobs (an entry of src/areas.ts). */
+export const batchesJobs = (d: HandlerDeps) => ({
+  ...batchHandlers({ ctx: d.ctx, gateway: d.gateway, batches: d.batches, blobs: d.blobs }, d.config.batches),
+}) satisfies Partial<JobHandlers>;

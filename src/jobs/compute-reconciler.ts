@@ -4,8 +4,9 @@
 // leased on its own row (domain/compute/reconciler.ts), the unit of work.
 import type { Compute } from '../domain/compute/compute.ts';
 import { reconcileDue } from '../domain/compute/reconciler.ts';
-import type { JobHandler } from './runner.ts';
+import type { JobHandler, JobHandlers } from './runner.ts';
 import type { PayloadOf } from '../domain/jobs/catalog.ts';
+import type { HandlerDeps } from './handlers.ts';
 
 export interface ReconcileLog {
   error(obj: object, msg: string): void;
@@ -19,3 +20,8 @@ export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHand
     });
   };
 }
+
+/** The compute area's job: the reconciler's pass, every reconcile interval (an entry of src/areas.ts). */
+export const computeJobs = (d: HandlerDeps) => ({
+  'compute.reconcile': { handler: computeReconcileHandler(d.compute, d.log), everyMs: d.config.reconcileIntervalMs },
+}) satisfies Partial<JobHandlers>;

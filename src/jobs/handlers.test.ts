@@ -8,6 +8,7 @@ import { ManualClock } from '../lib/clock.ts';
 import { ChangeBus } from '../domain/changes.ts';
 import { JOB_NAMES, type JobName } from '../domain/jobs/catalog.ts';
 import { JobRunner, type JobHandlers } from './runner.ts';
+import { buildHandlers, type HandlerDeps } from './handlers.ts';
 
 function everyName(): JobHandlers {
   const noop = { handler: async () => {} };
@@ -34,4 +35,13 @@ test('a built app runs a handler for every job of the catalogue', async () => {
   } finally {
     await t.close();
   }
+});
+
+test('the areas\' handlers make one map: a job handled by two areas is refused', () => {
+  const noop = { handler: async () => {} };
+  const deps = {} as HandlerDeps;
+  const map = buildHandlers([{ jobs: () => ({ 'jobs.prune': noop }) }, {}, { jobs: () => ({ 'files.expire': noop }) }], deps);
+  assert.deepEqual(Object.keys(map).sort(), ['files.expire', 'jobs.prune']);
+  assert.throws(() => buildHandlers([{ jobs: () => ({ 'jobs.prune': noop }) }, { jobs: () => ({ 'jobs.prune': noop }) }], deps),
+    /job type jobs\.prune has two handlers/);
 });

@@ -4,7 +4,8 @@
 import type { Ctx } from '../domain/context.ts';
 import { deleteFinishedJobs } from '../store/jobs.ts';
 import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, type PayloadOf } from '../domain/jobs/catalog.ts';
-import type { JobHandler } from './runner.ts';
+import type { JobHandler, JobHandlers } from './runner.ts';
+import type { HandlerDeps } from './handlers.ts';
 
 const BATCH = 500;
 
@@ -19,3 +20,8 @@ export function pruneJobsHandler(ctx: Ctx): JobHandler<PayloadOf<'jobs.prune'>> 
     }
   };
 }
+
+/** The jobs table's own upkeep (an entry of src/areas.ts). */
+export const systemJobs = (d: HandlerDeps) => ({
+  'jobs.prune': { handler: pruneJobsHandler(d.ctx) },
+}) satisfies Partial<JobHandlers>;

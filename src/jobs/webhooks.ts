@@ -7,6 +7,7 @@ import type { Webhooks } from '../domain/webhooks/service.ts';
 import { watchThresholds } from '../domain/webhooks/watch.ts';
 import { backoffMs, CATALOG } from '../domain/jobs/catalog.ts';
 import type { JobHandler, JobHandlers } from './runner.ts';
+import type { HandlerDeps } from './handlers.ts';
 
 export type WebhookHandlers = Pick<JobHandlers, 'webhook.endpoint' | 'webhook.url' | 'webhooks.prune' | 'webhooks.watch'>;
 
@@ -29,3 +30,8 @@ export function webhookHandlers(w: Webhooks, opts: { watchIntervalMs: number }):
     },
   };
 }
+
+/** The webhooks area's jobs (an entry of src/areas.ts). */
+export const webhooksJobs = (d: HandlerDeps) => ({
+  ...webhookHandlers(d.webhooks, { watchIntervalMs: d.config.webhooks.watchIntervalMs }),
+}) satisfies Partial<JobHandlers>;

@@ -10,7 +10,7 @@ export const LAYERS = ['root', 'http', 'routes', 'jobs', 'gateway', 'domain', 'a
 export type Layer = (typeof LAYERS)[number];
 
 /** The composition root: builds the object graph and reads the environment; may import anything. */
-const ROOT_FILES = new Set(['main.ts', 'app.ts', 'services.ts', 'config.ts', 'postinstall.ts']);
+const ROOT_FILES = new Set(['main.ts', 'app.ts', 'areas.ts', 'services.ts', 'config.ts', 'postinstall.ts']);
 
 /** The layer of a file, from its path under src/ (`store/counters/x.ts`); undefined: a file outside every layer. */
 export function layerOf(path: string): Layer | undefined {

@@ -4,16 +4,12 @@
 // the batch becomes COMPLETED, EXPIRED or CANCELLED in the transaction that makes the files
 // visible. Also the expiry: a batch past its window has its lines not started expired.
 import type { Ctx } from '../context.ts';
-import type { FileService } from '../files/files.ts';
+import { writeOutputFile } from '../files/files.ts';
+import type { Batches } from './service.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
 import { finalizeIfDone, unansweredLine, type OutputLine } from './lines.ts';
 import { announceBatchEnd } from './webhooks.ts';
-
-export interface FinalizeDeps {
-  ctx: Ctx;
-  files: FileService;
-}
 
 const PAGE = 500;
 /**
@@ -43,8 +39,8 @@ async function* jsonl(ctx: Ctx, b: q.BatchRow, states: readonly string[]): Async
   }
 }
 
-export async function finalizeBatch(d: FinalizeDeps, batchId: string, complete: (fn: (tx: Tx) => Promise<void>) => Promise<void>): Promise<void> {
-  const { ctx } = d;
+export async function finalizeBatch(batches: Batches, batchId: string, complete: (fn: (tx: Tx) => Promise<void>) => Promise<void>): Promise<void> {
+  const { ctx } = batches;
   const b = await q.findBatchById(ctx.db, batchId);
   if (!b || (b.status !== 'PROGRESS' && b.status !== 'CANCELLING')) return; // ended already
   const now = ctx.clock.nowMs();
@@ -60,8 +56,8 @@ export async function finalizeBatch(d: FinalizeDeps, batchId: string, complete: 
   const counts = await q.countLines(ctx.db, batchId);
   const owner = { teamId: b.teamId, memberId: b.memberId, keyId: b.keyId };
   const errorStates = ['failed', 'expired', 'cancelled'] as const;
-  const output = counts.succeeded ? await d.files.writeOutput(owner, `batch_${batchId}_output.jsonl`, jsonl(ctx, b, ['succeeded'])) : undefined;
-  const errors = errorStates.some((s) => counts[s]) ? await d.files.writeOutput(owner, `batch_${batchId}_error.jsonl`, jsonl(ctx, b, errorStates)) : undefined;
+  const output = counts.succeeded ? await writeOutputFile(batches.files, owner, `batch_${batchId}_output.jsonl`, jsonl(ctx, b, ['succeeded'])) : undefined;
+  const errors = errorStates.some((s) => counts[s]) ? await writeOutputFile(batches.files, owner, `batch_${batchId}_error.jsonl`, jsonl(ctx, b, errorStates)) : undefined;
   const end = ctx.clock.nowMs();
   const final = b.status === 'CANCELLING' ? { status: 'CANCELLED', cancelledAtMs: end }
     : b.expiredAtMs !== null ? { status: 'EXPIRED', expiredAtMs: b.expiredAtMs }
@@ -82,8 +78,8 @@ export async function finalizeBatch(d: FinalizeDeps, batchId: string, complete: 
  * file, `batch_expired`) and ends when its running lines have (their work is billed and in
  * the output).
  */
-export async function expireBatches(d: FinalizeDeps, signal: AbortSignal): Promise<number> {
-  const { ctx } = d;
+export async function expireBatches(batches: Batches, signal: AbortSignal): Promise<number> {
+  const { ctx } = batches;
   let n = 0;
   const now = ctx.clock.nowMs();
   for (const b of await q.openBatchesExpiredBy(ctx.db, now, 100)) {

@@ -68,10 +68,32 @@ export function firstHourMicro(priceUnitsPerGpuHour: bigint, gpuNum: number): bi
 }
 
 export async function createInstance(c: Compute, p: Principal, input: CreateInstanceInput): Promise<string> {
-  const { ctx } = c;
-  const now = ctx.clock.nowMs();
-  const tpl = input.templateId ? await requireVisibleTemplate(ctx, p.teamId, input.templateId) : undefined;
-  const product = await requireProduct(ctx, input.productId);
+  const now = c.ctx.clock.nowMs();
+  const spec = await checkInstanceSpec(c, p, input);
+  const mounts = await checkNetworkMounts(c, p, input);
+  const month = spec.billingMode === 'monthly' ? checkMonth(input.month) : undefined;
+  const auth = await checkImageAuth(c, p, input, spec);
+  const tools = (input.tools ?? []).map((t) => (typeof t === 'string' ? t : String((t as { name?: unknown })?.name ?? ''))).filter(Boolean);
+  const charge = firstCharge(spec, input.gpuNum, month);
+  const placement = await candidateClusters(c, spec.product, input.clusterId, mounts.cluster);
+  // An inline credential becomes a stored (sealed) one so the instance refers to it by id.
+  const imageAuthId = auth.inline ? await credentialIdFor(c, p.teamId, auth.inline.name, auth.inline.cred) : auth.imageAuthId;
+  const id = newId('instance', now);
+  await c.spend.withReservation(payerOf(p), charge.firstChargeMicro, charge.what, () => inTransaction(c.ctx, async (tx) => {
+    const clusterId = await pickClusterTx(tx, spec.product, input.gpuNum, placement);
+    await insertInstanceTx(tx, now, {
+      id, p, input, spec, clusterId, imageAuthId, tools, volumeMounts: mounts.volumeMounts, month, charge,
+    });
+  }));
+  return id;
+}
+
+type Product = Awaited<ReturnType<typeof requireProduct>>;
+
+/** What the instance runs: the request's values, else its template's, each checked against the product. */
+async function checkInstanceSpec(c: Compute, p: Principal, input: CreateInstanceInput) {
+  const tpl = input.templateId ? await requireVisibleTemplate(c.ctx, p.teamId, input.templateId) : undefined;
+  const product = await requireProduct(c.ctx, input.productId);
   if (!product.available) throw insufficient(`product ${product.id} is not available`, { productId: product.id });
   const billingMode = (input.billingMode ?? 'onDemand') as BillingMode;
   if (!(BILLING_MODES as readonly string[]).includes(billingMode)) throw bad('billingMode', 'must be onDemand, monthly or spot');
@@ -97,77 +119,98 @@ export async function createInstance(c: Compute, p: Principal, input: CreateInst
   const given = envsOf('', input);
   const envs = given.envs ?? tpl?.envs ?? [];
   checkEnvs(given.field, envs);
+  return { tpl, product, billingMode, name, imageUrl, rootfsSize, command, entrypoint, ports, envs };
+}
+
+type InstanceSpec = Awaited<ReturnType<typeof checkInstanceSpec>>;
+
+/** The team's network volumes to mount, and the one cluster they are in. */
+async function checkNetworkMounts(c: Compute, p: Principal, input: CreateInstanceInput) {
   // Network volumes live in one cluster: the instance must run there.
   const volumeMounts: { type: string; size: string; id: string; mountPath: string }[] = [];
-  let storageCluster: string | undefined;
+  let cluster: string | undefined;
   for (const [i, ns] of (input.networkStorages ?? []).entries()) {
-    const vol = await requireNetworkStorage(ctx, p.teamId, ns.Id);
+    const vol = await requireNetworkStorage(c.ctx, p.teamId, ns.Id);
     checkLength(`networkStorages[${i}].mountPoint`, ns.mountPoint, 1, 255);
     if (!ns.mountPoint.startsWith('/')) throw bad(`networkStorages[${i}].mountPoint`, 'must be an absolute path');
-    if (storageCluster && vol.clusterId !== storageCluster) throw bad(`networkStorages[${i}].Id`, 'all network storages must be in one cluster');
+    if (cluster && vol.clusterId !== cluster) throw bad(`networkStorages[${i}].Id`, 'all network storages must be in one cluster');
     if (input.clusterId && vol.clusterId !== input.clusterId) throw bad(`networkStorages[${i}].Id`, `is in cluster ${vol.clusterId}, not ${input.clusterId}`);
-    storageCluster = vol.clusterId;
+    cluster = vol.clusterId;
     volumeMounts.push({ type: 'network', size: String(vol.sizeGb), id: vol.id, mountPath: ns.mountPoint });
   }
-  const month = billingMode === 'monthly' ? checkMonth(input.month) : undefined;
+  return { volumeMounts, cluster };
+}
+
+/** The image's registry credential: a stored one's id, or an inline one still to be stored (credentialIdFor). */
+async function checkImageAuth(c: Compute, p: Principal, input: CreateInstanceInput, spec: InstanceSpec) {
+  const { tpl, imageUrl } = spec;
   // The request's credential (an id, or inline) wins over the template's (an id, or sealed inline).
   const own = input.imageAuthId !== undefined || !!input.imageAuth;
-  let imageAuthId = input.imageAuthId ?? (!own && tpl && !tpl.imageAuthEnc ? tpl.imageAuth : '');
-  if (imageAuthId) await requireRegistryAuth(ctx, p.teamId, imageAuthId);
+  const imageAuthId = input.imageAuthId ?? (!own && tpl && !tpl.imageAuthEnc ? tpl.imageAuth : '');
+  if (imageAuthId) await requireRegistryAuth(c.ctx, p.teamId, imageAuthId);
   const inline = !imageAuthId && input.imageAuth ? { name: `image ${imageUrl}`.slice(0, 255), cred: parseInlineCredential('imageAuth', input.imageAuth) }
     : !own && tpl?.imageAuthEnc ? { name: `template ${tpl.id}`, cred: openTemplateCredential(c.secrets, tpl)! } : undefined;
-  const tools = (input.tools ?? []).map((t) => (typeof t === 'string' ? t : String((t as { name?: unknown })?.name ?? ''))).filter(Boolean);
+  return { imageAuthId, inline };
+}
 
+/** The price of the billing mode, and what admission reserves for it. */
+function firstCharge(spec: InstanceSpec, gpuNum: number, month: number | undefined) {
+  const { product, billingMode } = spec;
   const price = billingMode === 'monthly' ? product.monthlyPriceUnitsPerGpu : billingMode === 'spot' ? product.spotPriceUnitsPerGpuHour : product.priceUnitsPerGpuHour;
   // Metered modes must afford the first hour (held until charged); monthly pays the whole term up front.
-  const firstChargeMicro = unitsToMicro(price * BigInt(input.gpuNum) * BigInt(month ?? 1));
-  const what = billingMode === 'monthly' ? `${month} month(s) of ${input.gpuNum} × ${product.name}` : `the first hour of ${input.gpuNum} × ${product.name}`;
+  const firstChargeMicro = unitsToMicro(price * BigInt(gpuNum) * BigInt(month ?? 1));
+  const what = billingMode === 'monthly' ? `${month} month(s) of ${gpuNum} × ${product.name}` : `the first hour of ${gpuNum} × ${product.name}`;
+  return { price, firstChargeMicro, what };
+}
 
-  const pinned = input.clusterId ?? storageCluster;
-  const clusters = pinned ? [pinned] : (await q.listInventory(ctx.db)).filter((i) => i.productId === product.id).map((i) => i.clusterId);
-  if (input.clusterId && !(await q.findCluster(ctx.db, input.clusterId))) {
-    throw computeNotFound('cluster', input.clusterId);
+/** The clusters the instance may run in: the one asked for or holding its volumes, else every cluster stocking the product. */
+async function candidateClusters(c: Compute, product: Product, clusterId: string | undefined, storageCluster: string | undefined) {
+  const pinned = clusterId ?? storageCluster;
+  const clusters = pinned ? [pinned] : (await q.listInventory(c.ctx.db)).filter((i) => i.productId === product.id).map((i) => i.clusterId);
+  if (clusterId && !(await q.findCluster(c.ctx.db, clusterId))) {
+    throw computeNotFound('cluster', clusterId);
   }
-  // An inline credential becomes a stored (sealed) one so the instance refers to it by id.
-  if (inline) imageAuthId = await credentialIdFor(ctx, c.secrets, p.teamId, inline.name, inline.cred);
+  return { pinned, clusters };
+}
 
-  const id = newId('instance', now);
+/** The first candidate cluster with enough free GPUs, under the transaction that takes them. */
+async function pickClusterTx(tx: Tx, product: Product, gpuNum: number, placement: { pinned: string | undefined; clusters: string[] }): Promise<string> {
+  for (const cl of placement.clusters) {
+    if ((await freeGpusTx(tx, product.id, cl)) >= gpuNum) return cl;
+  }
+  const where = placement.pinned ? ` in cluster ${placement.pinned}` : '';
+  throw insufficient(`not enough free ${product.name} GPUs (${gpuNum} requested)${where}`, { productId: product.id, gpuNum });
+}
+
+/** The instance row (toCreate: the reconciler starts it), its log line, and its first charge: the term's bill, or the first hour's hold. */
+async function insertInstanceTx(tx: Tx, now: number, o: {
+  id: string; p: Principal; input: CreateInstanceInput; spec: InstanceSpec; clusterId: string; imageAuthId: string; tools: string[];
+  volumeMounts: q.InstanceInsert['volumeMounts']; month: number | undefined; charge: ReturnType<typeof firstCharge>;
+}): Promise<void> {
+  const { id, p, input, spec, month, charge } = o;
+  const { product, billingMode } = spec;
   const nowS = Math.floor(now / 1000);
   const endTimeS = month ? addMonthsS(nowS, month) : -1;
-  const payer = payerOf(p);
-  await c.spend.withReservation(payer, firstChargeMicro, what, () => inTransaction(ctx, async (tx) => {
-    let clusterId: string | undefined;
-    for (const cl of clusters) {
-      if ((await freeGpusTx(tx, product.id, cl)) >= input.gpuNum) {
-        clusterId = cl;
-        break;
-      }
-    }
-    if (!clusterId) {
-      throw insufficient(`not enough free ${product.name} GPUs (${input.gpuNum} requested)${pinned ? ` in cluster ${pinned}` : ''}`, { productId: product.id, gpuNum: input.gpuNum });
-    }
-    const row: q.InstanceInsert = {
-      id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, name, clusterId, productId: product.id, productName: product.name,
-      templateId: tpl?.id ?? null, status: 'toCreate', statusSinceMs: now, imageUrl, imageAuthId, command, entrypoint,
-      gpuNum: input.gpuNum, cpuNum: product.cpuPerGpu * input.gpuNum, memoryGb: product.memoryPerGpuGb * input.gpuNum, rootfsSize,
-      ports, envs, tools, volumeMounts, kind: input.kind, billingMode, priceUnits: price, endTimeS,
-      spotStatus: billingMode === 'spot' ? 'running' : '', spotReclaimTimeS: 0, nextReconcileAtMs: now,
-      createdAt: new Date(now), updatedAt: new Date(now),
-    };
-    await q.insertInstance(tx, row);
-    await logCreatedTx(tx, row, now);
-    if (month) {
-      await postFixedTermBillTx(tx, now, {
-        teamId: p.teamId, amountMicro: firstChargeMicro, idempotencyKey: `instance:${id}:monthly_new_buy`, productId: product.id,
-        productName: product.name, productCategory: 'gpu', ownerId: id, tradeType: 'monthly_new_buy', billingMethod: BILLING_METHOD_OF.monthly,
-        basePriceUnits: price, billNum: String(input.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
-        keyId: p.keyId,
-      });
-    } else {
-      await setHoldTx(tx, { ownerId: id, payer }, firstChargeMicro, now);
-    }
-  }));
-  return id;
+  const row: q.InstanceInsert = {
+    id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, name: spec.name, clusterId: o.clusterId, productId: product.id, productName: product.name,
+    templateId: spec.tpl?.id ?? null, status: 'toCreate', statusSinceMs: now, imageUrl: spec.imageUrl, imageAuthId: o.imageAuthId, command: spec.command,
+    entrypoint: spec.entrypoint, gpuNum: input.gpuNum, cpuNum: product.cpuPerGpu * input.gpuNum, memoryGb: product.memoryPerGpuGb * input.gpuNum,
+    rootfsSize: spec.rootfsSize, ports: spec.ports, envs: spec.envs, tools: o.tools, volumeMounts: o.volumeMounts, kind: input.kind, billingMode,
+    priceUnits: charge.price, endTimeS, spotStatus: billingMode === 'spot' ? 'running' : '', spotReclaimTimeS: 0, nextReconcileAtMs: now,
+    createdAt: new Date(now), updatedAt: new Date(now),
+  };
+  await q.insertInstance(tx, row);
+  await logCreatedTx(tx, row, now);
+  if (month) {
+    await postFixedTermBillTx(tx, now, {
+      teamId: p.teamId, amountMicro: charge.firstChargeMicro, idempotencyKey: `instance:${id}:monthly_new_buy`, productId: product.id,
+      productName: product.name, productCategory: 'gpu', ownerId: id, tradeType: 'monthly_new_buy', billingMethod: BILLING_METHOD_OF.monthly,
+      basePriceUnits: charge.price, billNum: String(input.gpuNum * month), startTimeS: nowS, endTimeS, memberId: p.memberId,
+      keyId: p.keyId,
+    });
+  } else {
+    await setHoldTx(tx, { ownerId: id, payer: payerOf(p) }, charge.firstChargeMicro, now);
+  }
 }
 
 /** An instance of the caller's team; another team's answers as missing. */

@@ -1,7 +1,7 @@
 // Private registry credentials: the password is sealed with AES-256-GCM and never returned.
 import { ID_PREFIX, newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
-import type { SecretBox } from '../../lib/secret-box.ts';
+import type { Compute } from './compute.ts';
 import * as q from '../../store/compute.ts';
 import { checkLength } from './limits.ts';
 import { bad, computeNotFound } from './errors.ts';
@@ -13,7 +13,8 @@ export interface RegistryAuthInput {
   password: string;
 }
 
-export async function saveRegistryAuth(ctx: Ctx, secrets: SecretBox, teamId: string, a: RegistryAuthInput): Promise<string> {
+export async function saveRegistryAuth(c: Compute, teamId: string, a: RegistryAuthInput): Promise<string> {
+  const { ctx, secrets } = c;
   checkLength('name', a.name, 1, 255);
   checkLength('username', a.username, 1, 255);
   checkLength('password', a.password, 1, 4096);
@@ -51,16 +52,16 @@ export function parseInlineCredential(field: string, plain: string): { username:
  * existing one when they match (each instance created from one template does not add another
  * copy), else a new one, sealed.
  */
-export async function credentialIdFor(ctx: Ctx, secrets: SecretBox, teamId: string, name: string, cred: { username: string; password: string }): Promise<string> {
-  const same = (await q.listRegistryAuths(ctx.db, teamId)).filter((r) => r.name === name && r.username === cred.username);
+export async function credentialIdFor(c: Compute, teamId: string, name: string, cred: { username: string; password: string }): Promise<string> {
+  const same = (await q.listRegistryAuths(c.ctx.db, teamId)).filter((r) => r.name === name && r.username === cred.username);
   for (const r of same) {
     let password: string | undefined;
     try {
-      password = secrets.open(r.passwordEnc);
+      password = c.secrets.open(r.passwordEnc);
     } catch { /* sealed with another key: not a match */ }
     if (password === cred.password) return r.id;
   }
-  return saveRegistryAuth(ctx, secrets, teamId, { name, ...cred });
+  return saveRegistryAuth(c, teamId, { name, ...cred });
 }
 
 export async function requireRegistryAuth(ctx: Ctx, teamId: string, id: string): Promise<q.RegistryAuthRow> {

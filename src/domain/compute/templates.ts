@@ -6,6 +6,7 @@
 import { newId } from '../../lib/ids.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { Ctx } from '../context.ts';
+import type { Compute } from './compute.ts';
 import * as q from '../../store/compute.ts';
 import { checkEnvs, checkLength, checkPort, checkPortType, envsOf, MAX_EXPOSED_PORTS } from './limits.ts';
 import { isCredentialId, parseInlineCredential } from './registry-auths.ts';
@@ -119,7 +120,8 @@ function rowOf(t: TemplateInput, auth: StoredImageAuth): Omit<q.TemplateInsert, 
   };
 }
 
-export async function createTemplate(ctx: Ctx, secrets: SecretBox, teamId: string, t: TemplateInput): Promise<string> {
+export async function createTemplate(c: Compute, teamId: string, t: TemplateInput): Promise<string> {
+  const { ctx, secrets } = c;
   validateTemplate(t, { tenant: true });
   const auth = await storedImageAuth(ctx, secrets, teamId, t.imageAuth);
   const now = ctx.clock.nowMs();
@@ -153,7 +155,8 @@ async function requireOwnTemplate(ctx: Ctx, teamId: string, id: string): Promise
   return row;
 }
 
-export async function updateTemplate(ctx: Ctx, secrets: SecretBox, teamId: string, id: string, t: TemplateInput): Promise<void> {
+export async function updateTemplate(c: Compute, teamId: string, id: string, t: TemplateInput): Promise<void> {
+  const { ctx, secrets } = c;
   const current = await requireOwnTemplate(ctx, teamId, id);
   validateTemplate(t, { tenant: true });
   await q.updateTemplate(ctx.db, id, rowOf(t, await storedImageAuth(ctx, secrets, teamId, t.imageAuth, current)));
@@ -165,7 +168,8 @@ export async function updateTemplate(ctx: Ctx, secrets: SecretBox, teamId: strin
  * as they are. Idempotent, and safe when several replicas start at once. Returns how many
  * it sealed.
  */
-export async function sealClearTemplateImageAuths(ctx: Ctx, secrets: SecretBox): Promise<number> {
+export async function sealClearTemplateImageAuths(c: Compute): Promise<number> {
+  const { ctx, secrets } = c;
   let sealed = 0;
   for (const t of await q.listTemplatesWithUnsealedImageAuth(ctx.db)) {
     if (isCredentialId(t.imageAuth)) continue;

@@ -20,7 +20,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 export type SessionKind = 'key' | 'operator';
 
-export interface SessionDeps {
+/** The console area's context: the store, and the key and operator-token checks a session acts through. */
+export interface Sessions {
   ctx: Ctx;
   keys: KeyAuthenticator;
   operatorToken: OperatorTokenVerifier;
@@ -42,7 +43,7 @@ export interface SessionView {
 }
 
 /** Sign in with exactly one of an API key or the operator token. */
-export async function openSession(d: SessionDeps, creds: { apiKey?: string | undefined; operatorToken?: string | undefined }): Promise<OpenedSession> {
+export async function openSession(d: Sessions, creds: { apiKey?: string | undefined; operatorToken?: string | undefined }): Promise<OpenedSession> {
   const { apiKey, operatorToken } = creds;
   if ((apiKey === undefined) === (operatorToken === undefined)) {
     throw oneCredential();
@@ -71,7 +72,7 @@ export async function openSession(d: SessionDeps, creds: { apiKey?: string | und
 }
 
 /** The live session a cookie names, or UNAUTHORIZED. */
-export async function findSession(d: SessionDeps, secret: string | undefined): Promise<q.ConsoleSessionRow> {
+export async function findSession(d: Sessions, secret: string | undefined): Promise<q.ConsoleSessionRow> {
   if (!secret) throw sessionRefused();
   const row = await q.findSession(d.ctx.db, sha256Hex(secret));
   if (!row || row.expiresAtMs <= d.ctx.clock.nowMs()) throw sessionRefused('the console session has ended: sign in again');
@@ -88,18 +89,18 @@ export function checkCsrf(row: q.ConsoleSessionRow, presented: string | undefine
 }
 
 /** Who a key session acts as, now (the key's current state, exactly as a call with the key). */
-export function sessionPrincipal(d: SessionDeps, row: q.ConsoleSessionRow): Principal | Promise<Principal> {
+export function sessionPrincipal(d: Sessions, row: q.ConsoleSessionRow): Principal | Promise<Principal> {
   if (row.kind !== 'key' || !row.keySecretHash) throw sessionRefused('an operator session does not act as a team member: sign in with an API key');
   return d.keys.authenticateHash(row.keySecretHash);
 }
 
 /** An operator session acts for the operator while the token it was opened with is the current one. */
-export async function checkOperatorSession(d: SessionDeps, row: q.ConsoleSessionRow): Promise<void> {
+export async function checkOperatorSession(d: Sessions, row: q.ConsoleSessionRow): Promise<void> {
   if (row.kind !== 'operator' || !row.operatorTokenHash) throw sessionRefused('missing or invalid operator token: this session was opened with an API key');
   await d.operatorToken.verifyHash(row.operatorTokenHash);
 }
 
-export async function describeSession(d: SessionDeps, row: q.ConsoleSessionRow): Promise<SessionView> {
+export async function describeSession(d: Sessions, row: q.ConsoleSessionRow): Promise<SessionView> {
   const view: SessionView = { kind: row.kind as SessionKind, csrfToken: row.csrfToken, expiresAtMs: row.expiresAtMs };
   if (row.kind === 'key') view.principal = await sessionPrincipal(d, row);
   else await checkOperatorSession(d, row);
@@ -107,6 +108,6 @@ export async function describeSession(d: SessionDeps, row: q.ConsoleSessionRow):
 }
 
 /** Ends the session server-side; the cookie names nothing afterwards. */
-export async function closeSession(d: SessionDeps, row: q.ConsoleSessionRow): Promise<void> {
+export async function closeSession(d: Sessions, row: q.ConsoleSessionRow): Promise<void> {
   await q.deleteSession(d.ctx.db, row.id);
 }

@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids.ts';
 import type { BlobLinks, BlobStore } from '../../store/blobs/index.ts';
 import * as q from '../../store/media.ts';
 import { inTransaction } from '../changes.ts';
-import { withinRoom, type StorageQuotas } from '../storage/quotas.ts';
+import { admitUpload, commitUpload, overStreamRefused, precheckUpload, withinRoom, type StorageQuotas } from '../storage/quotas.ts';
 import {
   BASE_MODEL_TYPES, MODEL_SOURCES, MODEL_STATUS, MODEL_TYPE_DISPLAY, MODEL_TYPES, VISIBILITIES, sdNameInApi, type ModelType,
 } from './codes.ts';
@@ -193,190 +193,186 @@ const searchText = (m: CheckedModel) => [m.sdName, m.name, ...m.tags].join('\n')
 /** Multipart fields of an upload, before its file. */
 const FIELDS = new Set(['name', 'sd_name', 'type', 'source', 'base_model', 'base_model_type', 'is_sdxl', 'tags', 'categories', 'cover_url']);
 
-export class MediaCatalogue {
-  private readonly ctx: Ctx;
-  private readonly blobs: BlobStore;
-  private readonly links: BlobLinks;
-  readonly opts: CatalogueOptions;
-  private readonly quotas: StorageQuotas;
+/**
+ * The catalogue's context: the store, where the files are kept and their signed links, the
+ * catalogue's options, and the teams' storage quotas (uploads count against them).
+ */
+export interface MediaCatalogue {
+  ctx: Ctx;
+  blobs: { store: BlobStore; links: BlobLinks };
+  opts: CatalogueOptions;
+  storage: StorageQuotas;
+}
 
-  constructor(ctx: Ctx, blobs: { store: BlobStore; links: BlobLinks }, opts: CatalogueOptions, quotas: StorageQuotas) {
-    this.ctx = ctx;
-    this.blobs = blobs.store;
-    this.links = blobs.links;
-    this.opts = opts;
-    this.quotas = quotas;
+/** A record as the API shows it: its download link signed now. */
+export function mediaModelView(cat: MediaCatalogue, r: q.MediaModelRow): MediaModelRecord {
+  const ready = r.status === MODEL_STATUS.available;
+  return {
+    id: r.id, name: r.name, hash_sha256: r.hashSha256, sd_name: r.sdName,
+    type: { name: r.type, display_name: MODEL_TYPE_DISPLAY[r.type as ModelType] ?? r.type },
+    categories: r.categories, status: r.status, download_url: ready ? cat.blobs.links.url(r.blobKey, cat.opts.downloadTtlS) : '',
+    tags: r.tags, cover_url: r.coverUrl, source: r.source, base_model: r.baseModel, base_model_type: r.baseModelType,
+    download_url_ttl: cat.opts.downloadTtlS, sd_name_in_api: r.sdNameInApi, is_sdxl: r.isSdxl,
+  };
+}
+
+export async function listMediaModels(cat: MediaCatalogue, p: Principal, query: CatalogueQuery): Promise<CataloguePage> {
+  const visibility = listParam(query['filter.visibility'], 'filter.visibility', VISIBILITIES);
+  const page = await readPage(query, (f) => q.listMediaModels(cat.ctx.db, {
+    ...f, teamId: p.teamId, visibility: visibility?.length === 1 ? visibility[0] as 'public' | 'private' : undefined,
+  }));
+  return { models: page.rows.map((r) => mediaModelView(cat, r)), pagination: { next_cursor: page.next } };
+}
+
+/**
+ * The operator's listing of the public records (GET /admin/v1/media/models): the filters and
+ * cursor of GET /v3/model (no visibility: only public records), with size and times.
+ */
+export async function listPublicMediaModels(cat: MediaCatalogue, query: CatalogueQuery): Promise<{ models: AdminMediaModelRecord[]; pagination: { next_cursor: string } }> {
+  const page = await readPage(query, (f) => q.listPublicMediaModels(cat.ctx.db, f));
+  return {
+    models: page.rows.map((r) => ({
+      ...mediaModelView(cat, r), bytes: r.bytes, created_at: Math.floor(r.createdAtMs / 1000), updated_at: Math.floor(r.updatedAtMs / 1000),
+    })),
+    pagination: { next_cursor: page.next },
+  };
+}
+
+/** One keyset page of `read` under the query's filters and cursor (one more row is read to know if another page follows). */
+async function readPage(query: CatalogueQuery, read: (f: Omit<q.CatalogueFilter, 'teamId' | 'visibility'>) => Promise<q.MediaModelRow[]>): Promise<{ rows: q.MediaModelRow[]; next: string }> {
+  const limit = limitParam(query['pagination.limit']);
+  const rows = await read({
+    sources: listParam(query['filter.source'], 'filter.source', MODEL_SOURCES),
+    types: listParam(query['filter.types'], 'filter.types', MODEL_TYPES),
+    isSdxl: boolParam(query['filter.is_sdxl'], 'filter.is_sdxl'),
+    query: text(query['filter.query'], 'filter.query').toLowerCase() || undefined,
+    inpainting: boolParam(query['filter.is_inpainting'], 'filter.is_inpainting') ?? false,
+    afterId: cursorParam(query['pagination.cursor']),
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  return { rows: page, next: rows.length > limit ? cursorAfter(page.at(-1)!.id) : '' };
+}
+
+/**
+ * A team's upload (multipart: the fields, then `file`). The record is written first with
+ * status 0 (unavailable), then the bytes, hashed as they stream; then status 1. A failure
+ * removes both. Within the team's storage quota (domain/storage): checked before a byte is
+ * read (`declaredBytes`: the body's Content-Length), as the bytes stream, and with the
+ * record becoming available.
+ */
+export async function uploadMediaModel(cat: MediaCatalogue, p: Principal, parts: AsyncIterable<UploadPart>, declaredBytes?: number): Promise<MediaModelRecord> {
+  await precheckUpload(cat.storage, p.teamId, 'media', declaredBytes);
+  return receiveModel(cat, parts, { teamId: p.teamId, maxBytes: cat.opts.uploadMaxBytes, declaredBytes });
+}
+
+/**
+ * An operator's import of a public record (the admin API, `gantry admin media import`): the
+ * bytes first, under a key of their own, then the record (a record of the same
+ * sd_name_in_api is replaced, and its old file removed).
+ */
+export function importPublicMediaModel(cat: MediaCatalogue, parts: AsyncIterable<UploadPart>): Promise<MediaModelRecord> {
+  return receiveModel(cat, parts, { teamId: null, maxBytes: Number.MAX_SAFE_INTEGER });
+}
+
+async function receiveModel(cat: MediaCatalogue, parts: AsyncIterable<UploadPart>, o: { teamId: string | null; maxBytes: number; declaredBytes?: number | undefined }): Promise<MediaModelRecord> {
+  const fields: Record<string, string> = {};
+  let done: MediaModelRecord | undefined;
+  for await (const part of parts) {
+    if (done) throw bad(part.name, 'nothing may follow the file');
+    if (part.kind === 'field') {
+      if (!FIELDS.has(part.name)) throw bad(part.name, `unknown field; the fields are ${[...FIELDS].join(', ')} and then file`);
+      fields[part.name] = part.value;
+      continue;
+    }
+    if (part.name !== 'file') throw bad(part.name, 'the file goes in the field named file');
+    const input = checkModelInput(fields, part.filename, { public: o.teamId === null });
+    done = o.teamId === null
+      ? mediaModelView(cat, await importPublicModel(cat.ctx, cat.blobs.store, input, part.stream))
+      : await storePrivateModel(cat, o.teamId, input, part.stream, o.maxBytes, o.declaredBytes);
   }
+  if (!done) throw bad('file', 'required: a multipart field named file, after the other fields');
+  return done;
+}
 
-  view(r: q.MediaModelRow): MediaModelRecord {
-    const ready = r.status === MODEL_STATUS.available;
-    return {
-      id: r.id, name: r.name, hash_sha256: r.hashSha256, sd_name: r.sdName,
-      type: { name: r.type, display_name: MODEL_TYPE_DISPLAY[r.type as ModelType] ?? r.type },
-      categories: r.categories, status: r.status, download_url: ready ? this.links.url(r.blobKey, this.opts.downloadTtlS) : '',
-      tags: r.tags, cover_url: r.coverUrl, source: r.source, base_model: r.baseModel, base_model_type: r.baseModelType,
-      download_url_ttl: this.opts.downloadTtlS, sd_name_in_api: r.sdNameInApi, is_sdxl: r.isSdxl,
-    };
+async function storePrivateModel(cat: MediaCatalogue, teamId: string, m: CheckedModel, stream: AsyncIterable<Uint8Array>, maxBytes: number, declaredBytes: number | undefined): Promise<MediaModelRecord> {
+  const { ctx } = cat;
+  const now = ctx.clock.nowMs();
+  let row: q.MediaModelRow;
+  let roomBytes: number;
+  try {
+    // counted by its reservation (`bytes` until the file is in) with the team's other models
+    const reserved = Math.min(declaredBytes ?? 0, maxBytes);
+    ({ record: row, roomBytes } = await admitUpload(cat.storage, teamId, 'media', reserved, (tx) => q.insertMediaModel(tx, {
+      teamId, ...rowFields(m), status: MODEL_STATUS.unavailable, blobKey: `media/models/${newId('mediaModel', now)}`, createdAtMs: now, updatedAtMs: now,
+      bytes: reserved,
+    })));
+  } catch (err) {
+    if (q.isModelNameTaken(err)) throw bad('sd_name', `this team already has a ${m.type} named ${m.sdNameInApi}`);
+    throw err;
   }
-
-  async list(p: Principal, query: CatalogueQuery): Promise<CataloguePage> {
-    const visibility = listParam(query['filter.visibility'], 'filter.visibility', VISIBILITIES);
-    const page = await this.page(query, (f) => q.listMediaModels(this.ctx.db, {
-      ...f, teamId: p.teamId, visibility: visibility?.length === 1 ? visibility[0] as 'public' | 'private' : undefined,
+  try {
+    const bytes = withinRoom(capped(stream, maxBytes), roomBytes, (n) => overStreamRefused('media', roomBytes, n));
+    const put = await cat.blobs.store.put(row.blobKey, bytes, { contentType: 'application/octet-stream' });
+    const ready = await commitUpload(cat.storage, teamId, 'media', put.bytes, (tx) => q.updateMediaModel(tx, row.id, {
+      hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, updatedAtMs: ctx.clock.nowMs(),
     }));
-    return { models: page.rows.map((r) => this.view(r)), pagination: { next_cursor: page.next } };
+    if (!ready) throw recordChanged('the record was deleted while its file was uploaded', 'file');
+    return mediaModelView(cat, ready);
+  } catch (err) {
+    await cat.blobs.store.delete(row.blobKey).catch(() => {});
+    await q.deleteMediaModel(ctx.db, row.id).catch(() => {});
+    throw err;
   }
+}
 
-  /**
-   * The operator's listing of the public records (GET /admin/v1/media/models): the filters and
-   * cursor of GET /v3/model (no visibility: only public records), with size and times.
-   */
-  async listPublic(query: CatalogueQuery): Promise<{ models: AdminMediaModelRecord[]; pagination: { next_cursor: string } }> {
-    const page = await this.page(query, (f) => q.listPublicMediaModels(this.ctx.db, f));
-    return {
-      models: page.rows.map((r) => ({
-        ...this.view(r), bytes: r.bytes, created_at: Math.floor(r.createdAtMs / 1000), updated_at: Math.floor(r.updatedAtMs / 1000),
-      })),
-      pagination: { next_cursor: page.next },
-    };
-  }
+/** A team deletes one of its uploads; a public record or another team's is not found. */
+export async function deletePrivateMediaModel(cat: MediaCatalogue, p: Principal, id: number): Promise<void> {
+  const row = await findModel(cat, id);
+  if (!row || row.teamId !== p.teamId) throw notFound('model', String(id));
+  await removeModel(cat, row);
+}
 
-  /** One keyset page of `read` under the query's filters and cursor (one more row is read to know if another page follows). */
-  private async page(query: CatalogueQuery, read: (f: Omit<q.CatalogueFilter, 'teamId' | 'visibility'>) => Promise<q.MediaModelRow[]>): Promise<{ rows: q.MediaModelRow[]; next: string }> {
-    const limit = limitParam(query['pagination.limit']);
-    const rows = await read({
-      sources: listParam(query['filter.source'], 'filter.source', MODEL_SOURCES),
-      types: listParam(query['filter.types'], 'filter.types', MODEL_TYPES),
-      isSdxl: boolParam(query['filter.is_sdxl'], 'filter.is_sdxl'),
-      query: text(query['filter.query'], 'filter.query').toLowerCase() || undefined,
-      inpainting: boolParam(query['filter.is_inpainting'], 'filter.is_inpainting') ?? false,
-      afterId: cursorParam(query['pagination.cursor']),
-      limit: limit + 1,
-    });
-    const page = rows.slice(0, limit);
-    return { rows: page, next: rows.length > limit ? cursorAfter(page.at(-1)!.id) : '' };
-  }
+/** The operator deletes a public record. */
+export async function deletePublicMediaModel(cat: MediaCatalogue, id: number): Promise<void> {
+  const row = await findModel(cat, id);
+  if (!row || row.teamId !== null) throw notFound('public model', String(id));
+  await removeModel(cat, row);
+}
 
-  /**
-   * A team's upload (multipart: the fields, then `file`). The record is written first with
-   * status 0 (unavailable), then the bytes, hashed as they stream; then status 1. A failure
-   * removes both. Within the team's storage quota (domain/storage): checked before a byte is
-   * read (`declaredBytes`: the body's Content-Length), as the bytes stream, and with the
-   * record becoming available.
-   */
-  async upload(p: Principal, parts: AsyncIterable<UploadPart>, declaredBytes?: number): Promise<MediaModelRecord> {
-    await this.quotas.precheck(p.teamId, 'media', declaredBytes);
-    return this.receive(parts, { teamId: p.teamId, maxBytes: this.opts.uploadMaxBytes, declaredBytes });
-  }
-
-  /**
-   * An operator's import of a public record (the admin API, `gantry admin media import`): the
-   * bytes first, under a key of their own, then the record (a record of the same
-   * sd_name_in_api is replaced, and its old file removed).
-   */
-  importPublic(parts: AsyncIterable<UploadPart>): Promise<MediaModelRecord> {
-    return this.receive(parts, { teamId: null, maxBytes: Number.MAX_SAFE_INTEGER });
-  }
-
-  private async receive(parts: AsyncIterable<UploadPart>, o: { teamId: string | null; maxBytes: number; declaredBytes?: number | undefined }): Promise<MediaModelRecord> {
-    const fields: Record<string, string> = {};
-    let done: MediaModelRecord | undefined;
-    for await (const part of parts) {
-      if (done) throw bad(part.name, 'nothing may follow the file');
-      if (part.kind === 'field') {
-        if (!FIELDS.has(part.name)) throw bad(part.name, `unknown field; the fields are ${[...FIELDS].join(', ')} and then file`);
-        fields[part.name] = part.value;
-        continue;
+/**
+ * Remove the uploads a process that died mid-stream left unavailable (status 0) for longer
+ * than `uploadStaleMs`: the row (only while still status 0, so an upload that finished
+ * meanwhile stays), then the bytes under its key (a partial file of the local store is in
+ * its `.tmp`, swept at start; an aborted S3 multipart upload is the bucket's lifecycle). An
+ * upload still streaming after the bound finds its row gone and removes its own bytes
+ * (storePrivateModel). Returns how many were removed.
+ */
+export async function removeStrandedUploads(cat: MediaCatalogue, signal?: AbortSignal): Promise<number> {
+  const { ctx } = cat;
+  let n = 0;
+  for (;;) {
+    const rows = await q.strandedUploads(ctx.db, ctx.clock.nowMs() - cat.opts.uploadStaleMs, 100);
+    for (const r of rows) {
+      if (signal?.aborted) return n;
+      if (await q.deleteUnavailableModel(ctx.db, r.id)) {
+        await cat.blobs.store.delete(r.blobKey);
+        n++;
       }
-      if (part.name !== 'file') throw bad(part.name, 'the file goes in the field named file');
-      const input = checkModelInput(fields, part.filename, { public: o.teamId === null });
-      done = o.teamId === null ? await this.storePublic(input, part.stream) : await this.storePrivate(o.teamId, input, part.stream, o.maxBytes, o.declaredBytes);
     }
-    if (!done) throw bad('file', 'required: a multipart field named file, after the other fields');
-    return done;
+    if (rows.length < 100) return n;
   }
+}
 
-  private async storePrivate(teamId: string, m: CheckedModel, stream: AsyncIterable<Uint8Array>, maxBytes: number, declaredBytes: number | undefined): Promise<MediaModelRecord> {
-    const now = this.ctx.clock.nowMs();
-    let row: q.MediaModelRow;
-    let roomBytes: number;
-    try {
-      // counted by its reservation (`bytes` until the file is in) with the team's other models
-      const reserved = Math.min(declaredBytes ?? 0, maxBytes);
-      ({ record: row, roomBytes } = await this.quotas.admit(teamId, 'media', reserved, (tx) => q.insertMediaModel(tx, {
-        teamId, ...rowFields(m), status: MODEL_STATUS.unavailable, blobKey: `media/models/${newId('mediaModel', now)}`, createdAtMs: now, updatedAtMs: now,
-        bytes: reserved,
-      })));
-    } catch (err) {
-      if (q.isModelNameTaken(err)) throw bad('sd_name', `this team already has a ${m.type} named ${m.sdNameInApi}`);
-      throw err;
-    }
-    try {
-      const bytes = withinRoom(capped(stream, maxBytes), roomBytes, (n) => this.quotas.overStream('media', roomBytes, n));
-      const put = await this.blobs.put(row.blobKey, bytes, { contentType: 'application/octet-stream' });
-      const ready = await this.quotas.commit(teamId, 'media', put.bytes, (tx) => q.updateMediaModel(tx, row.id, {
-        hashSha256: put.sha256, bytes: put.bytes, status: MODEL_STATUS.available, updatedAtMs: this.ctx.clock.nowMs(),
-      }));
-      if (!ready) throw recordChanged('the record was deleted while its file was uploaded', 'file');
-      return this.view(ready);
-    } catch (err) {
-      await this.blobs.delete(row.blobKey).catch(() => {});
-      await q.deleteMediaModel(this.ctx.db, row.id).catch(() => {});
-      throw err;
-    }
-  }
+/** Ids are int32 (an identity column): a larger one names no record. */
+async function findModel(cat: MediaCatalogue, id: number): Promise<q.MediaModelRow | undefined> {
+  return Number.isInteger(id) && id > 0 && id <= 2_147_483_647 ? q.findMediaModel(cat.ctx.db, id) : undefined;
+}
 
-  private async storePublic(m: CheckedModel, stream: AsyncIterable<Uint8Array>): Promise<MediaModelRecord> {
-    return this.view(await importPublicModel(this.ctx, this.blobs, m, stream));
-  }
-
-  /** A team deletes one of its uploads; a public record or another team's is not found. */
-  async removePrivate(p: Principal, id: number): Promise<void> {
-    const row = await this.find(id);
-    if (!row || row.teamId !== p.teamId) throw notFound('model', String(id));
-    await this.remove(row);
-  }
-
-  /** The operator deletes a public record. */
-  async removePublic(id: number): Promise<void> {
-    const row = await this.find(id);
-    if (!row || row.teamId !== null) throw notFound('public model', String(id));
-    await this.remove(row);
-  }
-
-  /**
-   * Remove the uploads a process that died mid-stream left unavailable (status 0) for longer
-   * than `uploadStaleMs`: the row (only while still status 0, so an upload that finished
-   * meanwhile stays), then the bytes under its key (a partial file of the local store is in
-   * its `.tmp`, swept at start; an aborted S3 multipart upload is the bucket's lifecycle). An
-   * upload still streaming after the bound finds its row gone and removes its own bytes
-   * (storePrivate). Returns how many were removed.
-   */
-  async removeStrandedUploads(signal?: AbortSignal): Promise<number> {
-    let n = 0;
-    for (;;) {
-      const rows = await q.strandedUploads(this.ctx.db, this.ctx.clock.nowMs() - this.opts.uploadStaleMs, 100);
-      for (const r of rows) {
-        if (signal?.aborted) return n;
-        if (await q.deleteUnavailableModel(this.ctx.db, r.id)) {
-          await this.blobs.delete(r.blobKey);
-          n++;
-        }
-      }
-      if (rows.length < 100) return n;
-    }
-  }
-
-  /** Ids are int32 (an identity column): a larger one names no record. */
-  private async find(id: number): Promise<q.MediaModelRow | undefined> {
-    return Number.isInteger(id) && id > 0 && id <= 2_147_483_647 ? q.findMediaModel(this.ctx.db, id) : undefined;
-  }
-
-  /** The row first (no link is signed for it after this), then the bytes. */
-  private async remove(row: q.MediaModelRow): Promise<void> {
-    await q.deleteMediaModel(this.ctx.db, row.id);
-    await this.blobs.delete(row.blobKey);
-  }
+/** The row first (no link is signed for it after this), then the bytes. */
+async function removeModel(cat: MediaCatalogue, row: q.MediaModelRow): Promise<void> {
+  await q.deleteMediaModel(cat.ctx.db, row.id);
+  await cat.blobs.store.delete(row.blobKey);
 }
 
 /**

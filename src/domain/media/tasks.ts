@@ -67,7 +67,8 @@ export type TaskOutput = { kind: 'image' | 'audio'; key: string; type: string };
 
 export type TaskOutcome = { ok: true; outputs: TaskOutput[] } | { ok: false; reason: string };
 
-export interface TaskDeps {
+/** The media tasks' context: the store, the spend admission, where outputs go and their signed links, the settings. */
+export interface MediaTasks {
   ctx: Ctx;
   spend: SpendAdmission;
   blobs: { store: BlobStore; links: BlobLinks };
@@ -97,187 +98,179 @@ function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: 
   return e;
 }
 
-export class MediaTasks {
-  private readonly d: TaskDeps;
+export async function createTxt2ImgTask(tasks: MediaTasks, p: Principal, body: { request: Txt2ImgRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
+  const extra = checkExtra(body.extra, TASK_TYPES.txt2img, tasks.webhooksAllowPrivate);
+  const task = await checkTxt2Img(tasks.ctx, p, body.request);
+  const cost = txt2ImgCostMicro(task, tasks.config.imagePriceUnits);
+  return startTask(tasks, p, TASK_TYPES.txt2img, task, extra, cost, `${task.image_num} image(s) of ${task.model_name}`);
+}
 
-  constructor(d: TaskDeps) {
-    this.d = d;
-  }
+export async function createTxt2SpeechTask(tasks: MediaTasks, p: Principal, body: { request: Txt2SpeechRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
+  const extra = checkExtra(body.extra, TASK_TYPES.txt2speech, tasks.webhooksAllowPrivate);
+  const task = checkTxt2Speech(body.request);
+  const cost = txt2SpeechCostMicro(task, tasks.config.ttsPricePerMCharsUnits);
+  return startTask(tasks, p, TASK_TYPES.txt2speech, task, extra, cost, `${charCount(task.texts)} characters of speech`);
+}
 
-  async txt2img(p: Principal, body: { request: Txt2ImgRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
-    const extra = checkExtra(body.extra, TASK_TYPES.txt2img, this.d.webhooksAllowPrivate);
-    const task = await checkTxt2Img(this.d.ctx, p, body.request);
-    const cost = txt2ImgCostMicro(task, this.d.config.imagePriceUnits);
-    return this.start(p, TASK_TYPES.txt2img, task, extra, cost, `${task.image_num} image(s) of ${task.model_name}`);
-  }
-
-  async txt2speech(p: Principal, body: { request: Txt2SpeechRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
-    const extra = checkExtra(body.extra, TASK_TYPES.txt2speech, this.d.webhooksAllowPrivate);
-    const task = checkTxt2Speech(body.request);
-    const cost = txt2SpeechCostMicro(task, this.d.config.ttsPricePerMCharsUnits);
-    return this.start(p, TASK_TYPES.txt2speech, task, extra, cost, `${charCount(task.texts)} characters of speech`);
-  }
-
-  /**
-   * Test mode ends the task at once with the status asked for (nothing runs, nothing is
-   * charged) and announces it. Otherwise the cost is admitted and held, the row written and
-   * the job queued in one transaction.
-   */
-  private async start(p: Principal, type: TaskType, request: Txt2ImgTask | Txt2SpeechTask, extra: TaskExtra, costMicro: bigint, what: string): Promise<{ task_id: string }> {
-    const { ctx } = this.d;
-    const now = ctx.clock.nowMs();
-    const row: q.NewMediaTaskRow = {
-      id: newId('task', now), teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, taskType: type, status: 'TASK_STATUS_QUEUED',
-      request, extra, costMicro, createdAtMs: now, updatedAtMs: now,
-    };
-    const test = extra.webhook?.test_mode;
-    if (test?.enabled) {
-      await inTransaction(ctx, async (tx) => {
-        await q.insertMediaTask(tx, { ...row, costMicro: 0n });
-        await this.endTaskTx(tx, row.id, test.return_task_status === 'TASK_STATUS_SUCCEED'
-          ? { ok: true, outputs: [] } : { ok: false, reason: 'test mode: the task was asked to fail' });
-      });
-      return { task_id: row.id };
-    }
-    const payer = { teamId: p.teamId, memberId: p.memberId, keyId: p.keyId };
-    await this.d.spend.withReservation(payer, costMicro, what, () => inTransaction(ctx, async (tx) => {
-      await q.insertMediaTask(tx, row);
-      if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
-      await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx });
-    }));
+/**
+ * Test mode ends the task at once with the status asked for (nothing runs, nothing is
+ * charged) and announces it. Otherwise the cost is admitted and held, the row written and
+ * the job queued in one transaction.
+ */
+async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, request: Txt2ImgTask | Txt2SpeechTask, extra: TaskExtra, costMicro: bigint, what: string): Promise<{ task_id: string }> {
+  const { ctx } = tasks;
+  const now = ctx.clock.nowMs();
+  const row: q.NewMediaTaskRow = {
+    id: newId('task', now), teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, taskType: type, status: 'TASK_STATUS_QUEUED',
+    request, extra, costMicro, createdAtMs: now, updatedAtMs: now,
+  };
+  const test = extra.webhook?.test_mode;
+  if (test?.enabled) {
+    await inTransaction(ctx, async (tx) => {
+      await q.insertMediaTask(tx, { ...row, costMicro: 0n });
+      await endTaskTx(tasks, tx, row.id, test.return_task_status === 'TASK_STATUS_SUCCEED'
+        ? { ok: true, outputs: [] } : { ok: false, reason: 'test mode: the task was asked to fail' });
+    });
     return { task_id: row.id };
   }
+  const payer = { teamId: p.teamId, memberId: p.memberId, keyId: p.keyId };
+  await tasks.spend.withReservation(payer, costMicro, what, () => inTransaction(ctx, async (tx) => {
+    await q.insertMediaTask(tx, row);
+    if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
+    await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx });
+  }));
+  return { task_id: row.id };
+}
 
-  /** The task as the job sees it; undefined when gone or ended. */
-  async open(id: string): Promise<q.MediaTaskRow | undefined> {
-    const row = await q.findMediaTask(this.d.ctx.db, id);
-    return row && row.endedAtMs === null ? row : undefined;
+/** The task as the job sees it; undefined when gone or ended. */
+export async function findOpenTask(tasks: MediaTasks, id: string): Promise<q.MediaTaskRow | undefined> {
+  const row = await q.findMediaTask(tasks.ctx.db, id);
+  return row && row.endedAtMs === null ? row : undefined;
+}
+
+/** The job started it (a rerun after a crash starts it again): PROCESSING. */
+export async function markTaskProcessing(tasks: MediaTasks, id: string, progressPercent: number): Promise<void> {
+  await q.updateOpenTask(tasks.ctx.db, id, { status: 'TASK_STATUS_PROCESSING', progressPercent, updatedAtMs: tasks.ctx.clock.nowMs() });
+}
+
+/**
+ * THE end of a task, inside the transaction that completes its job: the row ends (once: a
+ * task already ended is left alone), success charges what was held, failure releases it,
+ * and the end is announced.
+ */
+export async function endTaskTx(tasks: MediaTasks, tx: Tx, id: string, outcome: TaskOutcome): Promise<void> {
+  const now = tasks.ctx.clock.nowMs();
+  const row = await q.lockMediaTask(tx, id);
+  if (!row || row.endedAtMs !== null) return;
+  const payer = { teamId: row.teamId, memberId: row.memberId, keyId: row.keyId };
+  if (outcome.ok && row.costMicro > 0n) {
+    const team = await lockTeamOrThrow(tx, row.teamId);
+    const request = row.request as Record<string, unknown>;
+    await postLockedTx(tx, team, [{
+      teamId: row.teamId, kind: 'charge', amountMicro: row.costMicro, idempotencyKey: `media-task:${row.id}`,
+      category: MEDIA_BILL_CATEGORY, billingMethod: BILLING_METHOD.payAsYouGo,
+      productId: row.taskType === TASK_TYPES.txt2img ? 'txt2img' : 'txt2speech',
+      productName: String(row.taskType === TASK_TYPES.txt2img ? request.model_name : request.voice_id),
+      ownerId: row.id, memberId: row.memberId, keyId: row.keyId, detail: { task_id: row.id, task_type: row.taskType },
+    }], now);
   }
+  if (row.costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, 0n, now);
+  const ended = {
+    status: (outcome.ok ? 'TASK_STATUS_SUCCEED' : 'TASK_STATUS_FAILED') as TaskStatus, reason: outcome.ok ? '' : outcome.reason.slice(0, 1000),
+    outputs: outcome.ok ? outcome.outputs : [], progressPercent: 100, updatedAtMs: now, endedAtMs: now,
+  };
+  await q.updateOpenTask(tx, row.id, ended);
+  await announceTaskEndTx(tasks, tx, { ...row, ...ended });
+}
 
-  /** The job started it (a rerun after a crash starts it again): PROCESSING. */
-  async processing(id: string, progressPercent: number): Promise<void> {
-    await q.updateOpenTask(this.d.ctx.db, id, { status: 'TASK_STATUS_PROCESSING', progressPercent, updatedAtMs: this.d.ctx.clock.nowMs() });
+/** The end of a task, to the team's endpoints (task.succeeded / task.failed) and to the task's own URL. */
+async function announceTaskEndTx(tasks: MediaTasks, tx: Tx, row: q.MediaTaskRow): Promise<void> {
+  const result = taskResultView(tasks, row);
+  const event = row.status === 'TASK_STATUS_SUCCEED' ? 'task.succeeded' : 'task.failed';
+  await enqueueWebhook(tasks.ctx, { teamId: row.teamId, event, payload: result }, { tx });
+  const url = (row.extra as TaskExtra).webhook?.url;
+  if (url) {
+    await enqueueWebhook(tasks.ctx, { teamId: row.teamId, event: ASYNC_TASK_RESULT, url, payload: { event_type: ASYNC_TASK_RESULT, payload: result } }, { tx });
   }
+}
 
-  /**
-   * THE end of a task, inside the transaction that completes its job: the row ends (once: a
-   * task already ended is left alone), success charges what was held, failure releases it,
-   * and the end is announced.
-   */
-  async endTaskTx(tx: Tx, id: string, outcome: TaskOutcome): Promise<void> {
-    const now = this.d.ctx.clock.nowMs();
-    const row = await q.lockMediaTask(tx, id);
-    if (!row || row.endedAtMs !== null) return;
-    const payer = { teamId: row.teamId, memberId: row.memberId, keyId: row.keyId };
-    if (outcome.ok && row.costMicro > 0n) {
-      const team = await lockTeamOrThrow(tx, row.teamId);
-      const request = row.request as Record<string, unknown>;
-      await postLockedTx(tx, team, [{
-        teamId: row.teamId, kind: 'charge', amountMicro: row.costMicro, idempotencyKey: `media-task:${row.id}`,
-        category: MEDIA_BILL_CATEGORY, billingMethod: BILLING_METHOD.payAsYouGo,
-        productId: row.taskType === TASK_TYPES.txt2img ? 'txt2img' : 'txt2speech',
-        productName: String(row.taskType === TASK_TYPES.txt2img ? request.model_name : request.voice_id),
-        ownerId: row.id, memberId: row.memberId, keyId: row.keyId, detail: { task_id: row.id, task_type: row.taskType },
-      }], now);
+/** Fail the tasks whose job ended without ending them (jobs/media-tasks.ts sweep). Returns how many. */
+export async function failStrandedTasks(tasks: MediaTasks, signal?: AbortSignal): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const rows = await q.strandedTasks(tasks.ctx.db, 100);
+    for (const r of rows) {
+      if (signal?.aborted) return n;
+      const reason = `the task could not be run: its job failed${r.lastError ? ` (${r.lastError})` : ''}`;
+      await inTransaction(tasks.ctx, (tx) => endTaskTx(tasks, tx, r.id, { ok: false, reason }));
+      n++;
     }
-    if (row.costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, 0n, now);
-    const ended = {
-      status: (outcome.ok ? 'TASK_STATUS_SUCCEED' : 'TASK_STATUS_FAILED') as TaskStatus, reason: outcome.ok ? '' : outcome.reason.slice(0, 1000),
-      outputs: outcome.ok ? outcome.outputs : [], progressPercent: 100, updatedAtMs: now, endedAtMs: now,
-    };
-    await q.updateOpenTask(tx, row.id, ended);
-    await this.announceTx(tx, { ...row, ...ended });
+    if (rows.length < 100) return n;
   }
+}
 
-  /** The end of a task, to the team's endpoints (task.succeeded / task.failed) and to the task's own URL. */
-  private async announceTx(tx: Tx, row: q.MediaTaskRow): Promise<void> {
-    const result = this.view(row);
-    const event = row.status === 'TASK_STATUS_SUCCEED' ? 'task.succeeded' : 'task.failed';
-    await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event, payload: result }, { tx });
-    const url = (row.extra as TaskExtra).webhook?.url;
-    if (url) {
-      await enqueueWebhook(this.d.ctx, { teamId: row.teamId, event: ASYNC_TASK_RESULT, url, payload: { event_type: ASYNC_TASK_RESULT, payload: result } }, { tx });
+/**
+ * Remove tasks ended more than GANTRY_MEDIA_TASK_TTL_DAYS ago: their outputs' bytes, then
+ * the row (a crash between leaves a row the next pass finishes: deletes are idempotent).
+ */
+export async function pruneEndedTasks(tasks: MediaTasks, signal?: AbortSignal): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const rows = await q.endedTasksBefore(tasks.ctx.db, tasks.ctx.clock.nowMs() - tasks.config.taskTtlMs, 100);
+    for (const r of rows) {
+      if (signal?.aborted) return n;
+      for (const o of r.outputs) await tasks.blobs.store.delete(o.key);
+      await q.deleteMediaTask(tasks.ctx.db, r.id);
+      n++;
     }
+    if (rows.length < 100) return n;
   }
+}
 
-  /** Fail the tasks whose job ended without ending them (jobs/media-tasks.ts sweep). Returns how many. */
-  async failStranded(signal?: AbortSignal): Promise<number> {
-    let n = 0;
-    for (;;) {
-      const rows = await q.strandedTasks(this.d.ctx.db, 100);
-      for (const r of rows) {
-        if (signal?.aborted) return n;
-        const reason = `the task could not be run: its job failed${r.lastError ? ` (${r.lastError})` : ''}`;
-        await inTransaction(this.d.ctx, (tx) => this.endTaskTx(tx, r.id, { ok: false, reason }));
-        n++;
-      }
-      if (rows.length < 100) return n;
-    }
-  }
+/** GET /v3/async/task-result: the team's task (another team's is not found). */
+export async function getTaskResult(tasks: MediaTasks, p: Principal, id: string): Promise<TaskResult> {
+  const row = await q.findMediaTask(tasks.ctx.db, id);
+  if (!row || row.teamId !== p.teamId) throw taskNotFound(id);
+  return taskResultView(tasks, row);
+}
 
-  /**
-   * Remove tasks ended more than GANTRY_MEDIA_TASK_TTL_DAYS ago: their outputs' bytes, then
-   * the row (a crash between leaves a row the next pass finishes: deletes are idempotent).
-   */
-  async prune(signal?: AbortSignal): Promise<number> {
-    let n = 0;
-    for (;;) {
-      const rows = await q.endedTasksBefore(this.d.ctx.db, this.d.ctx.clock.nowMs() - this.d.config.taskTtlMs, 100);
-      for (const r of rows) {
-        if (signal?.aborted) return n;
-        for (const o of r.outputs) await this.d.blobs.store.delete(o.key);
-        await q.deleteMediaTask(this.d.ctx.db, r.id);
-        n++;
-      }
-      if (rows.length < 100) return n;
-    }
+/**
+ * GET /v3/async/tasks (Gantry's extension): the team's tasks, newest first, keyset paged on
+ * the task id (time-sortable), each as its task result plus when it was created and ended.
+ */
+export async function listMediaTasks(tasks: MediaTasks, p: Principal, query: { limit?: number | undefined; cursor?: string | undefined; status?: string | undefined }): Promise<TaskPage> {
+  const limit = query.limit ?? DEFAULT_TASK_PAGE;
+  let beforeId: string | undefined;
+  if (query.cursor) {
+    const m = TASK_CURSOR.exec(query.cursor);
+    if (!m) throw bad('cursor', 'not a cursor this listing gave: pass next_cursor of the previous page, or nothing');
+    beforeId = m[1];
   }
+  const rows = await q.listTeamTasks(tasks.ctx.db, { teamId: p.teamId, beforeId, status: query.status, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return {
+    tasks: page.map((r) => ({
+      ...taskResultView(tasks, r), created_at: Math.floor(r.createdAtMs / 1000), ended_at: r.endedAtMs === null ? null : Math.floor(r.endedAtMs / 1000),
+    })),
+    pagination: { next_cursor: rows.length > limit ? `t_${page.at(-1)!.id}` : '' },
+  };
+}
 
-  /** GET /v3/async/task-result: the team's task (another team's is not found). */
-  async result(p: Principal, id: string): Promise<TaskResult> {
-    const row = await q.findMediaTask(this.d.ctx.db, id);
-    if (!row || row.teamId !== p.teamId) throw taskNotFound(id);
-    return this.view(row);
-  }
-
-  /**
-   * GET /v3/async/tasks (Gantry's extension): the team's tasks, newest first, keyset paged on
-   * the task id (time-sortable), each as its task result plus when it was created and ended.
-   */
-  async list(p: Principal, query: { limit?: number | undefined; cursor?: string | undefined; status?: string | undefined }): Promise<TaskPage> {
-    const limit = query.limit ?? DEFAULT_TASK_PAGE;
-    let beforeId: string | undefined;
-    if (query.cursor) {
-      const m = TASK_CURSOR.exec(query.cursor);
-      if (!m) throw bad('cursor', 'not a cursor this listing gave: pass next_cursor of the previous page, or nothing');
-      beforeId = m[1];
-    }
-    const rows = await q.listTeamTasks(this.d.ctx.db, { teamId: p.teamId, beforeId, status: query.status, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return {
-      tasks: page.map((r) => ({
-        ...this.view(r), created_at: Math.floor(r.createdAtMs / 1000), ended_at: r.endedAtMs === null ? null : Math.floor(r.endedAtMs / 1000),
-      })),
-      pagination: { next_cursor: rows.length > limit ? `t_${page.at(-1)!.id}` : '' },
-    };
-  }
-
-  /** The task result body (also what a webhook delivers): output links signed now. */
-  view(row: q.MediaTaskRow): TaskResult {
-    const ttl = this.d.config.linkTtlS;
-    const url = (key: string) => this.d.blobs.links.url(key, ttl);
-    const request = row.request as Partial<Txt2ImgTask>;
-    return {
-      extra: row.taskType === TASK_TYPES.txt2img && request.seed !== undefined ? { seed: String(request.seed) } : {},
-      task: {
-        task_id: row.id, status: row.status as TaskStatus, reason: row.reason, task_type: row.taskType,
-        eta: row.endedAtMs !== null ? 0 : etaSeconds(row), progress_percent: row.progressPercent,
-      },
-      images: row.outputs.filter((o) => o.kind === 'image').map((o) => ({ image_url: url(o.key), image_url_ttl: ttl, image_type: o.type, nsfw_detection_result: null })),
-      videos: [],
-      audios: row.outputs.filter((o) => o.kind === 'audio').map((o) => ({ audio_url: url(o.key), audio_url_ttl: ttl, audio_type: o.type })),
-    };
-  }
+/** The task result body (also what a webhook delivers): output links signed now. */
+export function taskResultView(tasks: MediaTasks, row: q.MediaTaskRow): TaskResult {
+  const ttl = tasks.config.linkTtlS;
+  const url = (key: string) => tasks.blobs.links.url(key, ttl);
+  const request = row.request as Partial<Txt2ImgTask>;
+  return {
+    extra: row.taskType === TASK_TYPES.txt2img && request.seed !== undefined ? { seed: String(request.seed) } : {},
+    task: {
+      task_id: row.id, status: row.status as TaskStatus, reason: row.reason, task_type: row.taskType,
+      eta: row.endedAtMs !== null ? 0 : etaSeconds(row), progress_percent: row.progressPercent,
+    },
+    images: row.outputs.filter((o) => o.kind === 'image').map((o) => ({ image_url: url(o.key), image_url_ttl: ttl, image_type: o.type, nsfw_detection_result: null })),
+    videos: [],
+    audios: row.outputs.filter((o) => o.kind === 'audio').map((o) => ({ audio_url: url(o.key), audio_url_ttl: ttl, audio_type: o.type })),
+  };
 }
 
 /** A rough estimate of the seconds left: a second an image or a text. */

@@ -12,47 +12,48 @@ import * as q from '../../store/responses.ts';
 /** Rows removed per statement by the prune, so one pass never holds a long transaction. */
 const PRUNE_BATCH = 1000;
 
-export class ResponseStore {
-  private readonly ctx: Ctx;
-  private readonly ttlMs: number;
+/** The responses area's context: the store, and how long an answer is kept. */
+export interface Responses {
+  ctx: Ctx;
+  ttlMs: number;
+}
 
-  constructor(ctx: Ctx, ttlMs: number) {
-    this.ctx = ctx;
-    this.ttlMs = ttlMs;
-  }
+export async function saveResponse(responses: Responses, p: Principal, id: string, body: unknown, conversation: unknown[]): Promise<void> {
+  const { ctx } = responses;
+  const now = ctx.clock.nowMs();
+  await q.insertResponse(ctx.db, {
+    id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, body: JSON.stringify(body), conversation: JSON.stringify(conversation), createdAtMs: now, expiresAtMs: now + responses.ttlMs,
+  });
+}
 
-  async save(p: Principal, id: string, body: unknown, conversation: unknown[]): Promise<void> {
-    const now = this.ctx.clock.nowMs();
-    await q.insertResponse(this.ctx.db, {
-      id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, body: JSON.stringify(body), conversation: JSON.stringify(conversation), createdAtMs: now, expiresAtMs: now + this.ttlMs,
-    });
-  }
+export async function getResponse(responses: Responses, p: Principal, id: string): Promise<unknown> {
+  const { ctx } = responses;
+  const row = await q.findResponse(ctx.db, p.teamId, id, ctx.clock.nowMs());
+  if (!row) throw responseNotFound(id);
+  return JSON.parse(row.body);
+}
 
-  async get(p: Principal, id: string): Promise<unknown> {
-    const row = await q.findResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
-    if (!row) throw responseNotFound(id);
-    return JSON.parse(row.body);
-  }
+/** The stored conversation a request continues. */
+export async function getConversation(responses: Responses, p: Principal, id: string): Promise<unknown[]> {
+  const { ctx } = responses;
+  const row = await q.findResponse(ctx.db, p.teamId, id, ctx.clock.nowMs());
+  if (!row) throw previousNotFound(id);
+  return JSON.parse(row.conversation) as unknown[];
+}
 
-  /** The stored conversation a request continues. */
-  async conversation(p: Principal, id: string): Promise<unknown[]> {
-    const row = await q.findResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs());
-    if (!row) throw previousNotFound(id);
-    return JSON.parse(row.conversation) as unknown[];
-  }
+export async function deleteResponse(responses: Responses, p: Principal, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+  const { ctx } = responses;
+  if (!(await q.deleteResponse(ctx.db, p.teamId, id, ctx.clock.nowMs()))) throw responseNotFound(id);
+  return { id, object: 'response', deleted: true };
+}
 
-  async delete(p: Principal, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
-    if (!(await q.deleteResponse(this.ctx.db, p.teamId, id, this.ctx.clock.nowMs()))) throw responseNotFound(id);
-    return { id, object: 'response', deleted: true };
-  }
-
-  /** Remove every expired response; how many. */
-  async prune(signal?: AbortSignal): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const n = await q.deleteExpiredResponses(this.ctx.db, this.ctx.clock.nowMs(), PRUNE_BATCH);
-      removed += n;
-      if (n < PRUNE_BATCH || signal?.aborted) return removed;
-    }
+/** Remove every expired response; how many. */
+export async function pruneResponses(responses: Responses, signal?: AbortSignal): Promise<number> {
+  const { ctx } = responses;
+  let removed = 0;
+  for (;;) {
+    const n = await q.deleteExpiredResponses(ctx.db, ctx.clock.nowMs(), PRUNE_BATCH);
+    removed += n;
+    if (n < PRUNE_BATCH || signal?.aborted) return removed;
   }
 }

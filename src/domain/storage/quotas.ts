@@ -92,103 +92,104 @@ export async function* withinRoom(stream: AsyncIterable<Uint8Array>, roomBytes: 
   }
 }
 
-export class StorageQuotas {
-  private readonly ctx: Ctx;
-  private readonly defaults: StorageDefaults;
+/** The storage area's context: the store, and the configured default quotas (the operator overrides them per team). */
+export interface StorageQuotas {
+  ctx: Ctx;
+  defaults: StorageDefaults;
+}
 
-  constructor(ctx: Ctx, defaults: StorageDefaults) {
-    this.ctx = ctx;
-    this.defaults = defaults;
+function limitsOf(quotas: StorageQuotas, kind: StorageKind, row: q.StorageQuotaRow | undefined): StorageLimits {
+  const d = quotas.defaults[kind];
+  return kind === 'files'
+    ? { maxBytes: row?.filesMaxBytes ?? d.maxBytes, maxCount: row?.filesMaxCount ?? d.maxCount }
+    : { maxBytes: row?.mediaMaxBytes ?? d.maxBytes, maxCount: row?.mediaMaxCount ?? d.maxCount };
+}
+
+function usage(ctx: Ctx, db: DbOrTx, teamId: string, kind: StorageKind, storedOnly = false): Promise<q.StorageUsage> {
+  return kind === 'files' ? q.filesUsage(db, teamId, ctx.clock.nowMs(), storedOnly) : q.mediaUsage(db, teamId, storedOnly);
+}
+
+/** What a team stores against its quotas (the team's own read, and the operator's). */
+export async function getStorage(quotas: StorageQuotas, teamId: string): Promise<StorageView> {
+  const { ctx } = quotas;
+  const row = await q.findStorageQuota(ctx.db, teamId);
+  const [files, media] = await Promise.all([usage(ctx, ctx.db, teamId, 'files'), usage(ctx, ctx.db, teamId, 'media')]);
+  const use = (kind: StorageKind, u: q.StorageUsage): StorageUse => ({ usedBytes: u.bytes, usedCount: u.count, ...limitsOf(quotas, kind, row) });
+  return {
+    files: use('files', files), media: use('media', media),
+    overrides: {
+      filesMaxBytes: row?.filesMaxBytes ?? null, filesMaxCount: row?.filesMaxCount ?? null,
+      mediaMaxBytes: row?.mediaMaxBytes ?? null, mediaMaxCount: row?.mediaMaxCount ?? null,
+    },
+  };
+}
+
+/** The operator's read of a team's storage: the team must exist. */
+export async function getTeamStorage(quotas: StorageQuotas, teamId: string): Promise<StorageView> {
+  await requireTeam(quotas.ctx, teamId);
+  return getStorage(quotas, teamId);
+}
+
+/** The operator sets a team's quotas: each field given replaces its override (null: back to the default). */
+export async function setStorageOverrides(quotas: StorageQuotas, teamId: string, patch: Partial<StorageOverrides>): Promise<StorageView> {
+  const { ctx } = quotas;
+  await requireTeam(ctx, teamId);
+  const set: q.StorageQuotaOverrides = {};
+  for (const [k, v] of Object.entries(patch) as [keyof StorageOverrides, number | null | undefined][]) {
+    if (v === undefined) continue;
+    if (v !== null && (!Number.isSafeInteger(v) || v < 0)) throw invalid(k, 'must be a non-negative integer, or null for the default');
+    set[k] = v;
   }
+  if (Object.keys(set).length) await q.upsertStorageQuota(ctx.db, teamId, set, ctx.clock.nowMs());
+  return getStorage(quotas, teamId);
+}
 
-  private limitsOf(kind: StorageKind, row: q.StorageQuotaRow | undefined): StorageLimits {
-    const d = this.defaults[kind];
-    return kind === 'files'
-      ? { maxBytes: row?.filesMaxBytes ?? d.maxBytes, maxCount: row?.filesMaxCount ?? d.maxCount }
-      : { maxBytes: row?.mediaMaxBytes ?? d.maxBytes, maxCount: row?.mediaMaxCount ?? d.maxCount };
+/** Before any byte is read: refuse what cannot fit (a full count, or a declared body larger than what is left). */
+export async function precheckUpload(quotas: StorageQuotas, teamId: string, kind: StorageKind, declaredBytes: number | undefined): Promise<void> {
+  const { ctx } = quotas;
+  const limits = limitsOf(quotas, kind, await q.findStorageQuota(ctx.db, teamId));
+  const used = await usage(ctx, ctx.db, teamId, kind);
+  if (used.count + 1 > limits.maxCount) throw countRefused(kind, limits.maxCount, used.count);
+  if (declaredBytes !== undefined && used.bytes + declaredBytes > limits.maxBytes + MULTIPART_ALLOWANCE) {
+    throw bytesRefused(kind, limits.maxBytes, used.bytes, declaredBytes, 'declares');
   }
+}
 
-  private usage(db: DbOrTx, teamId: string, kind: StorageKind, storedOnly = false): Promise<q.StorageUsage> {
-    return kind === 'files' ? q.filesUsage(db, teamId, this.ctx.clock.nowMs(), storedOnly) : q.mediaUsage(db, teamId, storedOnly);
-  }
-
-  /** What a team stores against its quotas (the team's own read, and the operator's). */
-  async view(teamId: string): Promise<StorageView> {
-    const row = await q.findStorageQuota(this.ctx.db, teamId);
-    const [files, media] = await Promise.all([this.usage(this.ctx.db, teamId, 'files'), this.usage(this.ctx.db, teamId, 'media')]);
-    const use = (kind: StorageKind, u: q.StorageUsage): StorageUse => ({ usedBytes: u.bytes, usedCount: u.count, ...this.limitsOf(kind, row) });
-    return {
-      files: use('files', files), media: use('media', media),
-      overrides: {
-        filesMaxBytes: row?.filesMaxBytes ?? null, filesMaxCount: row?.filesMaxCount ?? null,
-        mediaMaxBytes: row?.mediaMaxBytes ?? null, mediaMaxCount: row?.mediaMaxCount ?? null,
-      },
-    };
-  }
-
-  /** The operator's read of a team's storage: the team must exist. */
-  async teamView(teamId: string): Promise<StorageView> {
-    await requireTeam(this.ctx, teamId);
-    return this.view(teamId);
-  }
-
-  /** The operator sets a team's quotas: each field given replaces its override (null: back to the default). */
-  async setOverrides(teamId: string, patch: Partial<StorageOverrides>): Promise<StorageView> {
-    await requireTeam(this.ctx, teamId);
-    const set: q.StorageQuotaOverrides = {};
-    for (const [k, v] of Object.entries(patch) as [keyof StorageOverrides, number | null | undefined][]) {
-      if (v === undefined) continue;
-      if (v !== null && (!Number.isSafeInteger(v) || v < 0)) throw invalid(k, 'must be a non-negative integer, or null for the default');
-      set[k] = v;
-    }
-    if (Object.keys(set).length) await q.upsertStorageQuota(this.ctx.db, teamId, set, this.ctx.clock.nowMs());
-    return this.view(teamId);
-  }
-
-  /** Before any byte is read: refuse what cannot fit (a full count, or a declared body larger than what is left). */
-  async precheck(teamId: string, kind: StorageKind, declaredBytes: number | undefined): Promise<void> {
-    const limits = this.limitsOf(kind, await q.findStorageQuota(this.ctx.db, teamId));
-    const used = await this.usage(this.ctx.db, teamId, kind);
+/**
+ * Insert an upload's record (`insert`, given the reservation it is counted by until its bytes
+ * are in) under the team's lock, counted with everything the team stores. Resolves to the
+ * record and the most bytes the upload may stream.
+ */
+export async function admitUpload<T>(quotas: StorageQuotas, teamId: string, kind: StorageKind, reservedBytes: number, insert: (tx: DbOrTx) => Promise<T>): Promise<{ record: T; roomBytes: number }> {
+  const { ctx } = quotas;
+  return ctx.db.transaction(async (tx) => {
+    const limits = limitsOf(quotas, kind, await q.lockStorage(tx, teamId, ctx.clock.nowMs()));
+    const used = await usage(ctx, tx, teamId, kind);
     if (used.count + 1 > limits.maxCount) throw countRefused(kind, limits.maxCount, used.count);
-    if (declaredBytes !== undefined && used.bytes + declaredBytes > limits.maxBytes + MULTIPART_ALLOWANCE) {
-      throw bytesRefused(kind, limits.maxBytes, used.bytes, declaredBytes, 'declares');
-    }
-  }
+    if (used.bytes + reservedBytes > limits.maxBytes + MULTIPART_ALLOWANCE) throw bytesRefused(kind, limits.maxBytes, used.bytes, reservedBytes, 'declares');
+    return { record: await insert(tx), roomBytes: Math.max(0, limits.maxBytes - used.bytes) };
+  });
+}
 
-  /**
-   * Insert an upload's record (`insert`, given the reservation it is counted by until its bytes
-   * are in) under the team's lock, counted with everything the team stores. Resolves to the
-   * record and the most bytes the upload may stream.
-   */
-  async admit<T>(teamId: string, kind: StorageKind, reservedBytes: number, insert: (tx: DbOrTx) => Promise<T>): Promise<{ record: T; roomBytes: number }> {
-    return this.ctx.db.transaction(async (tx) => {
-      const limits = this.limitsOf(kind, await q.lockStorage(tx, teamId, this.ctx.clock.nowMs()));
-      const used = await this.usage(tx, teamId, kind);
-      if (used.count + 1 > limits.maxCount) throw countRefused(kind, limits.maxCount, used.count);
-      if (used.bytes + reservedBytes > limits.maxBytes + MULTIPART_ALLOWANCE) throw bytesRefused(kind, limits.maxBytes, used.bytes, reservedBytes, 'declares');
-      return { record: await insert(tx), roomBytes: Math.max(0, limits.maxBytes - used.bytes) };
-    });
-  }
+/** The refusal of an upload that streamed past `roomBytes` (admitUpload's answer). */
+export function overStreamRefused(kind: StorageKind, roomBytes: number, streamedBytes: number): AppError {
+  return quotaRefused(
+    `the team's ${WHAT[kind].noun} quota leaves ${formatBytes(roomBytes)} (${roomBytes} bytes) for this upload and it sent more: nothing of it was kept`,
+    { field: 'file', rule: 'storage_quota', quota: `${kind}.bytes`, room: roomBytes, streamed: streamedBytes });
+}
 
-  /** The refusal of an upload that streamed past `roomBytes` (admit's answer). */
-  overStream(kind: StorageKind, roomBytes: number, streamedBytes: number): AppError {
-    return quotaRefused(
-      `the team's ${WHAT[kind].noun} quota leaves ${formatBytes(roomBytes)} (${roomBytes} bytes) for this upload and it sent more: nothing of it was kept`,
-      { field: 'file', rule: 'storage_quota', quota: `${kind}.bytes`, room: roomBytes, streamed: streamedBytes });
-  }
-
-  /**
-   * An upload's bytes are in: under the team's lock, its `actualBytes` with what the team has
-   * stored must fit, and `finish` (the record becoming visible) commits with that check. Only
-   * stored records count here: the first upload to finish wins, whatever others reserved
-   * (a reservation whose upload then fails would otherwise refuse them all).
-   */
-  async commit<T>(teamId: string, kind: StorageKind, actualBytes: number, finish: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    return this.ctx.db.transaction(async (tx) => {
-      const limits = this.limitsOf(kind, await q.lockStorage(tx, teamId, this.ctx.clock.nowMs()));
-      const stored = await this.usage(tx, teamId, kind, true);
-      if (stored.bytes + actualBytes > limits.maxBytes) throw bytesRefused(kind, limits.maxBytes, stored.bytes, actualBytes, 'stores');
-      return finish(tx);
-    });
-  }
+/**
+ * An upload's bytes are in: under the team's lock, its `actualBytes` with what the team has
+ * stored must fit, and `finish` (the record becoming visible) commits with that check. Only
+ * stored records count here: the first upload to finish wins, whatever others reserved
+ * (a reservation whose upload then fails would otherwise refuse them all).
+ */
+export async function commitUpload<T>(quotas: StorageQuotas, teamId: string, kind: StorageKind, actualBytes: number, finish: (tx: DbOrTx) => Promise<T>): Promise<T> {
+  const { ctx } = quotas;
+  return ctx.db.transaction(async (tx) => {
+    const limits = limitsOf(quotas, kind, await q.lockStorage(tx, teamId, ctx.clock.nowMs()));
+    const stored = await usage(ctx, tx, teamId, kind, true);
+    if (stored.bytes + actualBytes > limits.maxBytes) throw bytesRefused(kind, limits.maxBytes, stored.bytes, actualBytes, 'stores');
+    return finish(tx);
+  });
 }

@@ -13,6 +13,7 @@ import { createTeam, type Team } from '../../../test/helpers/factories.ts';
 import { multipart, type FormPart } from '../../../test/helpers/multipart.ts';
 import { uploadModel } from '../../../test/helpers/media.ts';
 import { toRequest } from '../../cli/admin.ts';
+import { writeOutputFile } from '../files/files.ts';
 
 let t: TestApp;
 before(async () => {
@@ -168,7 +169,7 @@ test('files: batch outputs count against the quota but are never refused; an exp
   await setQuota(team, { filesMaxCount: 1 });
   assert.equal((await uploadFile(team, jsonl(300))).status, 200);
   const owner = { teamId: team.userId, memberId: team.owner.memberId, keyId: team.owner.keyId };
-  const out = await t.services.files.writeOutput(owner, 'output.jsonl', Readable.from([Buffer.from('{"a":1}\n')]));
+  const out = await writeOutputFile(t.services.files, owner, 'output.jsonl', Readable.from([Buffer.from('{"a":1}\n')]));
   assert.equal(await out.ready(t.store.db), true, 'written past the quota: the batch that made it was paid for');
   const used = await storage(team);
   assert.deepEqual([used.files.usedCount, used.files.usedBytes], [2, 308]);

@@ -4,7 +4,7 @@ import { requireTeam } from '../../../domain/accounts/teams.ts';
 import { errors, NewMember, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function addMemberRoute(app: App, s: Services): void {
+export default function addMemberRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/teams/:userId/members', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -2,7 +2,7 @@ import { changeRole, requireAnyMember } from '../../../domain/accounts/members.t
 import { Empty, errors, MemberIdParams, OperatorBearer, RoleChange } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function changeMemberRoleRoute(app: App, s: Services): void {
+export default function changeMemberRoleRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/members/:memberId/role', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,7 +3,7 @@ import { createKey } from '../../../domain/keys/keys.ts';
 import { CreatedKey, errors, MemberIdParams, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function createKeyRoute(app: App, s: Services): void {
+export default function createKeyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/members/:memberId/keys', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

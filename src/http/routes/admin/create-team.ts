@@ -3,7 +3,7 @@ import { createTeam } from '../../../domain/accounts/teams.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function createTeamRoute(app: App, s: Services): void {
+export default function createTeamRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/teams', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -8,7 +8,7 @@ import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
 import { postedView } from './posted-view.ts';
 
 /** Top-ups and vouchers differ only in the ledger kind they post. */
-export function creditRoute(app: App, s: Services, kind: 'topup' | 'voucher', url: string, summary: string): void {
+export function creditRoute(app: App, s: Pick<Services, 'ctx'>, kind: 'topup' | 'voucher', url: string, summary: string): void {
   app.post(url, {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

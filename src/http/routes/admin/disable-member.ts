@@ -3,7 +3,7 @@ import { requireAnyMember, setMemberStatus } from '../../../domain/accounts/memb
 import { Empty, errors, MemberIdParams, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function disableMemberRoute(app: App, s: Services): void {
+export default function disableMemberRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/members/:memberId/disable', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -6,7 +6,7 @@ import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { TeamView } from './team-schema.ts';
 
-export default function getTeamRoute(app: App, s: Services): void {
+export default function getTeamRoute(app: App, s: Pick<Services, 'ctx' | 'spend'>): void {
   app.get('/admin/v1/teams/:userId', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -15,7 +15,7 @@ const JobView = Type.Object({
   createdAtMs: Type.Integer(), updatedAtMs: Type.Integer(), finishedAtMs: Type.Union([Type.Integer(), Type.Null()]),
 });
 
-export default function listJobsRoute(app: App, s: Services): void {
+export default function listJobsRoute(app: App, s: Pick<Services, 'jobs'>): void {
   app.get('/admin/v1/jobs', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

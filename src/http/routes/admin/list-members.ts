@@ -4,7 +4,7 @@ import { requireTeam } from '../../../domain/accounts/teams.ts';
 import { errors, MemberView, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function listMembersRoute(app: App, s: Services): void {
+export default function listMembersRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/teams/:userId/members', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView } from './model-schema.ts';
 
-export default function listModelsRoute(app: App, s: Services): void {
+export default function listModelsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

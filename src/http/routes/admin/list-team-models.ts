@@ -5,7 +5,7 @@ import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView } from './model-schema.ts';
 
-export default function listTeamModelsRoute(app: App, s: Services): void {
+export default function listTeamModelsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/teams/:userId/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,7 +3,7 @@ import { listTeamQuotas } from '../../../domain/quotas/quotas.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function listTeamQuotasRoute(app: App, s: Services): void {
+export default function listTeamQuotasRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/teams/:userId/quotas', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

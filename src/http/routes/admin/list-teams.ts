@@ -4,7 +4,7 @@ import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { TeamView } from './team-schema.ts';
 
-export default function listTeamsRoute(app: App, s: Services): void {
+export default function listTeamsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/teams', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -9,7 +9,7 @@ import type { App, Services } from '../../types.ts';
 import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
 import { postedView } from './posted-view.ts';
 
-export default function postFixedTermBillRoute(app: App, s: Services): void {
+export default function postFixedTermBillRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/teams/:userId/fixed-term-bills', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -2,7 +2,7 @@ import { revokeKey } from '../../../domain/keys/keys.ts';
 import { Empty, errors, KeyIdParams, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function revokeKeyRoute(app: App, s: Services): void {
+export default function revokeKeyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/keys/:keyId/revoke', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

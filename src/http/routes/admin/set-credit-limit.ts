@@ -5,7 +5,7 @@ import { setCreditLimit } from '../../../domain/accounts/teams.ts';
 import { Empty, UnitsInput, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function setCreditLimitRoute(app: App, s: Services): void {
+export default function setCreditLimitRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/credit-limit',

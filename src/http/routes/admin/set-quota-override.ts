@@ -3,7 +3,7 @@ import { setQuotaOverride } from '../../../domain/quotas/quotas.ts';
 import { Empty, errors, Int64Input, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function setQuotaOverrideRoute(app: App, s: Services): void {
+export default function setQuotaOverrideRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/quotas',

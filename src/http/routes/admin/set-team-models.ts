@@ -3,7 +3,7 @@ import { setEnabledModels } from '../../../domain/accounts/teams.ts';
 import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function setTeamModelsRoute(app: App, s: Services): void {
+export default function setTeamModelsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/models',

@@ -3,7 +3,7 @@ import { setTeamStatus } from '../../../domain/accounts/teams.ts';
 import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function suspendTeamRoute(app: App, s: Services): void {
+export default function suspendTeamRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/teams/:userId/suspend', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

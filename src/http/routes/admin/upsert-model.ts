@@ -4,7 +4,7 @@ import { Int32, PriceInput, errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { ModelAdminView, UpstreamSchema } from './model-schema.ts';
 
-export default function upsertModelRoute(app: App, s: Services): void {
+export default function upsertModelRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,7 +3,7 @@ import { upsertQuotaDefinition } from '../../../domain/quotas/quotas.ts';
 import { Empty, errors, Int64Input, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function upsertQuotaRoute(app: App, s: Services): void {
+export default function upsertQuotaRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/quotas', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,7 +3,7 @@ import { usageSummary } from '../../../domain/usage/summary.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function usageSummaryRoute(app: App, s: Services): void {
+export default function usageSummaryRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/teams/:userId/usage', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

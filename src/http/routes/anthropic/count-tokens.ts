@@ -6,7 +6,7 @@ import { simChatPromptTokensAsync } from '../../../gateway/tokens.ts';
 import { AnthropicAnswers, AnthropicVersion, CountTokensBody } from '../../../gateway/anthropic/schemas.ts';
 import { ANTHROPIC_BASE } from './bases.ts';
 
-export default function anthropicCountTokensRoute(app: App, s: Services): void {
+export default function anthropicCountTokensRoute(app: App, s: Pick<Services, 'gateway'>): void {
   app.post(`${ANTHROPIC_BASE}/messages/count_tokens`, {
     config: { family: 'anthropic', auth: { kind: 'key', capability: 'callModels', xApiKey: true }, docResponses: AnthropicAnswers.countTokens },
     schema: {

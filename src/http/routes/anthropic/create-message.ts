@@ -6,7 +6,7 @@ import { anthropicDoor } from './door.ts';
 import { AnthropicAnswers, AnthropicVersion, MessagesBody } from '../../../gateway/anthropic/schemas.ts';
 import { ANTHROPIC_BASE } from './bases.ts';
 
-export default function anthropicCreateMessageRoute(app: App, s: Services): void {
+export default function anthropicCreateMessageRoute(app: App, s: Pick<Services, 'gateway'>): void {
   app.post(`${ANTHROPIC_BASE}/messages`, {
     config: { family: 'anthropic', auth: { kind: 'key', capability: 'callModels', xApiKey: true }, docResponses: AnthropicAnswers.message },
     schema: {

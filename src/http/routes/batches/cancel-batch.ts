@@ -2,8 +2,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { BatchIdParams, BatchObject, summary } from './schemas.ts';
+import { cancelBatch } from '../../../domain/batches/service.ts';
 
-export default function cancelBatch(app: App, s: Services): void {
+export default function cancelBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/batches/:batch_id/cancel`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -12,6 +13,6 @@ export default function cancelBatch(app: App, s: Services): void {
         params: BatchIdParams,
         response: { 200: BatchObject, ...errors(400, 401, 403, 404) },
       },
-    }, async (req) => s.batches.cancel(principalOf(req), (req.params as { batch_id: string }).batch_id));
+    }, async (req) => cancelBatch(s.batches, principalOf(req), (req.params as { batch_id: string }).batch_id));
   }
 }

@@ -3,10 +3,10 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { BATCH_ENDPOINTS } from '../../../domain/batches/view.ts';
-import { COMPLETION_WINDOW, type CreateBatch } from '../../../domain/batches/service.ts';
+import { createBatch, COMPLETION_WINDOW, type CreateBatch } from '../../../domain/batches/service.ts';
 import { BatchObject, Id, summary } from './schemas.ts';
 
-export default function createBatch(app: App, s: Services): void {
+export default function createBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/batches`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -24,6 +24,6 @@ export default function createBatch(app: App, s: Services): void {
         }),
         response: { 200: BatchObject, ...errors(400, 401, 403) },
       },
-    }, async (req) => s.batches.create(principalOf(req), req.body as CreateBatch));
+    }, async (req) => createBatch(s.batches, principalOf(req), req.body as CreateBatch));
   }
 }

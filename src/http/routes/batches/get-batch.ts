@@ -2,8 +2,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { BatchIdParams, BatchObject, summary } from './schemas.ts';
+import { getBatch } from '../../../domain/batches/service.ts';
 
-export default function getBatch(app: App, s: Services): void {
+export default function getBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/batches/:batch_id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -12,6 +13,6 @@ export default function getBatch(app: App, s: Services): void {
         params: BatchIdParams,
         response: { 200: BatchObject, ...errors(400, 401, 403, 404) },
       },
-    }, async (req) => s.batches.get(principalOf(req), (req.params as { batch_id: string }).batch_id));
+    }, async (req) => getBatch(s.batches, principalOf(req), (req.params as { batch_id: string }).batch_id));
   }
 }

@@ -3,13 +3,14 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { BatchObject, Id, summary } from './schemas.ts';
+import { listBatches } from '../../../domain/batches/service.ts';
 
 const BatchList = Type.Object({
   object: Type.Literal('list'), data: Type.Array(BatchObject),
   first_id: Type.Union([Type.String(), Type.Null()]), last_id: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean(),
 });
 
-export default function listBatches(app: App, s: Services): void {
+export default function listBatchesRoute(app: App, s: Pick<Services, 'batches'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/batches`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -21,6 +22,6 @@ export default function listBatches(app: App, s: Services): void {
         }),
         response: { 200: BatchList, ...errors(400, 401, 403) },
       },
-    }, async (req) => s.batches.list(principalOf(req), req.query as { limit: number; after?: string }));
+    }, async (req) => listBatches(s.batches, principalOf(req), req.query as { limit: number; after?: string }));
   }
 }

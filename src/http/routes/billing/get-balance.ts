@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 const Money = Type.String({ description: '1/10000 USD' });
 
-export default function getBalanceRoute(app: App, s: Services): void {
+export default function getBalanceRoute(app: App, s: Pick<Services, 'ctx' | 'spend'>): void {
   app.get('/openapi/v1/billing/balance/detail', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

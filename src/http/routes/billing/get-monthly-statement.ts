@@ -24,7 +24,7 @@ const Statement = Type.Object({
   repaidAmount: Type.String({ description: '1/10000 USD of debtAmount repaid by top-ups (oldest month first)' }),
 });
 
-export default function getMonthlyStatementRoute(app: App, s: Services): void {
+export default function getMonthlyStatementRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/billing/monthly/bill', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

@@ -13,7 +13,7 @@ const Bill = Type.Object({
   storageDays: Type.Optional(Type.Integer()),
 });
 
-export default function listFixedTermBillsRoute(app: App, s: Services): void {
+export default function listFixedTermBillsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/billing/bill/monthly/list', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { UnixSeconds, UsageBillRow } from './schemas.ts';
 
-export default function listUsageBillsRoute(app: App, s: Services): void {
+export default function listUsageBillsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/billing/bill/list', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

@@ -16,7 +16,7 @@ function parseRange(header: string | undefined): { start: number; end?: number }
   return end !== undefined && end < start ? undefined : { start, ...(end !== undefined ? { end } : {}) };
 }
 
-export default function getBlob(app: App, s: Services): void {
+export default function getBlob(app: App, s: Pick<Services, 'blobs'>): void {
   const { store, links } = s.blobs;
   app.get('/blobs/*', {
     config: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { Cost, Enough } from './schemas.ts';
 
-export default function checkKeyBudgetByCostRoute(app: App, s: Services): void {
+export default function checkKeyBudgetByCostRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/team/check-key-budget-by-cost', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { DefaultKeyBudget } from './schemas.ts';
 
-export default function getDefaultKeyBudgetRoute(app: App, s: Services): void {
+export default function getDefaultKeyBudgetRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/user/team/default-key-budget', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { MemberBudgetEntry } from './schemas.ts';
 
-export default function listMemberBudgetsRoute(app: App, s: Services): void {
+export default function listMemberBudgetsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/user/team/budget-list', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

@@ -4,7 +4,7 @@ import { Empty, errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { BudgetWrite } from './schemas.ts';
 
-export default function updateDefaultKeyBudgetRoute(app: App, s: Services): void {
+export default function updateDefaultKeyBudgetRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.put('/openapi/v1/user/team/default-key-budget', {
     config: { family: 'account', auth: { kind: 'key', capability: 'updateKeyBudget' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, TemplateBody } from './schemas.ts';
 
-export default function createTemplateRoute(app: App, s: Services): void {
+export default function createTemplateRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/template/create`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
@@ -12,5 +12,5 @@ export default function createTemplateRoute(app: App, s: Services): void {
       body: Type.Object({ template: TemplateBody }),
       response: { 200: Type.Object({ templateId: Type.String() }), ...errors(400, 401, 403) },
     },
-  }, async (req) => ({ templateId: await createTemplate(s.ctx, s.compute.secrets, principalOf(req).teamId, req.body.template) }));
+  }, async (req) => ({ templateId: await createTemplate(s.compute, principalOf(req).teamId, req.body.template) }));
 }

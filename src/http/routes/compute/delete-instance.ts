@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, InstanceIdBody } from './schemas.ts';
 
-export default function deleteInstanceRoute(app: App, s: Services): void {
+export default function deleteInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/gpu/instance/delete`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

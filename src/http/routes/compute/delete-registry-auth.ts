@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function deleteRegistryAuthRoute(app: App, s: Services): void {
+export default function deleteRegistryAuthRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post(`${GPU_BASE}/repository/auth/delete`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

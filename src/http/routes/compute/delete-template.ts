@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function deleteTemplateRoute(app: App, s: Services): void {
+export default function deleteTemplateRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post(`${GPU_BASE}/template/delete`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

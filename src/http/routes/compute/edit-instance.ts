@@ -4,7 +4,7 @@ import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function editInstanceRoute(app: App, s: Services): void {
+export default function editInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/gpu/instance/edit`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

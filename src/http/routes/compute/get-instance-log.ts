@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { answerLogs, LogAnswers, LogFollowers, LogQueryFields } from '../../log-answer.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function getInstanceLogRoute(app: App, s: Services): void {
+export default function getInstanceLogRoute(app: App, s: Pick<Services, 'compute' | 'config'>): void {
   const followers = LogFollowers.of(app, s.config.logFollowsPerTeam);
   app.get(`${GPU_BASE}/gpu/instance/log`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },

@@ -6,7 +6,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function getInstanceRoute(app: App, s: Services): void {
+export default function getInstanceRoute(app: App, s: Pick<Services, 'compute' | 'serverless'>): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, TemplateView } from './schemas.ts';
 
-export default function getTemplateRoute(app: App, s: Services): void {
+export default function getTemplateRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/template`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function listClustersRoute(app: App, s: Services): void {
+export default function listClustersRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/clusters`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

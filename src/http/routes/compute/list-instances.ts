@@ -6,7 +6,7 @@ import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.t
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, InstanceView } from './schemas.ts';
 
-export default function listInstancesRoute(app: App, s: Services): void {
+export default function listInstancesRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.get(`${GPU_BASE}/gpu/instances`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

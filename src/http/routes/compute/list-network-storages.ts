@@ -5,7 +5,7 @@ import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.t
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function listNetworkStoragesRoute(app: App, s: Services): void {
+export default function listNetworkStoragesRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/networkstorages/list`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

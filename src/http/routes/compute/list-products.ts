@@ -4,7 +4,7 @@ import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function listProductsRoute(app: App, s: Services): void {
+export default function listProductsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/products`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

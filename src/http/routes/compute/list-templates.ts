@@ -4,7 +4,7 @@ import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, TemplateView } from './schemas.ts';
 
-export default function listTemplatesRoute(app: App, s: Services): void {
+export default function listTemplatesRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/templates`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function saveRegistryAuthRoute(app: App, s: Services): void {
+export default function saveRegistryAuthRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/repository/auth/save`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
@@ -12,5 +12,5 @@ export default function saveRegistryAuthRoute(app: App, s: Services): void {
       body: Type.Object({ id: Type.Optional(Type.String()), name: Type.String(), username: Type.String(), password: Type.String() }),
       response: { 200: Type.Object({ id: Type.String() }), ...errors(400, 401, 403) },
     },
-  }, async (req) => ({ id: await saveRegistryAuth(s.ctx, s.compute.secrets, principalOf(req).teamId, req.body) }));
+  }, async (req) => ({ id: await saveRegistryAuth(s.compute, principalOf(req).teamId, req.body) }));
 }

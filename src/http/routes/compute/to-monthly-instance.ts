@@ -4,7 +4,7 @@ import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function toMonthlyInstanceRoute(app: App, s: Services): void {
+export default function toMonthlyInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/gpu/instance/transToMonthlyInstance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

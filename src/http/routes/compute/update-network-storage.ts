@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, StorageGb } from './schemas.ts';
 
-export default function updateNetworkStorageRoute(app: App, s: Services): void {
+export default function updateNetworkStorageRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post(`${GPU_BASE}/networkstorage/update`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

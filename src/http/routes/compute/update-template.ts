@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE, TemplateBody } from './schemas.ts';
 
-export default function updateTemplateRoute(app: App, s: Services): void {
+export default function updateTemplateRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/template/update`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {
@@ -14,7 +14,7 @@ export default function updateTemplateRoute(app: App, s: Services): void {
     },
   }, async (req) => {
     const { Id, ...t } = req.body.template;
-    await updateTemplate(s.ctx, s.compute.secrets, principalOf(req).teamId, Id, t);
+    await updateTemplate(s.compute, principalOf(req).teamId, Id, t);
     return { templateId: Id };
   });
 }

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { Envs, GPU_BASE } from './schemas.ts';
 
-export default function upgradeInstanceRoute(app: App, s: Services): void {
+export default function upgradeInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post(`${GPU_BASE}/gpu/instance/upgrade`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

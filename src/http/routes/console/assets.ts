@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../../lib/errors.ts';
 import { errors, type DocResponse } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 
 const APP_DIR = join(import.meta.dirname, '../../../console');
 
@@ -128,7 +128,7 @@ function send(req: FastifyRequest, reply: FastifyReply, a: Asset) {
   return reply.send(a.body);
 }
 
-export default function consoleFiles(app: App, _s: Services): void {
+export default function consoleFiles(app: App): void {
   const assets = consoleAssets();
   const config = { family: 'account' as const, auth: { kind: 'public' as const } };
   const file = (type: string, description: string): Record<number, DocResponse> => ({ 200: { description, content: { [type]: { schema: Type.String() } } } });

@@ -4,7 +4,7 @@ import { errors } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { SessionView, sessionAnswer } from './schemas.ts';
 
-export default function getSession(app: App, s: Services): void {
+export default function getSession(app: App, s: Pick<Services, 'sessions'>): void {
   app.get('/console/session', {
     // public: the session cookie is the credential, checked here
     config: { family: 'account', auth: { kind: 'public' } },

@@ -5,7 +5,7 @@ import { errors } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { SessionView, sessionAnswer } from './schemas.ts';
 
-export default function signIn(app: App, s: Services): void {
+export default function signIn(app: App, s: Pick<Services, 'authThrottle' | 'config' | 'ctx' | 'sessions'>): void {
   app.post('/console/session', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

@@ -4,7 +4,7 @@ import { clearSessionCookie, sessionSecret } from '../../cookies.ts';
 import { errors } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function signOut(app: App, s: Services): void {
+export default function signOut(app: App, s: Pick<Services, 'config' | 'sessions'>): void {
   app.delete('/console/session', {
     // public: the session cookie is the credential, checked here with its CSRF token
     config: { family: 'account', auth: { kind: 'public' } },

@@ -3,8 +3,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileIdParams, summary } from './schemas.ts';
+import { deleteFile } from '../../../domain/files/files.ts';
 
-export default function deleteFile(app: App, s: Services): void {
+export default function deleteFileRoute(app: App, s: Pick<Services, 'files'>): void {
   for (const base of OPENAI_BASES) {
     app.delete(`${base}/files/:file_id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -13,6 +14,6 @@ export default function deleteFile(app: App, s: Services): void {
         params: FileIdParams,
         response: { 200: Type.Object({ deleted: Type.Boolean(), id: Type.String(), object: Type.Literal('file') }), ...errors(400, 401, 403, 404) },
       },
-    }, async (req) => s.files.delete(principalOf(req), (req.params as { file_id: string }).file_id));
+    }, async (req) => deleteFile(s.files, principalOf(req), (req.params as { file_id: string }).file_id));
   }
 }

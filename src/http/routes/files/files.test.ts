@@ -9,6 +9,7 @@ import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { multipart, type FormPart } from '../../../../test/helpers/multipart.ts';
+import { sweepFiles } from '../../../domain/files/files.ts';
 
 const line = (i: number) => JSON.stringify({ custom_id: `r${i}`, body: { model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: `hi ${i}` }] } });
 const jsonl = (n: number) => Array.from({ length: n }, (_, i) => line(i)).join('\n') + '\n';
@@ -156,9 +157,9 @@ test('files expire after 15 days: hidden at once, then removed by the files.expi
     t.clock.advance(1000);
     assert.equal((await owner.get(`/openai/v1/files/${f.id}`)).status, 404, 'hidden from the second it expires');
     assert.equal(blobFiles(t).length, 1);
-    assert.equal(await t.services.files.sweep(), 1);
+    assert.equal(await sweepFiles(t.services.files), 1);
     assert.deepEqual(blobFiles(t), [], 'its bytes are removed by the sweep');
-    assert.equal(await t.services.files.sweep(), 0, 'a second sweep finds nothing');
+    assert.equal(await sweepFiles(t.services.files), 0, 'a second sweep finds nothing');
   });
 });
 

@@ -3,8 +3,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileIdParams, summary } from './schemas.ts';
+import { getFileContent } from '../../../domain/files/files.ts';
 
-export default function getFileContent(app: App, s: Services): void {
+export default function getFileContentRoute(app: App, s: Pick<Services, 'files'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/files/:file_id/content`, {
       config: {
@@ -17,7 +18,7 @@ export default function getFileContent(app: App, s: Services): void {
         response: errors(400, 401, 403, 404),
       },
     }, async (req, reply) => {
-      const { file, stream } = await s.files.content(principalOf(req), (req.params as { file_id: string }).file_id);
+      const { file, stream } = await getFileContent(s.files, principalOf(req), (req.params as { file_id: string }).file_id);
       // streamed from the blob store as it is read: the file is never held in memory
       reply.header('content-type', 'application/octet-stream');
       reply.header('content-length', String(file.bytes));

@@ -2,8 +2,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileIdParams, FileObject, summary } from './schemas.ts';
+import { getFile } from '../../../domain/files/files.ts';
 
-export default function getFile(app: App, s: Services): void {
+export default function getFileRoute(app: App, s: Pick<Services, 'files'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/files/:file_id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -12,6 +13,6 @@ export default function getFile(app: App, s: Services): void {
         params: FileIdParams,
         response: { 200: FileObject, ...errors(400, 401, 403, 404) },
       },
-    }, async (req) => s.files.get(principalOf(req), (req.params as { file_id: string }).file_id));
+    }, async (req) => getFile(s.files, principalOf(req), (req.params as { file_id: string }).file_id));
   }
 }

@@ -3,6 +3,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileObject, summary } from './schemas.ts';
+import { listFiles } from '../../../domain/files/files.ts';
 
 // compat.md: `{code, message, data}`; OpenAI's list members are added so OpenAI SDKs page it
 // (`has_more`, `after` = the last id). Decision: code "200", message "success".
@@ -11,7 +12,7 @@ const FileListBody = Type.Object({
   object: Type.Literal('list'), first_id: Type.Union([Type.String(), Type.Null()]), last_id: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean(),
 });
 
-export default function listFiles(app: App, s: Services): void {
+export default function listFilesRoute(app: App, s: Pick<Services, 'files'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/files`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
@@ -27,7 +28,7 @@ export default function listFiles(app: App, s: Services): void {
       },
     }, async (req) => {
       const q = req.query as { purpose?: string; limit: number; after?: string; order: 'asc' | 'desc' };
-      const page = await s.files.list(principalOf(req), q);
+      const page = await listFiles(s.files, principalOf(req), q);
       return { code: '200', message: 'success', ...page };
     });
   }

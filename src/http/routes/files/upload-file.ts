@@ -8,8 +8,9 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { OPENAI_BASES } from '../openai/bases.ts';
 import { FileObject, summary } from './schemas.ts';
+import { uploadFile } from '../../../domain/files/files.ts';
 
-export default function uploadFile(app: App, s: Services): void {
+export default function uploadFileRoute(app: App, s: Pick<Services, 'config' | 'files'>): void {
   const { maxBytes } = s.config.files;
   withMultipart(app, maxBytes, (child) => {
     for (const base of OPENAI_BASES) {
@@ -23,7 +24,7 @@ export default function uploadFile(app: App, s: Services): void {
         },
       }, async (req, reply) => {
         try {
-          return await s.files.upload(principalOf(req), partsOf(req, maxBytes), declaredLength(req));
+          return await uploadFile(s.files, principalOf(req), partsOf(req, maxBytes), declaredLength(req));
         } catch (err) {
           closeIfUnread(req, reply);
           throw err;

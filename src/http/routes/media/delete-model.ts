@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { ModelIdParams } from './schemas.ts';
+import { deletePrivateMediaModel } from '../../../domain/media/catalogue.ts';
 
-export default function deleteModel(app: App, s: Services): void {
+export default function deleteModel(app: App, s: Pick<Services, 'media'>): void {
   app.delete('/v3/model/:id', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -14,7 +15,7 @@ export default function deleteModel(app: App, s: Services): void {
       response: { 200: Type.Object({}), ...errors(400, 401, 403, 404) },
     },
   }, async (req) => {
-    await s.media.catalogue.removePrivate(principalOf(req), Number((req.params as { id: string }).id));
+    await deletePrivateMediaModel(s.media.catalogue, principalOf(req), Number((req.params as { id: string }).id));
     return {};
   });
 }

@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { TaskResult } from './schemas.ts';
+import { getTaskResult } from '../../../domain/media/tasks.ts';
 
-export default function getTaskResult(app: App, s: Services): void {
+export default function getTaskResultRoute(app: App, s: Pick<Services, 'media'>): void {
   app.get('/v3/async/task-result', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -13,5 +14,5 @@ export default function getTaskResult(app: App, s: Services): void {
       querystring: Type.Object({ task_id: Type.String({ minLength: 1, maxLength: 100 }) }),
       response: { 200: TaskResult, ...errors(400, 401, 403, 404) },
     },
-  }, async (req) => s.media.tasks.result(principalOf(req), (req.query as { task_id: string }).task_id));
+  }, async (req) => getTaskResult(s.media.tasks, principalOf(req), (req.query as { task_id: string }).task_id));
 }

@@ -1,12 +1,12 @@
 // GET /v3/model: the media model catalogue, filtered and paged by cursor (domain/media/catalogue.ts).
 // Dotted and bracketed keys are the same parameter (http/querystring.ts).
 import { Type } from 'typebox';
-import type { CatalogueQuery } from '../../../domain/media/catalogue.ts';
+import { listMediaModels, type CatalogueQuery } from '../../../domain/media/catalogue.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { catalogueQueryFields, MediaModelRecord, visibilityField } from './schemas.ts';
 
-export default function listModels(app: App, s: Services): void {
+export default function listModels(app: App, s: Pick<Services, 'media'>): void {
   app.get('/v3/model', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -17,5 +17,5 @@ export default function listModels(app: App, s: Services): void {
         ...errors(400, 401, 403),
       },
     },
-  }, async (req) => s.media.catalogue.list(principalOf(req), req.query as CatalogueQuery));
+  }, async (req) => listMediaModels(s.media.catalogue, principalOf(req), req.query as CatalogueQuery));
 }

@@ -2,12 +2,12 @@
 // team's async tasks, newest first, keyset paged (`next_cursor`), optionally of one status;
 // each is its task result plus created_at / ended_at (docs/compat-decisions.md).
 import { Type } from 'typebox';
-import { DEFAULT_TASK_PAGE, MAX_TASK_PAGE } from '../../../domain/media/tasks.ts';
+import { listMediaTasks, DEFAULT_TASK_PAGE, MAX_TASK_PAGE } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { TaskResult, TaskStatus } from './schemas.ts';
 
-export default function listTasks(app: App, s: Services): void {
+export default function listTasks(app: App, s: Pick<Services, 'media'>): void {
   app.get('/v3/async/tasks', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -29,5 +29,5 @@ export default function listTasks(app: App, s: Services): void {
         ...errors(400, 401, 403),
       },
     },
-  }, async (req) => s.media.tasks.list(principalOf(req), req.query as { limit?: number; cursor?: string; status?: string }));
+  }, async (req) => listMediaTasks(s.media.tasks, principalOf(req), req.query as { limit?: number; cursor?: string; status?: string }));
 }

@@ -3,7 +3,7 @@
 // admitted and held at once (BILLING_BALANCE_NOT_ENOUGH, BUDGET_EXCEEDED).
 import { Type } from 'typebox';
 import { IMAGE_LIMITS, type Txt2ImgRequest } from '../../../domain/media/txt2img.ts';
-import type { TaskExtra as Extra } from '../../../domain/media/tasks.ts';
+import { createTxt2ImgTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { TaskCreated, TaskExtra } from './schemas.ts';
@@ -11,7 +11,7 @@ import { TaskCreated, TaskExtra } from './schemas.ts';
 const L = IMAGE_LIMITS;
 const Name = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 
-export default function txt2img(app: App, s: Services): void {
+export default function txt2img(app: App, s: Pick<Services, 'media'>): void {
   app.post('/v3/async/txt2img', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -39,5 +39,5 @@ export default function txt2img(app: App, s: Services): void {
       }),
       response: { 200: TaskCreated, ...errors(400, 401, 403) },
     },
-  }, async (req) => s.media.tasks.txt2img(principalOf(req), req.body as { request: Txt2ImgRequest; extra?: Extra }));
+  }, async (req) => createTxt2ImgTask(s.media.tasks, principalOf(req), req.body as { request: Txt2ImgRequest; extra?: Extra }));
 }

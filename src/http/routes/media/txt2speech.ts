@@ -2,14 +2,14 @@
 // speed}, extra: {response_audio_type, webhook}}` → {task_id}; the result has a WAV per text.
 import { Type } from 'typebox';
 import { SPEECH_LIMITS, type Txt2SpeechRequest } from '../../../domain/media/txt2speech.ts';
-import type { TaskExtra as Extra } from '../../../domain/media/tasks.ts';
+import { createTxt2SpeechTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { TaskCreated, TaskExtra } from './schemas.ts';
 
 const L = SPEECH_LIMITS;
 
-export default function txt2speech(app: App, s: Services): void {
+export default function txt2speech(app: App, s: Pick<Services, 'media'>): void {
   app.post('/v3/async/txt2speech', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {
@@ -26,5 +26,5 @@ export default function txt2speech(app: App, s: Services): void {
       }),
       response: { 200: TaskCreated, ...errors(400, 401, 403) },
     },
-  }, async (req) => s.media.tasks.txt2speech(principalOf(req), req.body as { request: Txt2SpeechRequest; extra?: Extra }));
+  }, async (req) => createTxt2SpeechTask(s.media.tasks, principalOf(req), req.body as { request: Txt2SpeechRequest; extra?: Extra }));
 }

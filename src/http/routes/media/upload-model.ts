@@ -6,8 +6,9 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { MediaModelRecord, UPLOAD_FIELDS_DOC } from './schemas.ts';
+import { uploadMediaModel } from '../../../domain/media/catalogue.ts';
 
-export default function uploadModel(app: App, s: Services): void {
+export default function uploadModel(app: App, s: Pick<Services, 'config' | 'media'>): void {
   const maxBytes = s.config.media.uploadMaxBytes;
   withMultipart(app, maxBytes, (child) => {
     child.post('/v3/model/upload', {
@@ -20,7 +21,7 @@ export default function uploadModel(app: App, s: Services): void {
       },
     }, async (req, reply) => {
       try {
-        return await s.media.catalogue.upload(principalOf(req), partsOf(req, maxBytes), declaredLength(req));
+        return await uploadMediaModel(s.media.catalogue, principalOf(req), partsOf(req, maxBytes), declaredLength(req));
       } catch (err) {
         closeIfUnread(req, reply);
         throw err;

@@ -4,7 +4,7 @@ import { answerModelCall } from '../../model-answer.ts';
 import { CompletionBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES } from './bases.ts';
 
-export default function completionsRoute(app: App, s: Services): void {
+export default function completionsRoute(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/completions`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.completions },

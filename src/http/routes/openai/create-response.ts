@@ -7,7 +7,7 @@ import { responsesDoor } from './responses-door.ts';
 import { ModelAnswers, ResponsesBody } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES } from './bases.ts';
 
-export default function createResponseRoute(app: App, s: Services): void {
+export default function createResponseRoute(app: App, s: Pick<Services, 'ctx' | 'gateway' | 'responses'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/responses`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.response },

@@ -3,8 +3,9 @@ import type { App, Services } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { ModelAnswers, ResponseIdParams } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES } from './bases.ts';
+import { deleteResponse } from '../../../domain/responses/responses.ts';
 
-export default function deleteResponseRoute(app: App, s: Services): void {
+export default function deleteResponseRoute(app: App, s: Pick<Services, 'responses'>): void {
   for (const base of OPENAI_BASES) {
     app.delete(`${base}/responses/:id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.deletedResponse },
@@ -13,6 +14,6 @@ export default function deleteResponseRoute(app: App, s: Services): void {
         params: ResponseIdParams,
         response: errors(400, 401, 404),
       },
-    }, async (req) => s.responses.delete(principalOf(req), req.params.id));
+    }, async (req) => deleteResponse(s.responses, principalOf(req), req.params.id));
   }
 }

@@ -3,7 +3,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { ModelRecord } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES } from './bases.ts';
 
-export default function getModel(app: App, s: Services): void {
+export default function getModel(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     // Model ids contain '/', so the id is the rest of the path (the router has already
     // decoded it: decoding again would turn %25zz into a broken escape).

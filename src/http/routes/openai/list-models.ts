@@ -4,7 +4,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { ModelRecord } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES } from './bases.ts';
 
-export default function listModels(app: App, s: Services): void {
+export default function listModels(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/models`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },

@@ -15,6 +15,7 @@ import { TERMINAL_EVENTS } from '../../../gateway/upstreams/responses-native.ts'
 import { sseEvent, type Door } from '../../model-answer.ts';
 import { errorPayload } from '../../../lib/error-answer.ts';
 import type { Services } from '../../types.ts';
+import { getConversation, saveResponse } from '../../../domain/responses/responses.ts';
 
 /** A Responses object's output items (what a later previous_response_id continues from). */
 const outputOf = (response: unknown): Item[] => {
@@ -22,8 +23,8 @@ const outputOf = (response: unknown): Item[] => {
   return Array.isArray(out) ? out as Item[] : [];
 };
 
-export async function responsesDoor(s: Services, p: Principal, body: ResponsesBody, log: FastifyBaseLogger): Promise<Door> {
-  const previous = body.previous_response_id ? await s.responses.conversation(p, body.previous_response_id) as Item[] : [];
+export async function responsesDoor(s: Pick<Services, 'ctx' | 'gateway' | 'responses'>, p: Principal, body: ResponsesBody, log: FastifyBaseLogger): Promise<Door> {
+  const previous = body.previous_response_id ? await getConversation(s.responses, p, body.previous_response_id) as Item[] : [];
   // Refusals of the translation come before the stored conversation is used. For an upstream
   // that speaks Responses the translation only measures the request, so it refuses nothing.
   const chat = chatRequest(body, previous, { lenient: await s.gateway.speaksResponses(String(body.model)) });
@@ -36,7 +37,7 @@ export async function responsesDoor(s: Services, p: Principal, body: ResponsesBo
   const store = async (response: { id: string }, output: Item[]) => {
     if (body.store === false) return;
     try {
-      await s.responses.save(p, response.id, response, [...previous, ...inputItems(body.input), ...output]);
+      await saveResponse(s.responses, p, response.id, response, [...previous, ...inputItems(body.input), ...output]);
     } catch (e) {
       log.error({ err: e, response: response.id }, 'storing a response failed; it was answered and billed, not stored');
     }

@@ -3,7 +3,7 @@ import { Empty, errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { MEMBER_POLICY_URL, MemberParams } from './schemas.ts';
 
-export default function deleteMemberPolicyRoute(app: App, s: Services): void {
+export default function deleteMemberPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.delete(MEMBER_POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {

@@ -3,7 +3,7 @@ import { Empty, errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { KeyParams, POLICY_URL } from './schemas.ts';
 
-export default function deletePolicyRoute(app: App, s: Services): void {
+export default function deletePolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.delete(POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {

@@ -3,7 +3,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { MEMBER_POLICY_URL, MemberParams, MemberPolicyResponse } from './schemas.ts';
 
-export default function getMemberPolicyRoute(app: App, s: Services): void {
+export default function getMemberPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(MEMBER_POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'readPolicy' } },
     schema: {

@@ -3,7 +3,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { KeyParams, POLICY_URL, PolicyResponse } from './schemas.ts';
 
-export default function getPolicyRoute(app: App, s: Services): void {
+export default function getPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'readPolicy' } },
     schema: {

@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 
 const Int64String = Type.String({ pattern: '^[0-9]+$', description: '64-bit integer as a JSON string' });
 
-export default function listQuotasRoute(app: App, s: Services): void {
+export default function listQuotasRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/user/quota/list', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
     schema: {

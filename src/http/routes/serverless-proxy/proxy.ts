@@ -45,7 +45,7 @@ function hostFormCookies(setCookie: string | string[] | undefined): string[] {
   });
 }
 
-export default function serverlessProxyRoute(app: App, s: Services): void {
+export default function serverlessProxyRoute(app: App, s: Pick<Services, 'serverlessRuntime'>): void {
   const { router, metrics } = s.serverlessRuntime;
   void app.register((child, _opts, registered) => {
     // The body is passed on as it arrives, never parsed or buffered.

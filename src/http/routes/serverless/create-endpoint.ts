@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { CreateBody } from './schemas.ts';
 
-export default function createEndpointRoute(app: App, s: Services): void {
+export default function createEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
   app.post(`${GPU_BASE}/endpoint/create`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

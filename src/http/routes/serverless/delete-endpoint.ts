@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 
-export default function deleteEndpointRoute(app: App, s: Services): void {
+export default function deleteEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
   app.post(`${GPU_BASE}/endpoint/delete`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

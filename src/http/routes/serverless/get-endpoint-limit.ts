@@ -4,7 +4,7 @@ import type { App, Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { LimitsView } from './schemas.ts';
 
-export default function getEndpointLimitRoute(app: App, s: Services): void {
+export default function getEndpointLimitRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get(`${GPU_BASE}/endpoint/limit`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

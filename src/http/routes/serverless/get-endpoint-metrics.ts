@@ -8,7 +8,7 @@ const UnixSeconds = (description: string) => Type.Integer({ minimum: 0, maximum:
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Mean = (what: string) => Type.Number({ minimum: 0, description: `${what}: mean over the reconciler passes of the bucket (two decimals)` });
 
-export default function getEndpointMetricsRoute(app: App, s: Services): void {
+export default function getEndpointMetricsRoute(app: App, s: Pick<Services, 'serverless' | 'serverlessRuntime'>): void {
   const { metrics } = s.serverlessRuntime;
   app.get(`${GPU_BASE}/endpoint/metrics`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },

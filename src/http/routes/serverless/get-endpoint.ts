@@ -6,7 +6,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { EndpointView } from './schemas.ts';
 
-export default function getEndpointRoute(app: App, s: Services): void {
+export default function getEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
   app.get(`${GPU_BASE}/endpoint`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -5,7 +5,7 @@ import { GPU_BASE } from '../compute/schemas.ts';
 import { LogQuery } from './schemas.ts';
 import { answerLogs, LogAnswers, LogFollowers } from '../../log-answer.ts';
 
-export default function getWorkerLogRoute(app: App, s: Services): void {
+export default function getWorkerLogRoute(app: App, s: Pick<Services, 'config' | 'serverless'>): void {
   const followers = LogFollowers.of(app, s.config.logFollowsPerTeam);
   app.get(`${GPU_BASE}/endpoint/worker/log`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },

@@ -7,7 +7,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { EndpointListView } from './schemas.ts';
 
-export default function listEndpointsRoute(app: App, s: Services): void {
+export default function listEndpointsRoute(app: App, s: Pick<Services, 'serverless'>): void {
   app.get(`${GPU_BASE}/endpoints`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -5,7 +5,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { UpdateBody } from './schemas.ts';
 
-export default function updateEndpointRoute(app: App, s: Services): void {
+export default function updateEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
   app.post(`${GPU_BASE}/endpoint/update`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

@@ -6,7 +6,7 @@ import type { App, Services } from '../../types.ts';
  * outage never makes a supervisor restart a replica that will serve again when they return
  * (readiness is /readyz).
  */
-export default function healthz(app: App, s: Services): void {
+export default function healthz(app: App, s: Pick<Services, 'config'>): void {
   app.get('/healthz', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

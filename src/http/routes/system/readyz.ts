@@ -9,7 +9,7 @@ const Dependency = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Li
  * Readiness, for a load balancer: 200 while every dependency this replica uses answers, 503
  * naming the ones that do not (the replica keeps running and serves again when they return).
  */
-export default function readyz(app: App, s: Services): void {
+export default function readyz(app: App, s: Pick<Services, 'health'>): void {
   app.get('/readyz', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

@@ -3,7 +3,7 @@ import { addMember } from '../../../domain/accounts/members.ts';
 import { errors, KeyBearer, NewMember } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function addTeamMember(app: App, s: Services): void {
+export default function addTeamMember(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/team/members', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

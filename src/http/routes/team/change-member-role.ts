@@ -2,7 +2,7 @@ import { changeRole } from '../../../domain/accounts/members.ts';
 import { Empty, errors, KeyBearer, MemberIdParams, RoleChange } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function changeTeamMemberRole(app: App, s: Services): void {
+export default function changeTeamMemberRole(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/team/members/:memberId/role', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

@@ -3,7 +3,7 @@ import { createKey } from '../../../domain/keys/keys.ts';
 import { CreatedKey, errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function createOwnKey(app: App, s: Services): void {
+export default function createOwnKey(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/keys', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

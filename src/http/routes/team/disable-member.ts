@@ -2,7 +2,7 @@ import { setMemberStatus } from '../../../domain/accounts/members.ts';
 import { Empty, errors, KeyBearer, MemberIdParams } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function disableTeamMember(app: App, s: Services): void {
+export default function disableTeamMember(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/team/members/:memberId/disable', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

@@ -6,7 +6,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { errors, KeyBearer, KeyView } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function listTeamKeys(app: App, s: Services): void {
+export default function listTeamKeys(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/user/keys', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

@@ -3,7 +3,7 @@ import { listTeamMembers } from '../../../domain/accounts/members.ts';
 import { errors, KeyBearer, MemberView } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function listTeamMembersRoute(app: App, s: Services): void {
+export default function listTeamMembersRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/openapi/v1/user/team/members', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

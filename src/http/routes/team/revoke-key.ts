@@ -2,7 +2,7 @@ import { revokeKey } from '../../../domain/keys/keys.ts';
 import { Empty, errors, KeyBearer, KeyIdParams } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 
-export default function revokeOwnKey(app: App, s: Services): void {
+export default function revokeOwnKey(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/openapi/v1/user/keys/:keyId/revoke', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

@@ -3,7 +3,7 @@ import { Empty, errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { EndpointParams, TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function deleteEndpointRoute(app: App, s: Services): void {
+export default function deleteEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.delete(`${WEBHOOK_BASE}/endpoints/:id`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { EndpointParams, EndpointView, TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function getEndpointRoute(app: App, s: Services): void {
+export default function getEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.get(`${WEBHOOK_BASE}/endpoints/:id`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -3,7 +3,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { Secret, TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function getSecretRoute(app: App, s: Services): void {
+export default function getSecretRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.get(`${WEBHOOK_BASE}/secret`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

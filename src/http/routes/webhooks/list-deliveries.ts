@@ -5,7 +5,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { DeliveryView, EndpointParams, Paging, TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function listDeliveriesRoute(app: App, s: Services): void {
+export default function listDeliveriesRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.get(`${WEBHOOK_BASE}/endpoints/:id/deliveries`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

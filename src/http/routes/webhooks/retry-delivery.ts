@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { DeliveryParams, DeliveryView, TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function retryDeliveryRoute(app: App, s: Services): void {
+export default function retryDeliveryRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.post(`${WEBHOOK_BASE}/endpoints/:id/deliveries/:deliveryId/retry`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { TAGS, WEBHOOK_BASE } from './schemas.ts';
 
-export default function rotateSecretRoute(app: App, s: Services): void {
+export default function rotateSecretRoute(app: App, s: Pick<Services, 'webhooks'>): void {
   app.post(`${WEBHOOK_BASE}/secret/rotate`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -2,9 +2,10 @@
 import { Type } from 'typebox';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { ModelIdParams } from '../media/schemas.ts';
+import { ModelIdParams } from './schemas.ts';
+import { deletePublicMediaModel } from '../../../domain/media/catalogue.ts';
 
-export default function adminMediaDeleteModel(app: App, s: Services): void {
+export default function adminMediaDeleteModel(app: App, s: Pick<Services, 'media'>): void {
   app.delete('/admin/v1/media/models/:id', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
@@ -13,7 +14,7 @@ export default function adminMediaDeleteModel(app: App, s: Services): void {
       response: { 200: Type.Object({}), ...errors(400, 401, 404) },
     },
   }, async (req) => {
-    await s.media.catalogue.removePublic(Number((req.params as { id: string }).id));
+    await deletePublicMediaModel(s.media.catalogue, Number((req.params as { id: string }).id));
     return {};
   });
 }

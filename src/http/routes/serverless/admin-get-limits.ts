@@ -1,9 +1,9 @@
 import { getLimits } from '../../../domain/serverless/limits.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { LimitsView } from '../serverless/schemas.ts';
+import { LimitsView } from './schemas.ts';
 
-export default function serverlessGetLimitsRoute(app: App, s: Services): void {
+export default function serverlessGetLimitsRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/serverless/limits', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,8 +1,9 @@
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { StorageView } from '../team/storage-schema.ts';
+import { StorageView } from './schemas.ts';
+import { getTeamStorage } from '../../../domain/storage/quotas.ts';
 
-export default function getTeamStorageRoute(app: App, s: Services): void {
+export default function getTeamStorageRoute(app: App, s: Pick<Services, 'storage'>): void {
   app.get('/admin/v1/teams/:userId/storage', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
@@ -10,5 +11,5 @@ export default function getTeamStorageRoute(app: App, s: Services): void {
       params: UserIdParams,
       response: { 200: StorageView, ...errors(401, 404) },
     },
-  }, async (req) => s.storage.teamView(req.params.userId));
+  }, async (req) => getTeamStorage(s.storage, req.params.userId));
 }

@@ -1,13 +1,14 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { StorageView } from './storage-schema.ts';
+import { StorageView } from './schemas.ts';
+import { getStorage } from '../../../domain/storage/quotas.ts';
 
-export default function getStorageRoute(app: App, s: Services): void {
+export default function getStorageRoute(app: App, s: Pick<Services, 'storage'>): void {
   app.get('/openapi/v1/user/storage', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
     schema: {
       tags: ['quotas'], summary: 'The team\'s stored files and media models against its storage quotas (Gantry\'s)', security: KeyBearer,
       response: { 200: StorageView, ...errors(401, 403) },
     },
-  }, async (req) => s.storage.view(principalOf(req).teamId));
+  }, async (req) => getStorage(s.storage, principalOf(req).teamId));
 }

@@ -3,7 +3,7 @@ import { setInventory } from '../../../domain/compute/catalogue.ts';
 import { errors, Int32, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function gpuSetInventoryRoute(app: App, s: Services): void {
+export default function gpuSetInventoryRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.put('/admin/v1/gpu/products/:productId/inventory/:clusterId', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

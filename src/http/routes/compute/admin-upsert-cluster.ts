@@ -3,7 +3,7 @@ import { upsertCluster } from '../../../domain/compute/catalogue.ts';
 import { errors, OperatorBearer, PriceInput } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function gpuUpsertClusterRoute(app: App, s: Services): void {
+export default function gpuUpsertClusterRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/gpu/clusters', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -4,7 +4,7 @@ import { errors, Int32, OperatorBearer, PriceInput } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
 
-export default function gpuUpsertProductRoute(app: App, s: Services): void {
+export default function gpuUpsertProductRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.post('/admin/v1/gpu/products', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -4,12 +4,13 @@
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { partsOf, withMultipart } from '../../multipart.ts';
-import { MediaModelRecord, UPLOAD_FIELDS_DOC } from '../media/schemas.ts';
+import { MediaModelRecord, UPLOAD_FIELDS_DOC } from './schemas.ts';
+import { importPublicMediaModel } from '../../../domain/media/catalogue.ts';
 
 /** Operators import files of any size the blob store takes. */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER - 1;
 
-export default function adminMediaImportModel(app: App, s: Services): void {
+export default function adminMediaImportModel(app: App, s: Pick<Services, 'media'>): void {
   withMultipart(app, NO_LIMIT, (child) => {
     child.post('/admin/v1/media/models', {
       config: { family: 'operator', auth: { kind: 'operator' } },
@@ -19,6 +20,6 @@ export default function adminMediaImportModel(app: App, s: Services): void {
         security: OperatorBearer, consumes: ['multipart/form-data'],
         response: { 200: MediaModelRecord, ...errors(400, 401, 409, 415) },
       },
-    }, async (req) => s.media.catalogue.importPublic(partsOf(req, NO_LIMIT)));
+    }, async (req) => importPublicMediaModel(s.media.catalogue, partsOf(req, NO_LIMIT)));
   });
 }

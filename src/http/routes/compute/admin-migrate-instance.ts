@@ -3,7 +3,7 @@ import { migrateInstance } from '../../../domain/compute/instances.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function gpuMigrateInstanceRoute(app: App, s: Services): void {
+export default function gpuMigrateInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.post('/admin/v1/gpu/instances/:instanceId/migrate', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import { errors, Int32, OperatorBearer, UserIdParams } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { StorageView } from '../team/storage-schema.ts';
+import { StorageView } from './schemas.ts';
+import { setStorageOverrides } from '../../../domain/storage/quotas.ts';
 
 const Bytes = Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], { description: 'bytes; null: back to the default' }));
 const Count = Type.Optional(Type.Union([Int32({ minimum: 0 }), Type.Null()], { description: 'a count; null: back to the default' }));
 
-export default function setStorageQuotaRoute(app: App, s: Services): void {
+export default function setStorageQuotaRoute(app: App, s: Pick<Services, 'storage'>): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/storage-quota',
@@ -17,6 +18,6 @@ export default function setStorageQuotaRoute(app: App, s: Services): void {
       body: Type.Object({ filesMaxBytes: Bytes, filesMaxCount: Count, mediaMaxBytes: Bytes, mediaMaxCount: Count }, { additionalProperties: false }),
       response: { 200: StorageView, ...errors(400, 401, 404) },
     },
-    handler: async (req) => s.storage.setOverrides(req.params.userId, req.body),
+    handler: async (req) => setStorageOverrides(s.storage, req.params.userId, req.body),
   });
 }

@@ -3,7 +3,7 @@ import { operatorCatalogue } from '../../../domain/compute/catalogue.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function gpuGetCatalogueRoute(app: App, s: Services): void {
+export default function gpuGetCatalogueRoute(app: App, s: Pick<Services, 'ctx'>): void {
   app.get('/admin/v1/gpu/catalogue', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

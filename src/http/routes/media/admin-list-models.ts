@@ -2,12 +2,12 @@
 // and the demo put there), with the filters and cursor of GET /v3/model, each with its size and
 // times. `gantry admin media list` pages through it.
 import { Type } from 'typebox';
-import type { CatalogueQuery } from '../../../domain/media/catalogue.ts';
+import { listPublicMediaModels, type CatalogueQuery } from '../../../domain/media/catalogue.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
-import { catalogueQueryFields, MediaModelRecord } from '../media/schemas.ts';
+import { catalogueQueryFields, MediaModelRecord } from './schemas.ts';
 
-export default function adminMediaListModels(app: App, s: Services): void {
+export default function adminMediaListModels(app: App, s: Pick<Services, 'media'>): void {
   app.get('/admin/v1/media/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
@@ -26,5 +26,5 @@ export default function adminMediaListModels(app: App, s: Services): void {
         ...errors(400, 401),
       },
     },
-  }, async (req) => s.media.catalogue.listPublic(req.query as CatalogueQuery));
+  }, async (req) => listPublicMediaModels(s.media.catalogue, req.query as CatalogueQuery));
 }

@@ -1,0 +1,55 @@
+// The routes of admin/: one operation per file, registered in this order.
+import type { RouteRegistrar } from '../../types.ts';
+import addMember from './add-member.ts';
+import changeMemberRole from './change-member-role.ts';
+import createKey from './create-key.ts';
+import createTeam from './create-team.ts';
+import disableMember from './disable-member.ts';
+import getTeam from './get-team.ts';
+import grantVoucher from './grant-voucher.ts';
+import listMembers from './list-members.ts';
+import listModels from './list-models.ts';
+import listTeamModels from './list-team-models.ts';
+import listTeamQuotas from './list-team-quotas.ts';
+import listTeams from './list-teams.ts';
+import postCharge from './post-charge.ts';
+import postFixedTermBill from './post-fixed-term-bill.ts';
+import revokeKey from './revoke-key.ts';
+import setCreditLimit from './set-credit-limit.ts';
+import setQuotaOverride from './set-quota-override.ts';
+import setTeamModels from './set-team-models.ts';
+import setTier from './set-tier.ts';
+import suspendTeam from './suspend-team.ts';
+import topup from './topup.ts';
+import upsertModel from './upsert-model.ts';
+import upsertQuota from './upsert-quota.ts';
+import usageSummary from './usage-summary.ts';
+import listJobs from './list-jobs.ts';
+
+export default [
+  addMember,
+  changeMemberRole,
+  createKey,
+  createTeam,
+  disableMember,
+  getTeam,
+  grantVoucher,
+  listMembers,
+  listModels,
+  listTeamModels,
+  listTeamQuotas,
+  listTeams,
+  postCharge,
+  postFixedTermBill,
+  revokeKey,
+  setCreditLimit,
+  setQuotaOverride,
+  setTeamModels,
+  setTier,
+  suspendTeam,
+  topup,
+  upsertModel,
+  upsertQuota,
+  usageSummary,
+  listJobs,
+] satisfies RouteRegistrar[];

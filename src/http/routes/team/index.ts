@@ -1,0 +1,19 @@
+// The routes of team/: one operation per file, registered in this order.
+import type { RouteRegistrar } from '../../types.ts';
+import addMember from './add-member.ts';
+import changeMemberRole from './change-member-role.ts';
+import createKey from './create-key.ts';
+import disableMember from './disable-member.ts';
+import listKeys from './list-keys.ts';
+import listMembers from './list-members.ts';
+import revokeKey from './revoke-key.ts';
+
+export default [
+  addMember,
+  changeMemberRole,
+  createKey,
+  disableMember,
+  listKeys,
+  listMembers,
+  revokeKey,
+] satisfies RouteRegistrar[];
