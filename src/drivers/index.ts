@@ -5,9 +5,10 @@ import type { SettingReaders } from '../lib/settings.ts';
 import type { ComputeDriver, DriverDeps, DriverRegistration } from './types.ts';
 import { simDriver } from './sim/index.ts';
 import { kubernetesDriver } from './kubernetes/index.ts';
+import { dockerDriver } from './docker/index.ts';
 
 /** Every compute driver; the first is the default. */
-export const DRIVERS = [simDriver, kubernetesDriver] as const;
+export const DRIVERS = [simDriver, kubernetesDriver, dockerDriver] as const;
 
 type Registered = (typeof DRIVERS)[number];
 export type DriverKind = Registered['kind'];

@@ -1,0 +1,353 @@
+// What the docker driver sends to the engine and how it reads the answers, as pure functions
+// (no I/O; tested in container.test.ts): names, labels, the create body, the command line
+// split like a shell would, image references, the observed phase of an inspected container,
+// and the log stream (8-byte frames, timestamps).
+import type { FailureReason, Observed, WorkloadSpec } from '../types.ts';
+
+/** Labels on every container, network and volume the driver makes. */
+export const LABEL = {
+  managed: 'io.gantry.managed',
+  id: 'io.gantry.id',
+  role: 'io.gantry.role',
+  endpoint: 'io.gantry.endpoint',
+  cluster: 'io.gantry.cluster',
+  gpus: 'io.gantry.gpus',
+  /** the spec's ports in its order (the engine's port map has none): address() uses the first */
+  ports: 'io.gantry.ports',
+  /** on a volume: the network storage id it holds, or the container a marker is about */
+  storage: 'io.gantry.storage',
+  marker: 'io.gantry.marker',
+} as const;
+
+const ENGINE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/**
+ * The engine's name for a Gantry id: the id itself when the engine accepts it (`ins_…`,
+ * `wk-…` do), else `gantry-<hex of the id>` (a name must follow from the id alone: describe,
+ * stop and delete get nothing else).
+ */
+export function engineName(id: string): string {
+  return ENGINE_NAME.test(id) && id.length <= 200 ? id : `gantry-${Buffer.from(id).toString('hex').slice(0, 200)}`;
+}
+
+/** The named volume holding network storage `storageId` (shared by every container that mounts it). */
+export function storageVolumeName(storageId: string): string {
+  return `gantry-ns-${engineName(storageId)}`;
+}
+
+/** The marker volumes (drivers/README.md: why markers): a stop Gantry asked for, a delete in progress. */
+export function markerName(kind: 'stop' | 'delete', name: string): string {
+  return `gantry-${kind}-${name}`;
+}
+
+export function containerLabels(spec: WorkloadSpec): Record<string, string> {
+  const labels: Record<string, string> = {
+    [LABEL.managed]: 'true',
+    [LABEL.id]: spec.id,
+    [LABEL.role]: spec.worker ? 'worker' : 'instance',
+    [LABEL.cluster]: spec.clusterId,
+    [LABEL.gpus]: String(spec.gpuNum),
+    [LABEL.ports]: spec.ports.map((p) => p.port).join(','),
+  };
+  if (spec.worker) labels[LABEL.endpoint] = spec.worker.endpointId;
+  return labels;
+}
+
+// ---------------------------------------------------------------------------------------
+// Command lines
+
+/** Characters that mean shell syntax when unquoted: such a line cannot be an argv. */
+const SHELL_SYNTAX = new Set([';', '&', '|', '<', '>', '(', ')', '$', '`', '*', '?', '[', '\n']);
+
+/**
+ * A command line split into words the way a POSIX shell would (blanks separate, '…' is
+ * literal, "…" and \ escape), or undefined when it holds shell syntax (operators, expansions,
+ * globs, a comment, an unclosed quote) that only a shell can run.
+ */
+export function shellWords(line: string): string[] | undefined {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (ch === ' ' || ch === '\t') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (ch === '"') {
+      let w = word ?? '';
+      let j = i + 1;
+      for (; j < line.length && line[j] !== '"'; j++) {
+        const c = line[j]!;
+        if (c === '$' || c === '`') return undefined; // an expansion inside double quotes
+        if (c === '\\' && j + 1 < line.length && '"\\$`\n'.includes(line[j + 1]!)) {
+          j++;
+          if (line[j] !== '\n') w += line[j];
+        } else w += c;
+      }
+      if (j >= line.length) return undefined;
+      word = w;
+      i = j;
+    } else if (ch === '\\') {
+      if (i + 1 >= line.length) return undefined;
+      i++;
+      if (line[i] !== '\n') word = (word ?? '') + line[i];
+    } else if (SHELL_SYNTAX.has(ch) || ((ch === '#' || ch === '~') && word === undefined)) {
+      return undefined;
+    } else {
+      word = (word ?? '') + ch;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/**
+ * The container's Entrypoint and Cmd from the spec's entrypoint and start command (each a
+ * command line; empty keeps the image's). A line is split like a shell would; one that holds
+ * shell syntax (`a && b`, `> log`, `$VAR`) runs through `/bin/sh -c` (an entrypoint as
+ * `sh -c '<line> "$@"' sh`, so the command still reaches it as arguments).
+ */
+export function commandOf(spec: Pick<WorkloadSpec, 'entrypoint' | 'command'>): { Entrypoint?: string[]; Cmd?: string[] } {
+  const out: { Entrypoint?: string[]; Cmd?: string[] } = {};
+  const entry = spec.entrypoint?.trim();
+  if (entry) out.Entrypoint = shellWords(entry) ?? ['/bin/sh', '-c', `${entry} "$@"`, 'sh'];
+  const cmd = spec.command?.trim();
+  if (cmd) out.Cmd = shellWords(cmd) ?? ['/bin/sh', '-c', cmd];
+  else if (entry) out.Cmd = []; // an entrypoint given alone does not take the image's Cmd as its arguments
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Images
+
+/** `fromImage` and `tag` of a pull (an empty tag would pull every tag of the repository). */
+export function imagePullQuery(ref: string): { fromImage: string; tag: string } {
+  const at = ref.indexOf('@');
+  if (at >= 0) return { fromImage: ref.slice(0, at), tag: ref.slice(at + 1) };
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  if (colon > slash) return { fromImage: ref.slice(0, colon), tag: ref.slice(colon + 1) };
+  return { fromImage: ref, tag: 'latest' };
+}
+
+/** The X-Registry-Auth header: base64url (with padding, as Go decodes it) of the credentials. */
+export function registryAuthHeader(auth: NonNullable<WorkloadSpec['imagePullAuth']>): string {
+  const json = JSON.stringify({ username: auth.username, password: auth.password, serveraddress: auth.server });
+  return Buffer.from(json).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+// ---------------------------------------------------------------------------------------
+// The create body
+
+export interface ContainerSettings {
+  /** the network containers join and publish their ports from */
+  network: string;
+  /** the host address ports are published on */
+  publishHost: string;
+}
+
+/** POST /containers/create's body for a workload. */
+export function createBody(spec: WorkloadSpec, s: ContainerSettings): Record<string, unknown> {
+  const exposed: Record<string, object> = {};
+  const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+  for (const p of spec.ports) {
+    exposed[`${p.port}/tcp`] = {};
+    bindings[`${p.port}/tcp`] = [{ HostIp: s.publishHost, HostPort: '' }]; // a free host port, chosen at each start
+  }
+  const mounts = spec.volumes.map((v) => (v.type === 'network'
+    ? { Type: 'volume', Source: storageVolumeName(v.id), Target: v.mountPath }
+    // any other storage lives and dies with the container (an anonymous volume, removed with it)
+    : { Type: 'volume', Target: v.mountPath }));
+  const memory = Math.round(spec.memoryGb * 1024 ** 3);
+  return {
+    Image: spec.image,
+    ...commandOf(spec),
+    Env: spec.envs.map((e) => `${e.key}=${e.value}`),
+    Labels: containerLabels(spec),
+    ExposedPorts: exposed,
+    Tty: false,
+    OpenStdin: false,
+    HostConfig: {
+      NetworkMode: s.network,
+      PortBindings: bindings,
+      ...(spec.cpuNum > 0 ? { NanoCpus: Math.round(spec.cpuNum * 1e9) } : {}),
+      // no swap beyond the limit: a workload over its memory is killed, as on a pod
+      ...(memory > 0 ? { Memory: memory, MemorySwap: memory } : {}),
+      Mounts: mounts,
+      // a crash ends the run (failed, crashed): Gantry decides what comes next, never the engine
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading a container back
+
+/** The part of GET /containers/{name}/json the driver reads (Docker and Podman alike). */
+export interface ContainerInspect {
+  Id: string;
+  State: {
+    Status: string;
+    Running?: boolean;
+    OOMKilled?: boolean;
+    Dead?: boolean;
+    ExitCode?: number;
+    Error?: string;
+    StartedAt?: string;
+    FinishedAt?: string;
+  };
+  Config?: { Labels?: Record<string, string> | null; Tty?: boolean } | null;
+  HostConfig?: { Memory?: number } | null;
+  NetworkSettings?: { Ports?: Record<string, { HostIp?: string; HostPort?: string }[] | null> | null } | null;
+}
+
+/** An engine time (RFC 3339, nanoseconds) in ms; undefined for Go's zero time. */
+export function engineTimeMs(t: string | undefined): number | undefined {
+  if (!t || t.startsWith('0001-01-01')) return undefined;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(t);
+  if (!m) return undefined;
+  const ms = Date.parse(`${m[1]}.${(m[2] ?? '').padEnd(3, '0').slice(0, 3)}${m[3]}`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+export interface ObserveContext {
+  /** Gantry asked for the stop (a marker says so) */
+  stopAsked: boolean;
+  /** Podman reports OOMKilled=false for an OOM kill: exit 137 under a memory limit is one */
+  engine: 'docker' | 'podman';
+  /** the last start Gantry asked of the engine failed with this */
+  startError?: string | undefined;
+}
+
+function fail(reason: FailureReason, message: string, endedAtMs?: number): Observed {
+  return endedAtMs === undefined ? { phase: 'failed', reason, message } : { phase: 'failed', reason, message, endedAtMs };
+}
+
+function gib(bytes: number): string {
+  const g = bytes / 1024 ** 3;
+  return g >= 1 ? `${Math.round(g * 100) / 100} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
+
+/** An inspected container → the contract's observed phase (drivers/README.md, docker). */
+export function observedFromInspect(c: ContainerInspect, ctx: ObserveContext): Observed {
+  const st = c.State;
+  const startedAtMs = engineTimeMs(st.StartedAt);
+  const endedAtMs = engineTimeMs(st.FinishedAt);
+  switch (st.Status) {
+    case 'running':
+    case 'paused':
+      if (ctx.stopAsked) return { phase: 'stopping' };
+      return startedAtMs === undefined ? { phase: 'running' } : { phase: 'running', startedAtMs };
+    case 'restarting':
+      return { phase: 'starting' };
+    case 'removing':
+      return { phase: 'deleting' };
+    case 'stopping':
+      return { phase: 'stopping' };
+    case 'created':
+    case 'configured':
+    case 'initialized': {
+      if (ctx.stopAsked) return { phase: 'stopped' };
+      const error = st.Error || ctx.startError;
+      return error ? fail('crashed', `the container could not start: ${error}`) : { phase: 'starting' };
+    }
+    default: {
+      // exited, stopped (Podman), dead
+      if (ctx.stopAsked) return endedAtMs === undefined ? { phase: 'stopped' } : { phase: 'stopped', endedAtMs };
+      if (st.Error || ctx.startError) return fail('crashed', `the container could not start: ${st.Error || ctx.startError}`, endedAtMs);
+      const code = st.ExitCode ?? 0;
+      const limit = c.HostConfig?.Memory ?? 0;
+      if (code !== 0 && st.OOMKilled) return fail('crashed', `killed out of memory (exit code ${code}, limit ${gib(limit)})`, endedAtMs);
+      if (code === 137 && limit > 0 && ctx.engine === 'podman') {
+        // Podman's Docker-compatible API always says OOMKilled=false
+        return fail('crashed', `killed out of memory (exit code 137 under a ${gib(limit)} limit)`, endedAtMs);
+      }
+      if (st.Status === 'dead' || st.Dead) return fail('unknown', 'the engine reports the container dead', endedAtMs);
+      if (code !== 0) return fail('crashed', `exited with code ${code}`, endedAtMs);
+      // it ended by itself, successfully: a stopped workload (the reconciler says so)
+      return endedAtMs === undefined ? { phase: 'stopped' } : { phase: 'stopped', endedAtMs };
+    }
+  }
+}
+
+/** `host:port` of the spec's first port while the container runs (the ports label keeps the spec's order). */
+export function addressOf(c: ContainerInspect, addressHost: string): string | undefined {
+  if (c.State.Status !== 'running') return undefined;
+  const first = (c.Config?.Labels?.[LABEL.ports] ?? '').split(',')[0];
+  if (!first) return undefined;
+  const binding = c.NetworkSettings?.Ports?.[`${first}/tcp`]?.find((b) => b.HostPort);
+  if (!binding?.HostPort) return undefined;
+  const ip = binding.HostIp && binding.HostIp !== '0.0.0.0' && binding.HostIp !== '::' ? binding.HostIp : addressHost;
+  return `${ip.includes(':') ? `[${ip}]` : ip}:${binding.HostPort}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Logs
+
+/**
+ * Splits the log stream of a container without a TTY into its frames (a byte for the stream,
+ * three zero bytes, the payload's length as a big-endian uint32, the payload); a stream that
+ * does not start like a frame (a TTY container's) is taken as it is.
+ */
+export class LogDemuxer {
+  private buf: Buffer = Buffer.alloc(0);
+  private raw: boolean | undefined;
+
+  /** The payload text that is complete so far. */
+  push(chunk: Buffer): string {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    if (this.raw === undefined && this.buf.length >= 4) {
+      this.raw = !(this.buf[0]! <= 2 && this.buf[1] === 0 && this.buf[2] === 0 && this.buf[3] === 0);
+    }
+    if (this.raw === undefined) return '';
+    if (this.raw) {
+      const out = this.buf.toString('utf8');
+      this.buf = Buffer.alloc(0);
+      return out;
+    }
+    const parts: Buffer[] = [];
+    let off = 0;
+    while (this.buf.length - off >= 8) {
+      const size = this.buf.readUInt32BE(off + 4);
+      if (this.buf.length - off - 8 < size) break;
+      parts.push(this.buf.subarray(off + 8, off + 8 + size));
+      off += 8 + size;
+    }
+    this.buf = this.buf.subarray(off);
+    return Buffer.concat(parts).toString('utf8');
+  }
+}
+
+const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d) ?(.*)$/s;
+
+/**
+ * Turns `<RFC 3339 time> <line>` lines (logs with timestamps=1) into timed lines whose times
+ * strictly increase within a second, so that a reader going on "after the last line's time"
+ * never loses the lines that shared its millisecond: a line gets its own millisecond, or the
+ * one after the line before's when that is later (a burst; Podman's REST times are whole
+ * seconds, so its k-th line of a second gets that second + k ms), never past the second's
+ * last (beyond 1000 lines in a second, the rest share it). A line's time depends only on the
+ * lines before it in the same second, and every read starts at a whole second (`since`), so
+ * the same line gets the same time on every read.
+ */
+export class LogLineTimer {
+  private second = Number.NaN;
+  private lastMs = 0;
+
+  line(row: string): { atMs: number; line: string } | undefined {
+    const text = row.endsWith('\r') ? row.slice(0, -1) : row;
+    const m = STAMPED.exec(text);
+    if (!m) return text ? { atMs: this.lastMs, line: text } : undefined; // a line without its own time: the one before's
+    const sec = Date.parse(`${m[1]}${m[3]}`);
+    if (Number.isNaN(sec)) return undefined;
+    const own = sec + Number((m[2] ?? '').padEnd(3, '0').slice(0, 3));
+    const atMs = sec === this.second ? Math.min(Math.max(own, this.lastMs + 1), sec + 999) : own;
+    this.second = sec;
+    this.lastMs = atMs;
+    return { atMs, line: m[4] ?? '' };
+  }
+}

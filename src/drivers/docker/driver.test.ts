@@ -1,0 +1,252 @@
+// The docker driver against real engines of the test's own (test/helpers/engines.ts): the
+// shared contract on Debian's dockerd and on Podman's Docker-compatible socket, then what the
+// contract does not cover (ports that answer, command/entrypoint/envs, network storage across
+// stop/start and into a new container, labels, a crash, an OOM kill, a restarted Gantry, pull
+// failures in the engine's words, a pull with registry auth). Skipped with the reason where
+// an engine is missing or the test is not root, never under GANTRY_TEST_REQUIRE_ENGINES=1.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import { baseSpec, driverContract } from '../contract.ts';
+import type { WorkloadSpec } from '../types.ts';
+import { engineSkip, startEngine, type EngineKind, type TestEngine } from '../../../test/helpers/engines.ts';
+import { until } from '../../../test/helpers/wait.ts';
+import { createBody, LABEL } from './container.ts';
+import { DockerDriver } from './driver.ts';
+
+const engines = new Map<EngineKind, Promise<TestEngine>>();
+function engine(kind: EngineKind): Promise<TestEngine> {
+  let e = engines.get(kind);
+  if (!e) {
+    e = startEngine(kind);
+    engines.set(kind, e);
+  }
+  return e;
+}
+after(async () => {
+  await Promise.all([...engines.values()].map((e) => e.then((x) => x.stop(), () => {})));
+});
+
+const NETWORK = 'gantry-test';
+function driverOn(e: TestEngine): DockerDriver {
+  return new DockerDriver({ host: e.host, network: NETWORK, publishHost: '127.0.0.1' });
+}
+const uid = (p = 'ins_dk') => `${p}${Math.random().toString(36).slice(2, 10)}`;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+for (const kind of ['dockerd', 'podman'] as const) {
+  const skip = engineSkip(kind);
+
+  driverContract(`docker (${kind})`, async () => {
+    const e = await engine(kind);
+    return {
+      driver: driverOn(e),
+      pass: sleep, // real time: the contract polls describe() every 250 ms of it
+      spec: (id) => baseSpec(id, e.image),
+      patienceMs: 30_000,
+      maxCallMs: 2_000,
+    };
+  }, { skip });
+
+  /** A driver on the engine, and the ids it made, deleted at the end. */
+  async function setup(t: { after(fn: () => Promise<void>): void }) {
+    const e = await engine(kind);
+    const driver = driverOn(e);
+    const ids: string[] = [];
+    t.after(async () => {
+      const d = driverOn(e);
+      await Promise.all(ids.map((id) => d.delete(id)));
+      await until('the test\'s containers are gone', async () => (await Promise.all(ids.map((id) => d.describe(id)))).every((o) => o.phase === 'absent'), { limitMs: 20_000, everyMs: 100 });
+      await d.close();
+      await driver.close();
+    });
+    const spec = (over: Partial<WorkloadSpec> = {}): WorkloadSpec => {
+      const id = over.id ?? uid();
+      ids.push(id);
+      return { ...baseSpec(id, e.image), memoryGb: 0.25, ...over, id };
+    };
+    const phase = async (id: string, want: string, d = driver) => {
+      await until(`${id} is ${want}`, async () => (await d.describe(id)).phase === want, { limitMs: 20_000, everyMs: 100 });
+      return d.describe(id);
+    };
+    const logText = async (id: string) => (await driver.logs(id, 0, 1000)).map((l) => l.line).join('\n');
+    return { e, driver, spec, phase, logText };
+  }
+
+  test(`docker (${kind}): ports answer at address(), the command, entrypoint and envs reach the container, labels name it`, { skip }, async (t) => {
+    const { e, driver, spec, phase, logText } = await setup(t);
+    const s = spec({
+      entrypoint: `sh -c 'echo "entry:$0:$1:$HELLO"; exec "$@"' gantry`,
+      command: 'httpd -f -p 8080 -h /www',
+      ports: [{ port: 8080, type: 'http' }, { port: 9090, type: 'tcp' }],
+      envs: [{ key: 'HELLO', value: 'world with spaces' }],
+      gpuNum: 2,
+      worker: { endpointId: 'ep_test', health: { path: '/', initialDelay: 0, period: 1, timeout: 1, successThreshold: 1, failureThreshold: 3 } },
+    });
+    await driver.create(s);
+    await phase(s.id, 'running');
+    const address = await driver.address(s.id);
+    assert.match(address ?? '', /^127\.0\.0\.1:\d+$/);
+    let page = '';
+    await until('the published port answers', async () => {
+      page = await fetch(`http://${address}/index.html`).then((r) => r.text(), () => '');
+      return page !== '';
+    }, { limitMs: 10_000, everyMs: 100 });
+    assert.equal(page, 'gantry-test-page\n');
+    await until('the entrypoint wrote its line', async () => (await logText(s.id)).includes('entry:gantry:httpd:world with spaces'), { limitMs: 10_000, everyMs: 100 });
+    const c = (await e.api('GET', `/containers/${s.id}/json`)).json;
+    assert.deepEqual({ ...c.Config.Labels }, {
+      ...c.Config.Labels,
+      [LABEL.managed]: 'true', [LABEL.id]: s.id, [LABEL.role]: 'worker', [LABEL.endpoint]: 'ep_test', [LABEL.gpus]: '2', [LABEL.ports]: '8080,9090',
+    });
+    assert.equal(c.HostConfig.NanoCpus, 1e9);
+    assert.equal(c.HostConfig.Memory, 256 * 1024 ** 2);
+    await driver.stop(s.id);
+    await phase(s.id, 'stopped');
+    assert.equal(await driver.address(s.id), undefined, 'no address once stopped');
+  });
+
+  test(`docker (${kind}): network storage keeps its data across stop/start and into a new container`, { skip }, async (t) => {
+    const { e, driver, spec, phase, logText } = await setup(t);
+    const storageId = uid('ns_');
+    t.after(async () => {
+      await e.api('DELETE', `/volumes/gantry-ns-${storageId}`);
+    });
+    const volumes = [{ type: 'network', size: '1', id: storageId, mountPath: '/mnt/shared' }];
+    // shell syntax (a pipe, $(…)): the line runs through /bin/sh -c
+    const command = 'echo "seen:$(cat /mnt/shared/runs 2>/dev/null | grep -c run)"; echo run >> /mnt/shared/runs; exec sleep 3600';
+    // and a local (non-network) volume: an anonymous one, gone with its container
+    const a = spec({ volumes: [...volumes, { type: 'local', size: '1', id: 'scratch', mountPath: '/scratch' }], command });
+    await driver.create(a);
+    await phase(a.id, 'running');
+    await until('the first run wrote', async () => (await logText(a.id)).includes('seen:0'), { limitMs: 10_000, everyMs: 100 });
+    await driver.stop(a.id);
+    await phase(a.id, 'stopped');
+    await driver.start(a);
+    await phase(a.id, 'running');
+    await until('the second run saw the first', async () => (await logText(a.id)).includes('seen:1'), { limitMs: 10_000, everyMs: 100 });
+    await driver.delete(a.id);
+    await phase(a.id, 'absent');
+    const b = spec({ volumes, command });
+    await driver.create(b);
+    await phase(b.id, 'running');
+    await until('a new container saw both runs', async () => (await logText(b.id)).includes('seen:2'), { limitMs: 10_000, everyMs: 100 });
+    const vol = (await e.api('GET', `/volumes/gantry-ns-${storageId}`)).json;
+    assert.equal(vol.Labels[LABEL.storage], storageId);
+  });
+
+  test(`docker (${kind}): a crash and an OOM kill are failed, crashed, with why`, { skip }, async (t) => {
+    const { driver, spec, phase } = await setup(t);
+    const crash = spec({ command: `sh -c 'echo bye; exit 3'` });
+    // dd's 300 MB block in a 64 MiB container: the kernel kills dd (PID 1) → exit 137
+    const oom = spec({ command: 'dd if=/dev/zero of=/dev/null bs=300M count=1', memoryGb: 64 / 1024 });
+    await Promise.all([driver.create(crash), driver.create(oom)]);
+    const c = await phase(crash.id, 'failed');
+    assert.equal(c.reason, 'crashed');
+    assert.match(c.message ?? '', /exited with code 3/);
+    assert.ok((c.endedAtMs ?? 0) > 0, 'endedAtMs from FinishedAt');
+    const o = await phase(oom.id, 'failed');
+    assert.equal(o.reason, 'crashed');
+    assert.match(o.message ?? '', /out of memory/);
+    // a command the image does not have: the engine cannot start it
+    const missing = spec({ command: 'no-such-binary --flag' });
+    await driver.create(missing);
+    const m = await phase(missing.id, 'failed');
+    assert.equal(m.reason, 'crashed');
+    assert.match(m.message ?? '', /no-such-binary/);
+    // Gantry's own stop (a SIGKILL too: 137 under the limit) is a stop, never an OOM
+    const s = spec({ memoryGb: 64 / 1024 });
+    await driver.create(s);
+    await phase(s.id, 'running');
+    await driver.stop(s.id);
+    const st = await phase(s.id, 'stopped');
+    assert.ok((st.endedAtMs ?? 0) > 0);
+  });
+
+  test(`docker (${kind}): logs read in pages of a few lines give every line once, in order (many lines in one second)`, { skip }, async (t) => {
+    const { driver, spec, phase } = await setup(t);
+    const s = spec({ command: `sh -c 'i=0; while [ $i -lt 40 ]; do echo line-$i; i=$((i+1)); done; exec sleep 3600'` });
+    await driver.create(s);
+    await phase(s.id, 'running');
+    await until('all 40 lines are written', async () => (await driver.logs(s.id, 0, 1000)).length >= 40, { limitMs: 10_000, everyMs: 100 });
+    const read: { atMs: number; line: string }[] = [];
+    for (let after = 0, pages = 0; ; pages++) {
+      assert.ok(pages < 20, 'paging ends');
+      const page = await driver.logs(s.id, after, 7);
+      if (!page.length) break;
+      read.push(...page);
+      after = page[page.length - 1]!.atMs;
+    }
+    assert.deepEqual(read.map((l) => l.line), Array.from({ length: 40 }, (_, i) => `line-${i}`));
+    assert.ok(read.every((l, i) => i === 0 || l.atMs > read[i - 1]!.atMs), 'times strictly increase (none shared with the page before)');
+  });
+
+  test(`docker (${kind}): a restarted Gantry (a new driver) finds its containers, and starts one left created`, { skip }, async (t) => {
+    const { e, driver, spec, phase } = await setup(t);
+    const a = spec();
+    await driver.create(a);
+    const run = await phase(a.id, 'running');
+    await driver.close(); // Gantry is gone; the container is the engine's
+    const again = driverOn(e);
+    t.after(() => again.close());
+    assert.deepEqual(await again.describe(a.id), run, 'the same run');
+    assert.match((await again.address(a.id)) ?? '', /^127\.0\.0\.1:\d+$/);
+    await again.stop(a.id);
+    await phase(a.id, 'stopped', again);
+    // a stop seen by a third driver: the intent is in the engine, not in a process
+    const third = driverOn(e);
+    t.after(() => third.close());
+    assert.equal((await third.describe(a.id)).phase, 'stopped');
+    // made but never started (Gantry died between the two calls)
+    const b = spec();
+    const made = await e.api('POST', `/containers/create?name=${b.id}`, createBody(b, { network: NETWORK, publishHost: '127.0.0.1' }));
+    assert.equal(made.status, 201, JSON.stringify(made.json));
+    assert.equal((await third.describe(b.id)).phase, 'starting');
+    await phase(b.id, 'running', third);
+  });
+
+  test(`docker (${kind}): pull failures are image_pull_failed in the engine's words; a pull carries the registry auth`, { skip }, async (t) => {
+    const { driver, spec, phase } = await setup(t);
+    // nothing listens on port 9 (discard): the engine cannot reach the registry
+    const refused = spec({ image: '127.0.0.1:9/gantry/none:1' });
+    await driver.create(refused);
+    const o = await phase(refused.id, 'failed');
+    assert.equal(o.reason, 'image_pull_failed');
+    assert.match(o.message ?? '', /connection refused/);
+    // a registry that asks for credentials, holds the manifest until told, then has none
+    const seen: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const registry = createServer((req: IncomingMessage, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? '-'}`);
+      if (req.headers.authorization !== `Basic ${Buffer.from('gantry:s3cret').toString('base64')}`) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="gantry-test"', 'content-type': 'application/json' });
+        res.end('{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}');
+        return;
+      }
+      if (req.url === '/v2/') {
+        res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' });
+        res.end('{}');
+        return;
+      }
+      void released.then(() => {
+        res.writeHead(404, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' });
+        res.end('{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown to the gantry test registry"}]}');
+      });
+    });
+    await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
+    t.after(() => new Promise<void>((r) => {
+      registry.closeAllConnections();
+      registry.close(() => r());
+    }));
+    const port = (registry.address() as { port: number }).port;
+    const priv = spec({ image: `127.0.0.1:${port}/team/private:v1`, imagePullAuth: { server: `127.0.0.1:${port}`, username: 'gantry', password: 's3cret' } });
+    await driver.create(priv);
+    await phase(priv.id, 'pulling');
+    await until('the registry saw the credentials', () => seen.some((s) => s.includes('/manifests/v1 Basic')), { limitMs: 10_000, everyMs: 50 });
+    release();
+    const p = await phase(priv.id, 'failed');
+    assert.equal(p.reason, 'image_pull_failed');
+    assert.match(p.message ?? '', /manifest unknown/);
+  });
+}

@@ -1,0 +1,440 @@
+// The docker driver: an instance or a serverless worker is one container of a Docker Engine
+// or of Podman's Docker-compatible socket, named after its Gantry id and labelled as
+// Gantry's (container.ts). Every call is one to a few engine requests of a few ms; what takes
+// longer (a pull, create + start, a kill, a removal) runs in the background of this process
+// and describe() reports its phase. The engine is the only state: a new driver (Gantry
+// restarted) finds containers by name, and the intents a container cannot carry (a stop
+// Gantry asked for, a delete in progress) are marker volumes (drivers/README.md, docker).
+// The in-memory bookkeeping of pulls is an optimisation: a pull in flight when the process
+// died is started again by the reconciler's next create().
+//
+// Why undici and not dockerode: undici is already the project's HTTP client (the gateway's
+// upstreams, webhooks, the serverless proxy), speaks HTTP on a unix socket
+// (`connect.socketPath`), streams bodies (pull progress, logs) and upgrades connections (the
+// exec WebSocket of the web terminal, a later step); dockerode would add a second HTTP stack
+// (docker-modem) and ssh2 with its optional native addon, for an API this driver uses a dozen
+// calls of.
+import type { ComputeDriver, FailureReason, Observed, WorkloadLogLine, WorkloadSpec } from '../types.ts';
+import {
+  addressOf, type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, LogDemuxer, LogLineTimer, markerName,
+  observedFromInspect, registryAuthHeader, storageVolumeName,
+} from './container.ts';
+import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
+import { addressHostOf, type DockerSettings, parseEngineHost } from './settings.ts';
+
+/** A workload being made in this process: pull, create, start. */
+interface Provision {
+  phase: 'creating' | 'pulling';
+  failure?: { reason: FailureReason; message: string };
+  abort: AbortController;
+  /** stop() came while it was being made: it is created, not started */
+  stopAsked: boolean;
+}
+
+class ProvisionFailure extends Error {
+  readonly reason: FailureReason;
+
+  constructor(reason: FailureReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+const CREATED = new Set(['created', 'configured', 'initialized']);
+
+export interface DockerDriverOptions {
+  /** the longest one engine call may take to answer (ms) */
+  timeoutMs?: number;
+}
+
+export class DockerDriver implements ComputeDriver {
+  readonly engine: EngineClient;
+  private readonly s: DockerSettings;
+  private readonly addressHost: string;
+  private readonly provisions = new Map<string, Provision>();
+  /** the last background operation queued for each container: they run one after the other */
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly queued = new Set<string>();
+  /** the last start asked of the engine failed with this (Docker keeps it in State.Error, Podman not always) */
+  private readonly startErrors = new Map<string, string>();
+  private networkP: Promise<void> | undefined;
+  private infoP: Promise<{ cpus: number; memoryBytes: number }> | undefined;
+  private readonly life = new AbortController();
+  private closed = false;
+
+  constructor(settings: DockerSettings, opts: DockerDriverOptions = {}) {
+    const target = parseEngineHost(settings.host);
+    if (!target) throw new Error(`not an engine address: ${settings.host}`);
+    this.s = settings;
+    this.addressHost = addressHostOf(settings);
+    this.engine = new EngineClient(target, opts);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // the contract
+
+  async create(spec: WorkloadSpec): Promise<void> {
+    this.assertOpen();
+    const name = engineName(spec.id);
+    if (this.provisions.has(name)) return;
+    if (await this.inspect(name)) return; // made already (a 'created' one is started by describe)
+    // markers of an earlier life of this name would say stop/delete about the new one
+    await Promise.all([this.dropMarker('stop', name), this.dropMarker('delete', name)]);
+    this.startErrors.delete(name);
+    this.provision(spec, name);
+  }
+
+  async describe(id: string): Promise<Observed> {
+    const name = engineName(id);
+    const c = await this.inspect(name);
+    if (!c) {
+      const p = this.provisions.get(name);
+      if (p) return p.failure ? { phase: 'failed', ...p.failure } : { phase: p.phase };
+      // a delete that has finished: its markers go with it
+      if (await this.hasMarker('delete', name)) await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+      return { phase: 'absent' };
+    }
+    const [stopAsked, deleting, { engine }] = await Promise.all([this.hasMarker('stop', name), this.hasMarker('delete', name), this.engine.version()]);
+    if (deleting) {
+      this.background(name, 'remove', () => this.remove(name));
+      return { phase: 'deleting' };
+    }
+    const o = observedFromInspect(c, { stopAsked, engine, startError: this.startErrors.get(name) });
+    // made but never started (Gantry died between create and start): start it now
+    if (o.phase === 'starting' && CREATED.has(c.State.Status) && !this.provisions.has(name)) {
+      this.background(name, 'start', () => this.startContainer(name));
+    }
+    return o;
+  }
+
+  async start(spec: WorkloadSpec): Promise<void> {
+    this.assertOpen();
+    const name = engineName(spec.id);
+    const c = await this.inspect(name);
+    if (!c) {
+      const p = this.provisions.get(name);
+      if (p && !p.failure) {
+        p.stopAsked = false;
+        await this.dropMarker('stop', name);
+        return;
+      }
+      this.provisions.delete(name); // a failed pull: try again
+      return this.create(spec);
+    }
+    await this.dropMarker('stop', name);
+    if (c.State.Status === 'running' || c.State.Status === 'removing') return;
+    this.startErrors.delete(name);
+    this.background(name, 'start', () => this.startContainer(name));
+  }
+
+  async stop(id: string): Promise<void> {
+    const name = engineName(id);
+    const p = this.provisions.get(name);
+    if (!p && !(await this.inspect(name))) return; // nothing to stop
+    await this.putMarker('stop', name, id);
+    if (p) p.stopAsked = true;
+    // a kill, not POST /stop?t=…, which waits out the grace period
+    this.background(name, 'kill', () => this.kill(name));
+  }
+
+  async delete(id: string): Promise<void> {
+    const name = engineName(id);
+    const p = this.provisions.get(name);
+    if (p) {
+      p.abort.abort();
+      this.provisions.delete(name);
+    }
+    this.startErrors.delete(name);
+    if (!(await this.inspect(name))) {
+      await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+      return;
+    }
+    await this.putMarker('delete', name, id);
+    this.background(name, 'remove', () => this.remove(name));
+  }
+
+  async address(id: string): Promise<string | undefined> {
+    const name = engineName(id);
+    const c = await this.inspect(name);
+    if (c?.State.Status !== 'running') return undefined;
+    const [stopAsked, deleting] = await Promise.all([this.hasMarker('stop', name), this.hasMarker('delete', name)]);
+    return stopAsked || deleting ? undefined : addressOf(c, this.addressHost);
+  }
+
+  async logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]> {
+    if (limit <= 0 || this.closed) return [];
+    let res: Awaited<ReturnType<EngineClient['stream']>>;
+    try {
+      res = await this.engine.stream('GET', `/containers/${engineName(id)}/logs`, {
+        // whole seconds: a read starts at a second's beginning (LogLineTimer)
+        query: { stdout: 1, stderr: 1, timestamps: 1, since: afterMs > 0 ? Math.floor(afterMs / 1000) : undefined },
+        signal: this.life.signal,
+      });
+    } catch (err) {
+      if (isNotFound(err)) return [];
+      throw err;
+    }
+    const out: WorkloadLogLine[] = [];
+    const demux = new LogDemuxer();
+    const timer = new LogLineTimer();
+    let pending = '';
+    try {
+      for await (const chunk of res.body) {
+        pending += demux.push(chunk as Buffer);
+        const rows = pending.split('\n');
+        pending = rows.pop()!; // a line still being written is read next time, whole
+        for (const row of rows) {
+          const l = timer.line(row);
+          if (l && l.atMs > afterMs) out.push(l);
+          if (out.length >= limit) return out;
+        }
+      }
+    } finally {
+      res.body.destroy();
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.life.abort();
+    for (const p of this.provisions.values()) p.abort.abort();
+    await this.engine.close();
+  }
+
+  // -------------------------------------------------------------------------------------
+  // making a workload: capacity, network, storage, image, create, start
+
+  private provision(spec: WorkloadSpec, name: string): void {
+    const p: Provision = { phase: 'creating', abort: new AbortController(), stopAsked: false };
+    this.provisions.set(name, p);
+    this.provisionSteps(spec, name, p).then(
+      () => {
+        if (this.provisions.get(name) === p) this.provisions.delete(name);
+      },
+      (err: unknown) => {
+        if (this.provisions.get(name) !== p || p.abort.signal.aborted || this.closed) return;
+        p.failure = err instanceof ProvisionFailure ? { reason: err.reason, message: err.message } : { reason: 'unknown', message: messageOf(err) };
+      },
+    );
+  }
+
+  private async provisionSteps(spec: WorkloadSpec, name: string, p: Provision): Promise<void> {
+    const signal = AbortSignal.any([this.life.signal, p.abort.signal]);
+    const info = await this.info();
+    if (spec.cpuNum > info.cpus) throw new ProvisionFailure('insufficient_resource', `the workload asks ${spec.cpuNum} CPUs; the engine's machine has ${info.cpus}`);
+    if (spec.memoryGb * 1024 ** 3 > info.memoryBytes) {
+      throw new ProvisionFailure('insufficient_resource', `the workload asks ${spec.memoryGb} GB of memory; the engine's machine has ${Math.floor(info.memoryBytes / 1024 ** 3)} GB`);
+    }
+    await this.ensureNetwork();
+    for (const v of spec.volumes.filter((x) => x.type === 'network')) {
+      await this.engine.json('POST', '/volumes/create', {
+        body: { Name: storageVolumeName(v.id), Labels: { [LABEL.managed]: 'true', [LABEL.storage]: v.id } }, signal,
+      });
+    }
+    if (!(await this.imagePresent(spec.image))) {
+      p.phase = 'pulling';
+      await this.pull(spec, signal);
+      p.phase = 'creating';
+    }
+    if (signal.aborted) return;
+    try {
+      await this.engine.json('POST', '/containers/create', { query: { name }, body: createBody(spec, this.s), signal });
+    } catch (err) {
+      if (signal.aborted) {
+        // the engine may have made it all the same: a delete came meanwhile, so it goes
+        await this.remove(name).catch(() => {});
+        return;
+      }
+      if (!(err instanceof EngineError) || err.status !== 409) {
+        if (isNotFound(err) && /network/i.test(messageOf(err))) this.networkP = undefined; // removed under us: made again next time
+        throw createFailure(err);
+      }
+      // 409: the name is taken; by this very workload (another create won), or by a container that is not Gantry's
+      if (!(await this.inspect(name))) throw new ProvisionFailure('unknown', `a container named ${name} exists and is not Gantry's (no ${LABEL.managed}=true label)`);
+    }
+    if (signal.aborted) return this.remove(name).catch(() => {});
+    if (p.stopAsked) return;
+    await this.startContainer(name);
+  }
+
+  /** Pulls the image with the spec's registry auth; the engine's words when it cannot. */
+  private async pull(spec: WorkloadSpec, signal: AbortSignal): Promise<void> {
+    const headers: Record<string, string> = {};
+    if (spec.imagePullAuth) headers['x-registry-auth'] = registryAuthHeader(spec.imagePullAuth);
+    let error: string | undefined;
+    try {
+      const res = await this.engine.stream('POST', '/images/create', { query: imagePullQuery(spec.image), headers, signal, timeoutMs: 120_000 });
+      // progress, one JSON object a line; a failure is an `error` member (Docker after it began, Podman always)
+      let pending = '';
+      for await (const chunk of res.body) {
+        pending += (chunk as Buffer).toString('utf8');
+        const rows = pending.split('\n');
+        pending = rows.pop()!;
+        for (const row of rows) error ??= pullError(row);
+      }
+      error ??= pullError(pending);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new ProvisionFailure('image_pull_failed', messageOf(err));
+    }
+    if (error) throw new ProvisionFailure('image_pull_failed', error);
+    if (!(await this.imagePresent(spec.image))) throw new ProvisionFailure('image_pull_failed', `the engine ended the pull of ${spec.image} without the image`);
+  }
+
+  private async imagePresent(ref: string): Promise<boolean> {
+    try {
+      await this.engine.json('GET', `/images/${ref}/json`);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** The network containers join (without a bridge, dockerd has no default one): made when missing. */
+  private ensureNetwork(): Promise<void> {
+    this.networkP ??= (async () => {
+      try {
+        await this.engine.json('GET', `/networks/${this.s.network}`);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        try {
+          await this.engine.json('POST', '/networks/create', {
+            body: { Name: this.s.network, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABEL.managed]: 'true' } },
+          });
+        } catch (e) {
+          if (!(e instanceof EngineError && e.status === 409)) throw e; // made by another driver meanwhile
+        }
+      }
+    })();
+    this.networkP.catch(() => {
+      this.networkP = undefined;
+    });
+    return this.networkP;
+  }
+
+  private info(): Promise<{ cpus: number; memoryBytes: number }> {
+    this.infoP ??= this.engine.json<{ NCPU?: number; MemTotal?: number }>('GET', '/info').then((i) => ({
+      cpus: i?.NCPU ?? Number.POSITIVE_INFINITY, memoryBytes: i?.MemTotal ?? Number.POSITIVE_INFINITY,
+    }));
+    this.infoP.catch(() => {
+      this.infoP = undefined;
+    });
+    return this.infoP;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // background operations, one at a time per container
+
+  /** Queues `op` after the container's earlier ones, unless the same op is queued already. */
+  private background(name: string, op: string, fn: () => Promise<void>): void {
+    const key = `${op}:${name}`;
+    if (this.closed || this.queued.has(key)) return;
+    this.queued.add(key);
+    const run = (this.chains.get(name) ?? Promise.resolve())
+      .then(() => (this.closed ? undefined : fn()))
+      .catch(() => {}) // each op is retried by the next reconciler call that needs it
+      .finally(() => {
+        this.queued.delete(key);
+        if (this.chains.get(name) === run) this.chains.delete(name);
+      });
+    this.chains.set(name, run);
+  }
+
+  private async startContainer(name: string): Promise<void> {
+    try {
+      await this.engine.json('POST', `/containers/${name}/start`, { signal: this.life.signal, timeoutMs: 60_000 });
+      this.startErrors.delete(name);
+    } catch (err) {
+      if (isNotFound(err) || isStateConflict(err) || this.closed) return; // gone, or running already
+      this.startErrors.set(name, messageOf(err));
+    }
+  }
+
+  private async kill(name: string): Promise<void> {
+    try {
+      await this.engine.json('POST', `/containers/${name}/kill`, { signal: this.life.signal });
+    } catch (err) {
+      if (!isNotFound(err) && !isStateConflict(err)) throw err; // gone, or not running
+    }
+  }
+
+  /** Kill, then remove (with its anonymous volumes; network storage stays); the markers go once it is gone. */
+  private async remove(name: string): Promise<void> {
+    await this.kill(name);
+    try {
+      await this.engine.json('DELETE', `/containers/${name}`, { query: { v: 1, force: 1 }, signal: this.life.signal, timeoutMs: 60_000 });
+    } catch (err) {
+      if (!isNotFound(err) && !isStateConflict(err)) throw err; // a removal in progress already
+    }
+    if (!(await this.inspect(name))) await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // reads and markers
+
+  private async inspect(name: string): Promise<ContainerInspect | undefined> {
+    try {
+      const c = await this.engine.json<ContainerInspect>('GET', `/containers/${name}/json`);
+      // a container of that name that is not Gantry's is none of ours
+      return c?.Config?.Labels?.[LABEL.managed] === 'true' ? c : undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async hasMarker(kind: 'stop' | 'delete', name: string): Promise<boolean> {
+    try {
+      await this.engine.json('GET', `/volumes/${markerName(kind, name)}`);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  private async putMarker(kind: 'stop' | 'delete', name: string, id: string): Promise<void> {
+    // creating a volume that exists answers 201 on both engines
+    await this.engine.json('POST', '/volumes/create', {
+      body: { Name: markerName(kind, name), Labels: { [LABEL.managed]: 'true', [LABEL.marker]: kind, [LABEL.id]: id } },
+    });
+  }
+
+  private async dropMarker(kind: 'stop' | 'delete', name: string): Promise<void> {
+    try {
+      await this.engine.json('DELETE', `/volumes/${markerName(kind, name)}`);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the docker driver is closed');
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A line of a pull's progress → its error, if it is one. */
+function pullError(row: string): string | undefined {
+  if (!row.trim()) return undefined;
+  try {
+    const j = JSON.parse(row) as { error?: string; errorDetail?: { message?: string } };
+    return j.error || j.errorDetail?.message || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the engine refused to create the container, as a failure reason. */
+function createFailure(err: unknown): ProvisionFailure {
+  const message = messageOf(err);
+  if (isNotFound(err) && /image/i.test(message)) return new ProvisionFailure('image_pull_failed', message); // the image went between the pull and the create
+  if (/range of cpus|cpus? (are|is)? ?available/i.test(message)) return new ProvisionFailure('insufficient_resource', message);
+  return new ProvisionFailure('unknown', message);
+}
