@@ -15,7 +15,10 @@ test('redis: a restore after a loss puts back tens of thousands of rate entries,
   const own = await startOwnRedis();
   t.after(() => own.stop());
   const now = 5_000_000;
-  const c = new RedisCounters({ url: own.url, nowMs: () => now, restoreGraceMs: 0 });
+  // a 2 s command deadline: what is tested is the restore, and on a loaded 2-core machine a reply
+  // 250 ms late (the default) is CPU starvation of 200 concurrent admissions, not an outage
+  // (a CI run beside engine tests failed here with 'no reply within 250 ms')
+  const c = new RedisCounters({ url: own.url, nowMs: () => now, restoreGraceMs: 0, commandTimeoutMs: 2_000 });
   t.after(() => c.close());
   await c.start();
   const rate = (tokens: number) => ({ key: 'team-r:model', rpmLimit: null, tpmLimit: null, tokens, windowMs: 60_000 });
