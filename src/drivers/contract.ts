@@ -18,7 +18,7 @@ export interface ContractHarness {
 
 export function baseSpec(id: string, image = 'busybox:1.36'): WorkloadSpec {
   return {
-    id, clusterId: 'cls_local', image, command: 'sleep 3600', entrypoint: '', envs: [{ key: 'HELLO', value: 'world' }],
+    id, teamId: 'usr_contract', clusterId: 'cls_local', image, command: 'sleep 3600', entrypoint: '', envs: [{ key: 'HELLO', value: 'world' }],
     ports: [{ port: 8080, type: 'http' }], gpuNum: 0, cpuNum: 1, memoryGb: 1, rootfsGb: 1, nodeSelector: {}, volumes: [],
   };
 }
@@ -108,6 +108,30 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
     assert.deepEqual(await h.driver.logs(id, 0, 10), [], 'a workload that is gone has none');
+  });
+
+  t('ports() gives every port of a running workload with where it answers; list() names every workload it manages', async (h) => {
+    const id = uid();
+    const spec = { ...h.spec(id), ports: [{ port: 8080, type: 'http' }, { port: 9090, type: 'tcp' }] };
+    assert.deepEqual(await timed(h, 'ports', h.driver.ports(id)), [], 'an unknown workload has none');
+    await timed(h, 'create', h.driver.create(spec));
+    assert.ok((await timed(h, 'list', h.driver.list())).includes(id), 'a workload being made is listed');
+    await waitFor(h, id, ['running']);
+    let ports = await h.driver.ports(id);
+    for (let waited = 0; ports.length < 2; waited += 250) {
+      assert.ok(waited <= h.patienceMs, `${id}'s ports never published (${JSON.stringify(ports)})`);
+      await h.pass(250);
+      ports = await h.driver.ports(id);
+    }
+    assert.deepEqual(ports.map((p) => [p.port, p.type]), [[8080, 'http'], [9090, 'tcp']], 'the spec\'s ports, in its order');
+    assert.ok(ports.every((p) => /^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d+$/.test(p.endpoint)), `host:port endpoints (${JSON.stringify(ports)})`);
+    assert.equal(await h.driver.address(id), ports[0]!.endpoint, 'address() is the first port\'s endpoint');
+    await h.driver.stop(id);
+    assert.deepEqual(await h.driver.ports(id), [], 'none once a stop is asked');
+    assert.ok((await h.driver.list()).includes(id), 'a stopped workload is listed');
+    await h.driver.delete(id);
+    await waitFor(h, id, ['absent']);
+    assert.ok(!(await h.driver.list()).includes(id), 'a deleted one is not');
   });
 
   t('close returns at once and may be called again; the suite closes every driver it made', async (h) => {

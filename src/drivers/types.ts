@@ -7,6 +7,8 @@ import type { SettingReaders } from '../lib/settings.ts';
 export interface WorkloadSpec {
   /** the instance id; drivers name their objects after it */
   id: string;
+  /** the team it runs for: drivers label their objects with it (docker `io.gantry.team`, kubernetes `gantry.dev/team`) */
+  teamId: string;
   clusterId: string;
   image: string;
   /** credentials to pull a private image (decrypted only for the driver) */
@@ -51,6 +53,13 @@ export interface Observed {
   reclaimNotice?: boolean;
 }
 
+/** A published port of a running workload: where it answers from where Gantry runs (`host:port`). */
+export interface WorkloadPort {
+  port: number;
+  type: string;
+  endpoint: string;
+}
+
 /** A line the workload wrote (its stdout and stderr), with when. */
 export interface WorkloadLogLine {
   atMs: number;
@@ -68,6 +77,16 @@ export interface ComputeDriver {
    * router sends requests there); undefined when it does not run or has no port.
    */
   address(id: string): Promise<string | undefined>;
+  /**
+   * Every port of the workload, in the spec's order, each with where it answers (`host:port`),
+   * while it runs; [] when it does not run, is stopping or being deleted, or does not exist.
+   */
+  ports(id: string): Promise<WorkloadPort[]>;
+  /**
+   * The ids of every workload the driver manages (found by its labels, running or not, a
+   * creation in flight included): the reconciler removes those with no row (orphans).
+   */
+  list(): Promise<string[]>;
   /**
    * The workload's output written after `afterMs`, oldest first, at most `limit` lines (the
    * oldest of what is there: the caller goes on from the last line's time); [] when it has

@@ -10,6 +10,7 @@ import type { HandlerDeps } from './handlers.ts';
 
 export interface ReconcileLog {
   error(obj: object, msg: string): void;
+  warn?(obj: object, msg: string): void;
 }
 
 export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHandler<PayloadOf<'compute.reconcile'>> {
@@ -17,6 +18,8 @@ export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHand
     await reconcileDue(c, {
       onError: (id, err) => log?.error({ err, instanceId: id }, 'reconcile failed; will retry'),
       onLogError: (id, err) => log?.error({ err, instanceId: id }, 'reading the workload\'s log failed; will read it again'),
+      onOrphans: (ids) => log?.warn?.({ workloads: ids }, 'removing workloads of the driver that have no instance or worker row'),
+      onSweepError: (err) => log?.error({ err }, 'listing the driver\'s workloads failed; will sweep orphans again'),
     });
   };
 }

@@ -210,6 +210,19 @@ export async function claimDueInstances(db: DbOrTx, nowMs: number, leaseMs: numb
     .where(inArray(instances.id, due)).returning();
 }
 
+/**
+ * Of `ids` (workloads a driver reports), those that have a row: an instance that is not
+ * removed, or a serverless worker in any state (the serverless runtime removes its workloads).
+ */
+export async function workloadIdsWithRows(db: DbOrTx, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const [ins, wks] = await Promise.all([
+    db.select({ id: instances.id }).from(instances).where(and(inArray(instances.id, ids), ne(instances.status, 'removed'))),
+    db.select({ id: endpointWorkers.id }).from(endpointWorkers).where(inArray(endpointWorkers.id, ids)),
+  ]);
+  return new Set([...ins, ...wks].map((r) => r.id));
+}
+
 /** Instances of a team holding GPUs under a billing mode (for the balance run-out stop). */
 /** Instances charged to a team, a member or a key, in the given billing modes and statuses. */
 export async function listInstancesChargedTo(db: DbOrTx, to: { kind: 'team' | 'member' | 'key'; id: string }, modes: string[], statuses: readonly string[]): Promise<InstanceRow[]> {

@@ -101,6 +101,9 @@ export const instances = pgTable('instances', {
   envs: jsonb('envs').$type<{ key: string; value: string }[]>().notNull().default([]),
   tools: jsonb('tools').$type<string[]>().notNull().default([]),
   volumeMounts: jsonb('volume_mounts').$type<{ type: string; size: string; id: string; mountPath: string }[]>().notNull().default([]),
+  // where each port answers (the driver's ports()), recorded by the reconciler while the
+  // instance runs and emptied when it leaves running: the instance view reads it, never the driver
+  portEndpoints: jsonb('port_endpoints').$type<{ port: number; endpoint: string }[]>().notNull().default([]),
   kind: text('kind').notNull().default('gpu'),
   billingMode: text('billing_mode').notNull(),
   // the price this instance is billed at, fixed at creation (or conversion): units per

@@ -120,7 +120,7 @@ function Instance({ id }) {
     </div>
     <h2>Details</h2>
     <${Table} label="Instance details" rows=${[['Id', i.id], ['Image', i.imageUrl], ['Cluster', i.clusterName || i.clusterId], ['Billing', i.billingMode], ['Created', when(i.createdAt)],
-      ['Ports', i.network.ports.map((/** @type {Json} */ p) => `${p.port}/${p.type} → ${p.endpoint}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
+      ['Ports', i.network.ports.map((/** @type {Json} */ p) => p.endpoint ? `${p.port}/${p.type} → ${p.endpoint}` : `${p.port}/${p.type}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
       columns=${/** @type {Columns} */ ([{ label: 'Field', cell: (r) => r[0] }, { label: 'Value', cell: (r) => r[1] }])} />
     <button type="button" onClick=${state.reload}>Refresh</button>
     <h2>Log</h2>

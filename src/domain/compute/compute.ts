@@ -75,6 +75,8 @@ export async function moveTx(tx: Tx, c: Compute, row: q.InstanceRow, to: Instanc
   if (metered && isBilled(to)) patch.meterFromMs = meterFromMs ?? nowMs;
   else patch.meterFromMs = null;
   if (to === 'exited' && row.spotStatus === 'reclaiming') patch.spotStatus = 'terminated';
+  // where its ports answered holds only while it runs (the reconciler records it on the way in)
+  if (to !== 'running' && !('portEndpoints' in extra) && row.portEndpoints.length) patch.portEndpoints = [];
   const next = { ...row, ...patch } as q.InstanceRow;
   if (!('nextReconcileAtMs' in extra)) patch.nextReconcileAtMs = nextCheckAt(c, next, to, nowMs);
   await q.updateInstance(tx, row.id, patch);
@@ -94,7 +96,7 @@ export async function workloadSpec(c: Compute, row: q.InstanceRow): Promise<Work
   const product = await q.findProduct(c.ctx.db, row.productId);
   const imagePullAuth = await pullAuthOf(c, row.teamId, row.imageUrl, row.imageAuthId);
   return {
-    id: row.id, clusterId: row.clusterId, image: row.imageUrl, imagePullAuth, command: row.command, entrypoint: row.entrypoint,
+    id: row.id, teamId: row.teamId, clusterId: row.clusterId, image: row.imageUrl, imagePullAuth, command: row.command, entrypoint: row.entrypoint,
     envs: row.envs, ports: row.ports, gpuNum: row.kind === 'cpu' ? 0 : row.gpuNum, cpuNum: row.cpuNum, memoryGb: row.memoryGb,
     rootfsGb: row.rootfsSize, nodeSelector: product?.nodeSelector ?? {}, volumes: row.volumeMounts,
   };

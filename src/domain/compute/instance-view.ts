@@ -1,12 +1,24 @@
 // The instance object of interface.md: numbers the interface carries as strings stay strings.
 import type * as q from '../../store/compute.ts';
 
+/**
+ * Where `port` answers: the driver's endpoint the reconciler recorded when it saw the instance
+ * running (docker `host:port`, kubernetes the Service's address, the sim a name); '' while
+ * the instance does not run or before it has been seen running. Read from the row only: a
+ * request never waits for the engine.
+ */
+export function portEndpoint(r: Pick<q.InstanceRow, 'status' | 'portEndpoints'>, port: number): string {
+  if (r.status !== 'running') return '';
+  return r.portEndpoints.find((e) => e.port === port)?.endpoint ?? '';
+}
+
 export function instanceView(r: q.InstanceRow, clusterName: string | undefined) {
   return {
     id: r.id, name: r.name, clusterId: r.clusterId, clusterName: clusterName ?? '', status: r.status,
     imageUrl: r.imageUrl, imageAuthId: r.imageAuthId, command: r.command, entrypoint: r.entrypoint,
     cpuNum: String(r.cpuNum), memory: String(r.memoryGb), gpuNum: String(r.gpuNum),
-    portMappings: r.ports.map((p) => ({ port: p.port, type: p.type })),
+    // `endpoint` is Gantry's addition to interface.md's port and type (docs/compat-decisions.md)
+    portMappings: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port) })),
     productId: r.productId, productName: r.productName, rootfsSize: r.rootfsSize, volumeMounts: r.volumeMounts,
     statusError: { state: r.statusErrorState, message: r.statusErrorMessage },
     envs: r.envs, kind: r.kind, billingMode: r.billingMode,
@@ -22,11 +34,12 @@ export function instanceView(r: q.InstanceRow, clusterName: string | undefined) 
  */
 export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '') {
   const running = r.status === 'running';
+  const jupyter = r.ports.some((p) => p.port === 8888) ? portEndpoint(r, 8888) : '';
   return {
     ...instanceView(r, clusterName),
-    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: `${r.id}.${r.clusterId}.gantry.local:${p.port}` })) },
+    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port) })) },
     connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
-    connectComponentJupyter: { isRunning: running && r.ports.some((p) => p.port === 8888), url: running && r.ports.some((p) => p.port === 8888) ? `http://${r.id}.${r.clusterId}.gantry.local:8888` : '' },
+    connectComponentJupyter: { isRunning: running && r.ports.some((p) => p.port === 8888), url: jupyter ? `http://${jupyter}` : '' },
     connectComponentWebTerminal: { isRunning: false, url: '' },
     connectComponentLog: { isRunning: running, url: logUrl },
     freeStorageSize: 0,

@@ -6,6 +6,7 @@ import { as } from '../../../test/helpers/http.ts';
 import { buildTestApp } from '../../../test/helpers/app.ts';
 import { BASE, PRICE, fixture, gpuChargesMicro } from '../../../test/helpers/compute-fixture.ts';
 import { costMicro } from './metering.ts';
+import { baseSpec } from '../../drivers/contract.ts';
 
 test('a Gantry restart mid-way resumes every instance where it was', async () => {
   const f = await fixture();
@@ -137,5 +138,30 @@ test('GANTRY_SIM_TIME_SCALE=100 makes a whole lifecycle 100 times shorter', asyn
     assert.equal((await o.get(`${BASE}/gpu/instance`, { instanceId: r.body.id })).body.status, 'running');
   } finally {
     await t.close();
+  }
+});
+
+test('orphans: a workload of the driver with no instance or worker row is deleted; instances\' workloads are left alone', async () => {
+  const f = await fixture();
+  try {
+    const driver = f.t.services.compute.driver;
+    const id = await f.create({ name: 'kept', ports: '8000/http' });
+    await f.until(id, 'running');
+    // a workload labelled as Gantry's whose row is gone (e.g. made by a process that died before its row was kept)
+    const orphan = 'ins_orphan0000000000000000';
+    await driver.create({ ...baseSpec(orphan), teamId: f.team.userId });
+    assert.deepEqual((await driver.list()).sort(), [id, orphan].sort());
+    f.t.clock.advance(60_000); // the sweep runs at most once a minute
+    await f.t.services.compute.reconcile();
+    assert.equal((await driver.describe(orphan)).phase, 'deleting');
+    f.t.clock.advance(5000);
+    assert.equal((await driver.describe(orphan)).phase, 'absent');
+    assert.equal((await driver.describe(id)).phase, 'running', 'the instance\'s workload stays');
+    assert.equal((await f.get(id)).status, 'running');
+    assert.deepEqual(await driver.list(), [id]);
+    assert.deepEqual((await f.get(id)).portMappings, [{ port: 8000, type: 'http', endpoint: `${id}.cls_local.gantry.local:8000` }], 'its endpoint was recorded');
+  } finally {
+    await f.t.app.close();
+    await f.t.store.close();
   }
 });

@@ -123,6 +123,32 @@ async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
   return {};
 }
 
+/** Where each port of a running workload answers, as the row keeps it; undefined when the driver could not say. */
+async function portEndpointsOf(c: Compute, id: string): Promise<q.InstanceRow['portEndpoints'] | undefined> {
+  try {
+    return (await c.driver.ports(id)).map((p) => ({ port: p.port, endpoint: p.endpoint }));
+  } catch {
+    return undefined; // read again on the next pass; the status move does not wait for it
+  }
+}
+
+function sameEndpoints(a: q.InstanceRow['portEndpoints'], b: q.InstanceRow['portEndpoints']): boolean {
+  return a.length === b.length && a.every((x, i) => x.port === b[i]!.port && x.endpoint === b[i]!.endpoint);
+}
+
+/**
+ * The instance runs (it moves to running, or a pass over a running one changed nothing):
+ * record where its ports answer when that changed (a new run of a docker container gets new
+ * host ports). The view reads the row, so no request waits for the engine.
+ */
+async function withEndpoints(c: Compute, row: q.InstanceRow, d: Decision): Promise<Decision> {
+  const running = d.to === 'running' || (d.to === undefined && row.status === 'running');
+  if (!running) return d;
+  const eps = await portEndpointsOf(c, row.id);
+  if (!eps || (d.to === undefined && sameEndpoints(eps, row.portEndpoints))) return d;
+  return { ...d, extra: { ...d.extra, portEndpoints: eps } };
+}
+
 /** Rules that apply whatever the driver says: subscription expiry and spot reclaim time. */
 function policy(row: q.InstanceRow, nowMs: number): Decision | undefined {
   if (WINDING_DOWN_STATUSES.includes(row.status as InstanceStatus)) return undefined;
@@ -171,7 +197,7 @@ async function tightestHeadroom(db: DbOrTx, row: q.InstanceRow, scopes: BudgetSc
 export async function reconcileOne(c: Compute, leased: q.InstanceRow, opts: { onLogError?: (err: unknown) => void } = {}): Promise<boolean> {
   // the workload's output first: its last words (a crash) come before the line of the move they cause
   if (hasWorkload(leased.status)) await collectWorkloadLog(c, leased.id).catch((err: unknown) => opts.onLogError?.(err));
-  const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await drive(c, leased));
+  const decision = policy(leased, c.ctx.clock.nowMs()) ?? (await withEndpoints(c, leased, await drive(c, leased)));
   const scopes = await c.spend.scopesOf(payerOf(leased));
   const reserved = await Promise.all(scopes.map((s) => c.spend.reservedMicro(s)));
   let runOut: BudgetScope | undefined;
@@ -240,14 +266,43 @@ export async function freezeScope(c: Compute, scope: BudgetScope): Promise<numbe
   return n;
 }
 
+/** How often the orphan sweep runs (at most; the first pass of a process runs it at once). */
+export const ORPHAN_SWEEP_EVERY_MS = 60_000;
+const sweptAt = new WeakMap<Compute, number>();
+
+/**
+ * Remove the workloads the driver manages that have no row (orphans): not an instance that
+ * is not removed, not a serverless worker (in any state: the serverless runtime removes its
+ * own). Safe against a workload made a moment ago: its row is committed before the driver's
+ * create (instances: the create operation writes `toCreate`, the reconciler creates later;
+ * workers: `pending`, then the runtime creates), and the rows are read after the driver's
+ * listing, so a workload listed has a row to be read. Returns the ids it deleted.
+ */
+export async function sweepOrphans(c: Compute): Promise<string[]> {
+  const now = c.ctx.clock.nowMs();
+  const last = sweptAt.get(c);
+  if (last !== undefined && now >= last && now - last < ORPHAN_SWEEP_EVERY_MS) return [];
+  sweptAt.set(c, now);
+  const listed = await c.driver.list(); // first: see above
+  const owned = await q.workloadIdsWithRows(c.ctx.db, listed);
+  const orphans = listed.filter((id) => !owned.has(id));
+  for (const id of orphans) await c.driver.delete(id);
+  return orphans;
+}
+
 /**
  * One pass: lease every due instance (in batches) and reconcile it. Safe to run on every
  * replica at once; tests call it after advancing the ManualClock.
  */
-export async function reconcileDue(c: Compute, opts: { batch?: number; onError?: (id: string, err: unknown) => void; onLogError?: (id: string, err: unknown) => void } = {}): Promise<number> {
+export async function reconcileDue(c: Compute, opts: {
+  batch?: number; onError?: (id: string, err: unknown) => void; onLogError?: (id: string, err: unknown) => void;
+  onOrphans?: (ids: string[]) => void; onSweepError?: (err: unknown) => void;
+} = {}): Promise<number> {
   const batch = opts.batch ?? 50;
   let done = 0;
   await pruneInstanceLogs(c);
+  // a driver that cannot list (an engine away) does not stop the pass: the next sweep tries again
+  await sweepOrphans(c).then((ids) => ids.length && opts.onOrphans?.(ids), (err: unknown) => opts.onSweepError?.(err));
   // bounded: a pass ends even if moves keep making rows due at once
   for (let pass = 0; pass < 1000; pass++) {
     const now = c.ctx.clock.nowMs();

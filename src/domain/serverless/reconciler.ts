@@ -416,7 +416,7 @@ export class ServerlessRuntime {
     const imagePullAuth = await pullAuthOf(this.c, ep.teamId, s.image.image, s.image.authId);
     const gpuNum = s.workerConfig.gpuNum;
     return {
-      id: w.id, clusterId: s.clusterId, image: s.image.image, imagePullAuth, command: s.image.command, entrypoint: '',
+      id: w.id, teamId: ep.teamId, clusterId: s.clusterId, image: s.image.image, imagePullAuth, command: s.image.command, entrypoint: '',
       envs: s.envs, ports: [{ port: s.port, type: 'http' }], gpuNum, cpuNum: (product?.cpuPerGpu ?? 1) * gpuNum,
       memoryGb: (product?.memoryPerGpuGb ?? 1) * gpuNum, rootfsGb: s.rootfsSize, nodeSelector: product?.nodeSelector ?? {},
       volumes: s.volumeMounts.map((v) => ({ type: v.type, size: String(v.size), id: v.id, mountPath: v.mountPath })),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { baseSpec } from '../contract.ts';
 import {
-  addressOf, commandOf, type ContainerInspect, createBody, engineName, engineTimeMs, imagePullQuery, LABEL, LogDemuxer, LogLineTimer,
+  addressOf, portsOf, commandOf, type ContainerInspect, createBody, engineName, engineTimeMs, imagePullQuery, LABEL, LogDemuxer, LogLineTimer,
   observedFromInspect, registryAuthHeader, shellWords,
 } from './container.ts';
 import { addressHostOf, parseEngineHost } from './settings.ts';
@@ -62,8 +62,10 @@ test('the create body: limits, published ports, storage volumes, labels, no rest
   assert.deepEqual(body.HostConfig.RestartPolicy, { Name: 'no' });
   assert.deepEqual(body.HostConfig.Mounts, [{ Type: 'volume', Source: 'gantry-ns-ns_1', Target: '/data' }, { Type: 'volume', Target: '/scratch' }]);
   assert.deepEqual(body.Labels, {
-    [LABEL.managed]: 'true', [LABEL.id]: 'ins_x', [LABEL.role]: 'instance', [LABEL.cluster]: 'cls_local', [LABEL.gpus]: '1', [LABEL.ports]: '8000,22',
+    [LABEL.managed]: 'true', [LABEL.id]: 'ins_x', [LABEL.role]: 'instance', [LABEL.cluster]: 'cls_local', [LABEL.team]: 'usr_contract',
+    [LABEL.gpus]: '1', [LABEL.ports]: '8000,22', [LABEL.portTypes]: 'http,tcp',
   });
+  assert.equal(LABEL.team, 'io.gantry.team');
 });
 
 function inspect(state: Partial<ContainerInspect['State']>, memory = 0): ContainerInspect {
@@ -106,6 +108,11 @@ test('address: the first port of the spec, on the publish host (or the address h
   c.Config!.Labels![LABEL.ports] = '9090,8080';
   assert.equal(addressOf(c, '10.0.0.5'), '127.0.0.1:40001');
   assert.equal(addressOf(inspect({ Status: 'exited' }), '10.0.0.5'), undefined);
+  // ports(): every port in the spec's order with its type (tcp for a container made before the types label)
+  c.Config!.Labels![LABEL.portTypes] = 'tcp,http';
+  assert.deepEqual(portsOf(c, '10.0.0.5'), [{ port: 9090, type: 'tcp', endpoint: '127.0.0.1:40001' }, { port: 8080, type: 'http', endpoint: '10.0.0.5:40000' }]);
+  assert.deepEqual(portsOf(inspect({ Status: 'running' }), '::1').map((p) => [p.type, p.endpoint]), [['tcp', '[::1]:40000'], ['tcp', '127.0.0.1:40001']]);
+  assert.deepEqual(portsOf(inspect({ Status: 'exited' }), '10.0.0.5'), []);
   assert.equal(addressHostOf({ host: 'unix:///run/docker.sock', network: 'gantry', publishHost: '127.0.0.1' }), '127.0.0.1');
   assert.equal(addressHostOf({ host: 'tcp://gpu-1.lan:2375', network: 'gantry', publishHost: '0.0.0.0' }), 'gpu-1.lan');
   assert.equal(addressHostOf({ host: 'unix:///run/docker.sock', network: 'gantry', publishHost: '::' }), '127.0.0.1');

@@ -11,9 +11,13 @@ export const LABEL = {
   role: 'io.gantry.role',
   endpoint: 'io.gantry.endpoint',
   cluster: 'io.gantry.cluster',
+  /** the team it runs for */
+  team: 'io.gantry.team',
   gpus: 'io.gantry.gpus',
   /** the spec's ports in its order (the engine's port map has none): address() uses the first */
   ports: 'io.gantry.ports',
+  /** each of those ports' type (http, tcp), in the same order: ports() gives them back */
+  portTypes: 'io.gantry.port-types',
   /** on a volume: the network storage id it holds, or the container a marker is about */
   storage: 'io.gantry.storage',
   marker: 'io.gantry.marker',
@@ -46,8 +50,10 @@ export function containerLabels(spec: WorkloadSpec): Record<string, string> {
     [LABEL.id]: spec.id,
     [LABEL.role]: spec.worker ? 'worker' : 'instance',
     [LABEL.cluster]: spec.clusterId,
+    [LABEL.team]: spec.teamId,
     [LABEL.gpus]: String(spec.gpuNum),
     [LABEL.ports]: spec.ports.map((p) => p.port).join(','),
+    [LABEL.portTypes]: spec.ports.map((p) => p.type).join(','),
   };
   if (spec.worker) labels[LABEL.endpoint] = spec.worker.endpointId;
   return labels;
@@ -276,13 +282,27 @@ export function observedFromInspect(c: ContainerInspect, ctx: ObserveContext): O
 
 /** `host:port` of the spec's first port while the container runs (the ports label keeps the spec's order). */
 export function addressOf(c: ContainerInspect, addressHost: string): string | undefined {
-  if (c.State.Status !== 'running') return undefined;
-  const first = (c.Config?.Labels?.[LABEL.ports] ?? '').split(',')[0];
-  if (!first) return undefined;
-  const binding = c.NetworkSettings?.Ports?.[`${first}/tcp`]?.find((b) => b.HostPort);
-  if (!binding?.HostPort) return undefined;
-  const ip = binding.HostIp && binding.HostIp !== '0.0.0.0' && binding.HostIp !== '::' ? binding.HostIp : addressHost;
-  return `${ip.includes(':') ? `[${ip}]` : ip}:${binding.HostPort}`;
+  return portsOf(c, addressHost)[0]?.endpoint;
+}
+
+/**
+ * Every port of the spec (the labels keep its order and types) with the host address the
+ * engine published it on, while the container runs; a port the engine has not published
+ * (yet) is left out.
+ */
+export function portsOf(c: ContainerInspect, addressHost: string): { port: number; type: string; endpoint: string }[] {
+  if (c.State.Status !== 'running') return [];
+  const labels = c.Config?.Labels ?? {};
+  const ports = (labels[LABEL.ports] ?? '').split(',').filter(Boolean);
+  const types = (labels[LABEL.portTypes] ?? '').split(',');
+  const out: { port: number; type: string; endpoint: string }[] = [];
+  for (const [i, port] of ports.entries()) {
+    const binding = c.NetworkSettings?.Ports?.[`${port}/tcp`]?.find((b) => b.HostPort);
+    if (!binding?.HostPort) continue;
+    const ip = binding.HostIp && binding.HostIp !== '0.0.0.0' && binding.HostIp !== '::' ? binding.HostIp : addressHost;
+    out.push({ port: Number(port), type: types[i] || 'tcp', endpoint: `${ip.includes(':') ? `[${ip}]` : ip}:${binding.HostPort}` });
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -98,7 +98,13 @@ for (const kind of ['dockerd', 'podman'] as const) {
     assert.deepEqual({ ...c.Config.Labels }, {
       ...c.Config.Labels,
       [LABEL.managed]: 'true', [LABEL.id]: s.id, [LABEL.role]: 'worker', [LABEL.endpoint]: 'ep_test', [LABEL.gpus]: '2', [LABEL.ports]: '8080,9090',
+      [LABEL.team]: 'usr_contract', [LABEL.portTypes]: 'http,tcp',
     });
+    const ports = await driver.ports(s.id);
+    assert.deepEqual(ports.map((p) => [p.port, p.type]), [[8080, 'http'], [9090, 'tcp']]);
+    assert.equal(ports[0]!.endpoint, address);
+    assert.match(ports[1]!.endpoint, /^127\.0\.0\.1:\d+$/);
+    assert.ok((await driver.list()).includes(s.id));
     assert.equal(c.HostConfig.NanoCpus, 1e9);
     assert.equal(c.HostConfig.Memory, 256 * 1024 ** 2);
     await driver.stop(s.id);

@@ -14,16 +14,18 @@
 // exec WebSocket of the web terminal, a later step); dockerode would add a second HTTP stack
 // (docker-modem) and ssh2 with its optional native addon, for an API this driver uses a dozen
 // calls of.
-import type { ComputeDriver, FailureReason, Observed, WorkloadLogLine, WorkloadSpec } from '../types.ts';
+import type { ComputeDriver, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
 import {
-  addressOf, type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, LogDemuxer, LogLineTimer, markerName,
-  observedFromInspect, registryAuthHeader, storageVolumeName,
+  type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, LogDemuxer, LogLineTimer, markerName,
+  observedFromInspect, portsOf, registryAuthHeader, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
 import { addressHostOf, type DockerSettings, parseEngineHost } from './settings.ts';
 
 /** A workload being made in this process: pull, create, start. */
 interface Provision {
+  /** the Gantry id (list() answers ids, not engine names) */
+  id: string;
   phase: 'creating' | 'pulling';
   failure?: { reason: FailureReason; message: string };
   abort: AbortController;
@@ -154,11 +156,33 @@ export class DockerDriver implements ComputeDriver {
   }
 
   async address(id: string): Promise<string | undefined> {
+    return (await this.ports(id))[0]?.endpoint;
+  }
+
+  /** `host:hostPort` of every published port (from inspect) while it runs and no stop or delete is under way. */
+  async ports(id: string): Promise<WorkloadPort[]> {
     const name = engineName(id);
     const c = await this.inspect(name);
-    if (c?.State.Status !== 'running') return undefined;
+    if (c?.State.Status !== 'running') return [];
     const [stopAsked, deleting] = await Promise.all([this.hasMarker('stop', name), this.hasMarker('delete', name)]);
-    return stopAsked || deleting ? undefined : addressOf(c, this.addressHost);
+    return stopAsked || deleting ? [] : portsOf(c, this.addressHost);
+  }
+
+  /**
+   * The ids of every container labelled as Gantry's (`io.gantry.managed=true`, its id in
+   * `io.gantry.id`), whatever its state, and of workloads being made in this process.
+   */
+  async list(): Promise<string[]> {
+    const rows = await this.engine.json<{ Labels?: Record<string, string> | null }[]>('GET', '/containers/json', {
+      query: { all: 1, filters: JSON.stringify({ label: [`${LABEL.managed}=true`] }) },
+    });
+    const ids = new Set<string>();
+    for (const r of rows ?? []) {
+      const id = r.Labels?.[LABEL.id];
+      if (id) ids.add(id);
+    }
+    for (const p of this.provisions.values()) ids.add(p.id);
+    return [...ids];
   }
 
   async logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]> {
@@ -207,7 +231,7 @@ export class DockerDriver implements ComputeDriver {
   // making a workload: capacity, network, storage, image, create, start
 
   private provision(spec: WorkloadSpec, name: string): void {
-    const p: Provision = { phase: 'creating', abort: new AbortController(), stopAsked: false };
+    const p: Provision = { id: spec.id, phase: 'creating', abort: new AbortController(), stopAsked: false };
     this.provisions.set(name, p);
     this.provisionSteps(spec, name, p).then(
       () => {

@@ -3,8 +3,11 @@
 // API requests; nothing waits for the pod.
 import * as k8s from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.ts';
-import type { ComputeDriver, Observed, WorkloadLogLine, WorkloadSpec } from '../types.ts';
-import { addressFromPod, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, pullSecretManifest, serviceManifest } from './manifests.ts';
+import type { ComputeDriver, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
+import {
+  addressFromPod, MANAGED_SELECTOR, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, portsFromPod,
+  pullSecretManifest, serviceManifest, workloadIdOf,
+} from './manifests.ts';
 
 function status(err: unknown): number | undefined {
   const e = err as { code?: number; statusCode?: number; response?: { statusCode?: number } };
@@ -76,6 +79,41 @@ export class KubernetesDriver implements ComputeDriver {
 
   async address(id: string): Promise<string | undefined> {
     return addressFromPod(await this.readPod(id));
+  }
+
+  /** Every port while the pod runs: the Service's address for an instance, the pod IP for a worker (manifests.ts, portsFromPod). */
+  async ports(id: string): Promise<WorkloadPort[]> {
+    const name = objectName(id);
+    const namespace = this.ns;
+    const orNone = <T>(p: Promise<T>) => p.catch((err) => (status(err) === 404 ? undefined : Promise.reject(err)));
+    const [pod, marker, service] = await Promise.all([
+      this.readPod(id),
+      orNone(this.core.readNamespacedConfigMap({ name, namespace })),
+      orNone(this.core.readNamespacedService({ name, namespace })),
+    ]);
+    let spec: Pick<WorkloadSpec, 'id' | 'ports' | 'worker'> | undefined;
+    try {
+      spec = marker?.data?.spec ? JSON.parse(marker.data.spec) as WorkloadSpec : undefined;
+    } catch {
+      spec = undefined;
+    }
+    // no marker: delete() removes it first, so the workload is going
+    return spec ? portsFromPod(pod, spec, namespace, service) : [];
+  }
+
+  /** Every workload with a pod or a marker labelled as Gantry's in the namespace. */
+  async list(): Promise<string[]> {
+    const namespace = this.ns;
+    const [pods, markers] = await Promise.all([
+      this.core.listNamespacedPod({ namespace, labelSelector: MANAGED_SELECTOR }),
+      this.core.listNamespacedConfigMap({ namespace, labelSelector: MANAGED_SELECTOR }),
+    ]);
+    const ids = new Set<string>();
+    for (const o of [...pods.items, ...markers.items]) {
+      const id = workloadIdOf(o as never);
+      if (id) ids.add(id);
+    }
+    return [...ids];
   }
 
   /** The pod's log (its one container); none while there is no pod or its container has not started (400). */

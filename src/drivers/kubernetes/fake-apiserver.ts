@@ -2,7 +2,7 @@
 // calls go through the real @kubernetes/client-node (URLs, query strings, body serialization,
 // status codes → ApiException) without a cluster. It keeps namespaced core/v1 objects in
 // memory: POST creates (409 AlreadyExists when the name is taken), GET reads, DELETE removes
-// at once (404 NotFound when missing). It does not schedule, run, or grace-period anything:
+// at once (404 NotFound when missing), GET of a collection lists (an equality labelSelector filters). It does not schedule, run, or grace-period anything:
 // a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself, and
 // the container runtime by setting what a pod's log holds (GET .../pods/<name>/log answers it
 // as text, as the API server does, honouring only tailLines).
@@ -108,6 +108,15 @@ export class FakeApiServer {
       if (plural === 'pods') obj.status = { phase: 'Pending', qosClass: 'Guaranteed' };
       this.objects.set(key, obj);
       return [201, obj];
+    }
+    if (method === 'GET' && !name) {
+      // a list, filtered by an equality labelSelector (`a=b,c=d`), as the driver's list() sends it
+      const selector = new URL(url, 'http://x').searchParams.get('labelSelector') ?? '';
+      const wanted = selector.split(',').filter(Boolean).map((s) => s.split('=') as [string, string]);
+      const items = [...this.objects.entries()]
+        .filter(([k, o]) => k.startsWith(`${plural}/`) && wanted.every(([l, v]) => o.metadata.labels?.[l] === v))
+        .map(([, o]) => o);
+      return [200, { kind: 'List', apiVersion: 'v1', metadata: {}, items }];
     }
     const key = `${plural}/${name}`;
     const obj = this.objects.get(key);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { baseSpec } from '../contract.ts';
-import { addressFromPod, containerCommand, markerManifest, objectName, observedFromPod, podManifest, pullSecretManifest, readinessProbe, serviceManifest } from './manifests.ts';
+import { addressFromPod, containerCommand, markerManifest, objectName, observedFromPod, podManifest, portsFromPod, pullSecretManifest, readinessProbe, serviceManifest, workloadIdOf } from './manifests.ts';
 import type { WorkloadSpec } from '../types.ts';
 
 const spec: WorkloadSpec = {
@@ -85,7 +85,7 @@ test('worker pod: named by its id, endpoint labels, readiness probe on its port,
   assert.equal(objectName('ins_01abc'), 'gi-ins-01abc', 'instance names do not change');
   const p = podManifest(worker, 'gantry');
   assert.equal(p.metadata.name, 'wk-0abc');
-  assert.deepEqual(p.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/role': 'worker', 'gantry.dev/endpoint': 'ep-0xyz' });
+  assert.deepEqual(p.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/role': 'worker', 'gantry.dev/endpoint': 'ep-0xyz', 'gantry.dev/team': 'usr_contract' });
   assert.equal(p.spec.restartPolicy, 'Never');
   assert.deepEqual(p.spec.imagePullSecrets, [{ name: 'wk-0abc-pull' }]);
   const c = p.spec.containers[0]!;
@@ -101,7 +101,9 @@ test('worker pod: named by its id, endpoint labels, readiness probe on its port,
   // an instance has no probe and keeps its labels
   const ins = podManifest(spec, 'gantry');
   assert.equal('readinessProbe' in ins.spec.containers[0]!, false);
-  assert.deepEqual(ins.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.io/instance': 'gi-ins-01abc' });
+  assert.deepEqual(ins.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.io/instance': 'gi-ins-01abc', 'gantry.dev/team': 'usr_contract' });
+  // every object carries the team
+  for (const o of [serviceManifest(spec, 'gantry')!, pullSecretManifest(spec, 'gantry')!, markerManifest(spec, 'gantry')]) assert.equal(o.metadata.labels['gantry.dev/team'], 'usr_contract');
 });
 
 test('readiness probe values are raised to what Kubernetes accepts', () => {
@@ -125,4 +127,20 @@ test('address: pod IP and first container port while running, nothing otherwise'
   assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Pending', podIP: '10.0.0.5' } }), undefined);
   assert.equal(addressFromPod({ metadata: { deletionTimestamp: '2026-11-15T12:09:00Z' }, spec: podSpec, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [running] } }), undefined);
   assert.equal(addressFromPod({ spec: podSpec, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } }), undefined);
+});
+
+test('ports: an instance\'s through its Service, a worker\'s at the pod IP, only while running; ids read back from the objects', () => {
+  const running = { spec: { containers: [{ ports: [{ containerPort: 8000 }] }] }, status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [{ state: { running: { startedAt: '2026-11-15T12:00:00Z' } } }] } };
+  assert.deepEqual(portsFromPod(running, spec, 'gantry', { spec: { clusterIP: '10.96.0.7' } }), [
+    { port: 8000, type: 'http', endpoint: '10.96.0.7:8000' }, { port: 3306, type: 'tcp', endpoint: '10.96.0.7:3306' },
+  ]);
+  assert.deepEqual(portsFromPod(running, spec, 'gantry', { spec: { clusterIP: 'None' } }).map((p) => p.endpoint), ['gi-ins-01abc.gantry.svc:8000', 'gi-ins-01abc.gantry.svc:3306']);
+  assert.deepEqual(portsFromPod(running, spec, 'gantry', undefined), [], 'no Service yet');
+  assert.deepEqual(portsFromPod(running, worker, 'gantry', undefined), [{ port: 8000, type: 'http', endpoint: '10.0.0.5:8000' }]);
+  assert.deepEqual(portsFromPod({ ...running, status: { phase: 'Pending', podIP: '10.0.0.5' } }, spec, 'gantry', { spec: { clusterIP: '10.96.0.7' } }), []);
+  assert.deepEqual(portsFromPod(undefined, worker, 'gantry', undefined), []);
+  assert.equal(workloadIdOf(podManifest(spec, 'gantry')), 'ins_01abc');
+  assert.equal(workloadIdOf(podManifest(worker, 'gantry')), 'wk-0abc');
+  assert.equal(workloadIdOf(markerManifest(spec, 'gantry')), 'ins_01abc');
+  assert.equal(workloadIdOf({ metadata: { name: 'gi-something' } }), undefined, 'an instance object without its id is not guessed');
 });

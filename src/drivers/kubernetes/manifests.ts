@@ -9,6 +9,7 @@ export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'gantry' };
 export const INSTANCE_LABEL = 'gantry.io/instance';
 export const ROLE_LABEL = 'gantry.dev/role';
 export const ENDPOINT_LABEL = 'gantry.dev/endpoint';
+export const TEAM_LABEL = 'gantry.dev/team';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -23,10 +24,13 @@ export function objectName(id: string): string {
   return `gi-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
 }
 
-function labels(spec: Pick<WorkloadSpec, 'id' | 'worker'>): Record<string, string> {
-  if (spec.worker) return { ...MANAGED_BY, [ROLE_LABEL]: 'worker', [ENDPOINT_LABEL]: spec.worker.endpointId };
-  return { ...MANAGED_BY, [INSTANCE_LABEL]: objectName(spec.id) };
+function labels(spec: Pick<WorkloadSpec, 'id' | 'teamId' | 'worker'>): Record<string, string> {
+  if (spec.worker) return { ...MANAGED_BY, [ROLE_LABEL]: 'worker', [ENDPOINT_LABEL]: spec.worker.endpointId, [TEAM_LABEL]: spec.teamId };
+  return { ...MANAGED_BY, [INSTANCE_LABEL]: objectName(spec.id), [TEAM_LABEL]: spec.teamId };
 }
+
+/** The selector of every object the driver makes. */
+export const MANAGED_SELECTOR = 'app.kubernetes.io/managed-by=gantry';
 
 /** A probe field as Kubernetes accepts it: a whole number of at least `min`. */
 function probeInt(value: number, min: number): number {
@@ -217,6 +221,45 @@ export function addressFromPod(pod: PodLike | undefined): string | undefined {
   const port = pod?.spec?.containers?.[0]?.ports?.[0]?.containerPort;
   if (!ip || !port) return undefined;
   return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+}
+
+/** Which Gantry workload a pod or marker ConfigMap of the driver's is (list()): an instance pod's annotation, the spec a marker holds, a worker pod's name. */
+export function workloadIdOf(obj: { metadata?: { name?: string | undefined; annotations?: Record<string, string | undefined> | undefined } | undefined; data?: Record<string, string> | undefined }): string | undefined {
+  const a = obj.metadata?.annotations;
+  const id = a?.['gantry.io/instance-id'];
+  if (id) return id;
+  if (obj.data?.spec) {
+    try {
+      const spec = JSON.parse(obj.data.spec) as { id?: unknown };
+      if (typeof spec.id === 'string') return spec.id;
+    } catch {
+      // not a spec: fall through
+    }
+  }
+  const name = obj.metadata?.name;
+  return name && !name.startsWith('gi-') ? name : undefined; // a worker's pod is named by its id
+}
+
+/**
+ * Every port of a running workload with where it answers: an instance's through its Service
+ * (`<cluster IP>:<port>`, or `<service>.<namespace>.svc:<port>` for a Service without one); a
+ * worker's (no Service) at the pod IP, as address(). [] unless describe() would say running.
+ */
+export function portsFromPod(
+  pod: PodLike | undefined, spec: Pick<WorkloadSpec, 'id' | 'ports' | 'worker'>, namespace: string,
+  service: { spec?: { clusterIP?: string | undefined } | undefined } | undefined,
+): { port: number; type: string; endpoint: string }[] {
+  if (observedFromPod(pod, true).phase !== 'running') return [];
+  if (spec.worker) {
+    const ip = pod?.status?.podIP;
+    if (!ip) return [];
+    const host = ip.includes(':') ? `[${ip}]` : ip;
+    return spec.ports.map((p) => ({ port: p.port, type: p.type, endpoint: `${host}:${p.port}` }));
+  }
+  if (!service) return [];
+  const ip = service.spec?.clusterIP;
+  const host = ip && ip !== 'None' ? (ip.includes(':') ? `[${ip}]` : ip) : `${objectName(spec.id)}.${namespace}.svc`;
+  return spec.ports.map((p) => ({ port: p.port, type: p.type, endpoint: `${host}:${p.port}` }));
 }
 
 /** The most of a pod's log read at once (the API server stops there; the next read goes on). */

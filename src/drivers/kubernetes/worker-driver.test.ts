@@ -53,7 +53,7 @@ test('create sends the marker, the pull secret and the worker pod (no Service), 
     metadata: {
       name: ID,
       namespace: NS,
-      labels: { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/role': 'worker', 'gantry.dev/endpoint': 'ep-0123456789abcdefghjkmn' },
+      labels: { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/role': 'worker', 'gantry.dev/endpoint': 'ep-0123456789abcdefghjkmn', 'gantry.dev/team': 'usr_contract' },
       annotations: { 'gantry.io/cluster': 'cls_local' },
     },
     spec: {
@@ -180,10 +180,35 @@ test('instances through the same API: a Service, no probe, the same address rule
   await driver.create(ins);
   assert.deepEqual(api.takeCalls(), [`POST ${base}/configmaps`, `POST ${base}/services`, `POST ${base}/pods`]);
   const pod = api.pod('gi-ins-01abc')!;
-  assert.deepEqual(pod.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.io/instance': 'gi-ins-01abc' });
+  assert.deepEqual(pod.metadata.labels, { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.io/instance': 'gi-ins-01abc', 'gantry.dev/team': 'usr_contract' });
   assert.equal(JSON.stringify(pod).includes('readinessProbe'), false);
   api.setPodStatus('gi-ins-01abc', statuses.runningReady);
   assert.equal(await driver.address('ins_01abc'), '10.244.1.17:8888');
+  // ports: the Service's address (the fake gives no cluster IP: its DNS name), the worker's pod IP
+  assert.deepEqual(await driver.ports('ins_01abc'), [{ port: 8888, type: 'http', endpoint: 'gi-ins-01abc.gantry.svc:8888' }]);
+  (api.objects.get('services/gi-ins-01abc')!.spec as { clusterIP?: string }).clusterIP = '10.96.0.7';
+  assert.deepEqual(await driver.ports('ins_01abc'), [{ port: 8888, type: 'http', endpoint: '10.96.0.7:8888' }]);
+  await driver.create(worker);
+  assert.deepEqual(await driver.ports(ID), [], 'not running yet');
+  api.setPodStatus(ID, statuses.runningReady);
+  assert.deepEqual(await driver.ports(ID), [{ port: 8000, type: 'http', endpoint: `${statuses.runningReady.podIP}:8000` }]);
+});
+
+test('list: every workload with a pod or a marker labelled as Gantry\'s, by label selector; a stopped instance too', async () => {
+  const ins: WorkloadSpec = { ...baseSpec('ins_01abc'), ports: [{ port: 8888, type: 'http' }] };
+  await driver.create(ins);
+  await driver.create(worker);
+  api.objects.set('pods/not-ours', { metadata: { name: 'not-ours', labels: { app: 'other' } } });
+  api.takeCalls();
+  assert.deepEqual((await driver.list()).sort(), ['ins_01abc', ID].sort());
+  assert.deepEqual(api.takeCalls().sort(), [
+    `GET ${base}/configmaps?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dgantry`, `GET ${base}/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dgantry`,
+  ]);
+  await driver.stop('ins_01abc');
+  assert.deepEqual((await driver.list()).sort(), ['ins_01abc', ID].sort(), 'a stopped instance keeps its marker');
+  await driver.delete('ins_01abc');
+  await driver.delete(ID);
+  assert.deepEqual(await driver.list(), []);
 });
 
 test('an API error other than 404/409 reaches the caller', async () => {

@@ -3,7 +3,7 @@
 // restarts with the process: after a Gantry restart describe() answers `absent` and the
 // reconciler re-issues the idempotent call (see domain/compute/README.md).
 import type { Clock } from '../../lib/clock.ts';
-import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadLogLine, WorkloadSpec } from '../types.ts';
+import type { ComputeDriver, FailureReason, Observed, ObservedPhase, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
 import { HEARTBEAT_MS, simRunLines, type SimRun } from './output.ts';
 import { SimWorkerServer } from './worker.ts';
 
@@ -180,11 +180,37 @@ export class SimDriver implements ComputeDriver {
   }
 
   async address(id: string): Promise<string | undefined> {
+    return (await this.ports(id))[0]?.endpoint;
+  }
+
+  /**
+   * While it runs: a serverless worker's port is its real HTTP server (the one address()
+   * gives); an instance's ports are names that answer nothing (`<id>.<cluster>.gantry.local:<port>`,
+   * what the instance view always showed): the sim runs no instance process.
+   */
+  async ports(id: string): Promise<WorkloadPort[]> {
     const w = this.workloads.get(id);
-    if (!w) return undefined;
+    if (!w) return [];
     this.settle(w);
     await this.syncServer(w);
-    return w.phase === 'running' ? w.server?.address : undefined;
+    if (w.phase !== 'running') return [];
+    const { spec } = w;
+    if (spec.worker) {
+      const first = spec.ports[0];
+      const endpoint = w.server?.address;
+      return first && endpoint ? [{ port: first.port, type: first.type, endpoint }] : [];
+    }
+    return spec.ports.map((p) => ({ port: p.port, type: p.type, endpoint: `${spec.id}.${spec.clusterId}.gantry.local:${p.port}` }));
+  }
+
+  /** Every workload it holds that is not gone (the sim's "labels" are its memory). */
+  async list(): Promise<string[]> {
+    const out: string[] = [];
+    for (const [id, w] of this.workloads) {
+      this.settle(w);
+      if (w.phase !== 'absent') out.push(id);
+    }
+    return out;
   }
 
   async logs(id: string, afterMs: number, limit: number): Promise<WorkloadLogLine[]> {

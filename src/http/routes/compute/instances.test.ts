@@ -30,7 +30,13 @@ test('a lifecycle through every user-driven state: toCreate → creating → pul
   await watch('running');
   for (const s of ['toCreate', 'creating', 'pulling', 'running']) assert.ok(seen.has(s), `saw ${s} (${[...seen]})`);
   const r = await f.get(id);
-  assert.deepEqual(r.portMappings, [{ port: 8888, type: 'http' }, { port: 3306, type: 'tcp' }]);
+  // a running instance's ports answer where the driver says (the sim: names that answer nothing)
+  const at = (port: number) => `${id}.cls_local.gantry.local:${port}`;
+  assert.deepEqual(r.portMappings, [{ port: 8888, type: 'http', endpoint: at(8888) }, { port: 3306, type: 'tcp', endpoint: at(3306) }]);
+  assert.deepEqual(r.network.ports, r.portMappings);
+  assert.equal(r.connectComponentJupyter.url, `http://${at(8888)}`);
+  const listed = (await f.owner.get(`${BASE}/gpu/instances`, {})).body.instances.find((i: { id: string }) => i.id === id);
+  assert.deepEqual(listed.portMappings, r.portMappings, 'the list shows the same endpoints');
   assert.equal(r.gpuNum, '1');
   assert.equal(r.cpuNum, '16');
   assert.equal(r.memory, '62');
@@ -42,6 +48,12 @@ test('a lifecycle through every user-driven state: toCreate → creating → pul
   assert.equal((await f.get(id)).status, 'toRestart');
   await watch('running');
   assert.ok(seen.has('restarting'));
+  assert.equal((await f.owner.post(`${BASE}/gpu/instance/stop`, { instanceId: id })).status, 200);
+  await watch('exited');
+  const stopped = await f.get(id);
+  assert.deepEqual(stopped.portMappings.map((p: { endpoint: string }) => p.endpoint), ['', ''], 'an instance that does not run shows no endpoint');
+  assert.deepEqual(stopped.network.ports.map((p: { endpoint: string }) => p.endpoint), ['', '']);
+  assert.equal(stopped.connectComponentJupyter.url, '');
 
   const up = await f.owner.post(`${BASE}/gpu/instance/upgrade`, {
     instanceId: id, imageUrl: 'repo/new:2', imageAuthId: '', envs: [{ key: 'B', value: 'c' }], command: 'run', save: true, networkVolume: { volumeMounts: [] },
@@ -188,7 +200,7 @@ test('create from a template takes its image, ports, envs, command and disk', as
   const g = await f.get(r);
   assert.equal(g.imageUrl, 'vllm/vllm-openai:v0.6.4');
   assert.equal(g.rootfsSize, 100);
-  assert.deepEqual(g.portMappings, [{ port: 8000, type: 'http' }]);
+  assert.deepEqual(g.portMappings, [{ port: 8000, type: 'http', endpoint: '' }], 'no endpoint before it runs');
   assert.deepEqual(g.envs, [{ key: 'MODEL', value: 'Qwen/Qwen2.5-7B-Instruct' }]);
   assert.match(g.entrypoint, /vllm/);
   assert.equal(g.templateId, 'tpl_official_vllm');
@@ -202,7 +214,7 @@ test('edit: ports replaced, root disk only grows', async () => {
   const ok = await f.owner.post(`${BASE}/gpu/instance/edit`, { instanceId: id, ports: '80/http', expandRootDisk: 60 });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   const g = await f.get(id);
-  assert.deepEqual(g.portMappings, [{ port: 80, type: 'http' }]);
+  assert.deepEqual(g.portMappings.map((p: { port: number; type: string }) => ({ port: p.port, type: p.type })), [{ port: 80, type: 'http' }]);
   assert.equal(g.rootfsSize, 60);
   const shrink = await f.owner.post(`${BASE}/gpu/instance/edit`, { instanceId: id, expandRootDisk: 40 });
   assert.equal(shrink.status, 400);

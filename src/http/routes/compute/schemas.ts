@@ -47,7 +47,10 @@ export const InstanceView = Type.Object({
   id: Type.String(), name: Type.String(), clusterId: Type.String(), clusterName: Type.String(), status: Type.String(),
   imageUrl: Type.String(), imageAuthId: Type.String(), command: Type.String(), entrypoint: Type.String(),
   cpuNum: Type.String(), memory: Type.String(), gpuNum: Type.String(),
-  portMappings: Type.Array(Type.Object({ port: Type.Integer(), type: Type.String() })),
+  portMappings: Type.Array(Type.Object({
+    port: Type.Integer(), type: Type.String(),
+    endpoint: Type.String({ description: 'host:port where the port answers while the instance runs (the driver\'s); "" otherwise' }),
+  })),
   productId: Type.String(), productName: Type.String(), rootfsSize: Type.Integer(),
   volumeMounts: Type.Array(Type.Object({ type: Type.String(), size: Type.String(), id: Type.String(), mountPath: Type.String() })),
   statusError: Type.Object({ state: Type.String(), message: Type.String() }),

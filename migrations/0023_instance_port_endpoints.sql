@@ -1,0 +1,1 @@
+ALTER TABLE "instances" ADD COLUMN "port_endpoints" jsonb DEFAULT '[]'::jsonb NOT NULL;
