@@ -18,7 +18,7 @@ import { openStore } from '../src/store/db.ts';
 import { costMicro } from '../src/domain/compute/metering.ts';
 
 const BASE = '/gpu-instance/openapi/v1';
-/** one CPU, 1 GB: small enough for a 2-CPU machine; the "GPU" is only a label on this driver */
+/** one CPU, 1 GB: small enough for a 2-CPU machine; a CPU instance (this machine has no GPU: the driver refuses a GPU workload) */
 const PRODUCT = {
   id: 'prd_restart_tiny', name: 'tiny', gpuModel: 'none', cpuPerGpu: 1, memoryPerGpu: 1, diskPerGpu: 10, minRootfs: 1, maxRootfs: 10,
   price: 36_000, spotPrice: 36_000, monthlyPrice: 1_000_000, billingMethods: ['onDemand'],
@@ -67,7 +67,7 @@ test('docker driver: Gantry killed with SIGKILL and started again finds its runn
   assert.equal(topup.status, 200, JSON.stringify(topup.body));
 
   const created = await tenant('POST', `${BASE}/gpu/instance/create`, {
-    name: 'web', productId: PRODUCT.id, gpuNum: 1, rootfsSize: 1, imageUrl: engine.image, kind: 'gpu', clusterId: 'cls_local',
+    name: 'web', productId: PRODUCT.id, gpuNum: 1, rootfsSize: 1, imageUrl: engine.image, kind: 'cpu', clusterId: 'cls_local',
     command: 'httpd -f -p 8080 -h /www', ports: '8080/http',
   });
   assert.equal(created.status, 200, JSON.stringify(created.body));

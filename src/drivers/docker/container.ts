@@ -3,6 +3,8 @@
 // split like a shell would, image references, the observed phase of an inspected container,
 // and the log stream (8-byte frames, timestamps).
 import type { FailureReason, Observed, WorkloadSpec } from '../types.ts';
+import { deviceRequests, gpuEnvs } from './gpus.ts';
+import type { GpuMode } from './settings.ts';
 
 /** Labels on every container, network and volume the driver makes. */
 export const LABEL = {
@@ -14,6 +16,8 @@ export const LABEL = {
   /** the team it runs for */
   team: 'io.gantry.team',
   gpus: 'io.gantry.gpus',
+  /** the GPUs (UUIDs, comma-separated) the container holds: the record allocation rebuilds from */
+  gpuUuids: 'io.gantry.gpu-uuids',
   /** the spec's ports in its order (the engine's port map has none): address() uses the first */
   ports: 'io.gantry.ports',
   /** each of those ports' type (http, tcp), in the same order: ports() gives them back */
@@ -44,7 +48,7 @@ export function markerName(kind: 'stop' | 'delete', name: string): string {
   return `gantry-${kind}-${name}`;
 }
 
-export function containerLabels(spec: WorkloadSpec): Record<string, string> {
+export function containerLabels(spec: WorkloadSpec, gpuUuids: readonly string[] = []): Record<string, string> {
   const labels: Record<string, string> = {
     [LABEL.managed]: 'true',
     [LABEL.id]: spec.id,
@@ -56,6 +60,7 @@ export function containerLabels(spec: WorkloadSpec): Record<string, string> {
     [LABEL.portTypes]: spec.ports.map((p) => p.type).join(','),
   };
   if (spec.worker) labels[LABEL.endpoint] = spec.worker.endpointId;
+  if (gpuUuids.length) labels[LABEL.gpuUuids] = gpuUuids.join(',');
   return labels;
 }
 
@@ -154,10 +159,12 @@ export interface ContainerSettings {
   network: string;
   /** the host address ports are published on */
   publishHost: string;
+  /** how the GPUs are passed (default nvidia) */
+  gpuMode?: GpuMode | undefined;
 }
 
-/** POST /containers/create's body for a workload. */
-export function createBody(spec: WorkloadSpec, s: ContainerSettings): Record<string, unknown> {
+/** POST /containers/create's body for a workload, pinned to the GPUs it was given (`gpuUuids`). */
+export function createBody(spec: WorkloadSpec, s: ContainerSettings, gpuUuids: readonly string[] = []): Record<string, unknown> {
   const exposed: Record<string, object> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   for (const p of spec.ports) {
@@ -172,8 +179,8 @@ export function createBody(spec: WorkloadSpec, s: ContainerSettings): Record<str
   return {
     Image: spec.image,
     ...commandOf(spec),
-    Env: spec.envs.map((e) => `${e.key}=${e.value}`),
-    Labels: containerLabels(spec),
+    Env: gpuEnvs(spec.envs, gpuUuids).map((e) => `${e.key}=${e.value}`),
+    Labels: containerLabels(spec, gpuUuids),
     ExposedPorts: exposed,
     Tty: false,
     OpenStdin: false,
@@ -184,9 +191,56 @@ export function createBody(spec: WorkloadSpec, s: ContainerSettings): Record<str
       // no swap beyond the limit: a workload over its memory is killed, as on a pod
       ...(memory > 0 ? { Memory: memory, MemorySwap: memory } : {}),
       Mounts: mounts,
+      ...(gpuUuids.length ? { DeviceRequests: deviceRequests(gpuUuids, s.gpuMode ?? 'nvidia') } : {}),
       // a crash ends the run (failed, crashed): Gantry decides what comes next, never the engine
       RestartPolicy: { Name: 'no' },
     },
+  };
+}
+
+/**
+ * The same container as libpod's SpecGenerator (`POST /v4.0.0/libpod/containers/create`), for
+ * a Podman engine given GPUs: Podman 4.3's Docker-compatible API honours neither
+ * DeviceRequests nor CDI names in HostConfig.Devices, its libpod API takes CDI names as
+ * devices (issue 31). Built from the Docker body, so both say the same.
+ */
+export function libpodCreateBody(name: string, body: Record<string, unknown>, devices: readonly string[]): Record<string, unknown> {
+  const b = body as {
+    Image: string; Entrypoint?: string[]; Cmd?: string[]; Env: string[]; Labels: Record<string, string>;
+    HostConfig: {
+      NetworkMode: string; PortBindings: Record<string, { HostIp: string; HostPort: string }[]>; NanoCpus?: number;
+      Memory?: number; MemorySwap?: number; Mounts: { Type: string; Source?: string; Target: string }[];
+    };
+  };
+  const h = b.HostConfig;
+  const env: Record<string, string> = {};
+  for (const e of b.Env) {
+    const at = e.indexOf('=');
+    env[e.slice(0, at)] = e.slice(at + 1);
+  }
+  const period = 100_000;
+  const limits: Record<string, unknown> = {};
+  if (h.NanoCpus) limits.cpu = { quota: Math.round((h.NanoCpus / 1e9) * period), period };
+  if (h.Memory) limits.memory = { limit: h.Memory, swap: h.MemorySwap ?? h.Memory };
+  return {
+    name,
+    image: b.Image,
+    ...(b.Entrypoint ? { entrypoint: b.Entrypoint } : {}),
+    ...(b.Cmd ? { command: b.Cmd } : {}),
+    env,
+    labels: b.Labels,
+    terminal: false,
+    stdin: false,
+    netns: { nsmode: 'bridge' },
+    Networks: { [h.NetworkMode]: {} },
+    portmappings: Object.entries(h.PortBindings).map(([port, [bind]]) => ({
+      container_port: Number(port.split('/')[0]), host_ip: bind?.HostIp ?? '', host_port: 0, protocol: 'tcp',
+    })),
+    ...(Object.keys(limits).length ? { resource_limits: limits } : {}),
+    // a named volume, or an anonymous one (no name) that goes with the container
+    volumes: h.Mounts.map((m) => ({ Name: m.Source ?? '', Dest: m.Target, Options: [] })),
+    devices: devices.map((path) => ({ path })),
+    restart_policy: 'no',
   };
 }
 

@@ -2,11 +2,14 @@
 // shared contract on Debian's dockerd and on Podman's Docker-compatible socket, then what the
 // contract does not cover (ports that answer, command/entrypoint/envs, network storage across
 // stop/start and into a new container, labels, a crash, an OOM kill, a restarted Gantry, pull
-// failures in the engine's words, a pull with registry auth). Skipped with the reason where
+// failures in the engine's words, a pull with registry auth, GPUs allocated and pinned: a fake
+// CDI GPU on Podman, DeviceRequests on dockerd). Skipped with the reason where
 // an engine is missing or the test is not root, never under GANTRY_TEST_REQUIRE_ENGINES=1.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { baseSpec, driverContract } from '../contract.ts';
 import type { WorkloadSpec } from '../types.ts';
 import { engineSkip, startEngine, type EngineKind, type TestEngine } from '../../../test/helpers/engines.ts';
@@ -80,7 +83,6 @@ for (const kind of ['dockerd', 'podman'] as const) {
       command: 'httpd -f -p 8080 -h /www',
       ports: [{ port: 8080, type: 'http' }, { port: 9090, type: 'tcp' }],
       envs: [{ key: 'HELLO', value: 'world with spaces' }],
-      gpuNum: 2,
       worker: { endpointId: 'ep_test', health: { path: '/', initialDelay: 0, period: 1, timeout: 1, successThreshold: 1, failureThreshold: 3 } },
     });
     await driver.create(s);
@@ -97,7 +99,7 @@ for (const kind of ['dockerd', 'podman'] as const) {
     const c = (await e.api('GET', `/containers/${s.id}/json`)).json;
     assert.deepEqual({ ...c.Config.Labels }, {
       ...c.Config.Labels,
-      [LABEL.managed]: 'true', [LABEL.id]: s.id, [LABEL.role]: 'worker', [LABEL.endpoint]: 'ep_test', [LABEL.gpus]: '2', [LABEL.ports]: '8080,9090',
+      [LABEL.managed]: 'true', [LABEL.id]: s.id, [LABEL.role]: 'worker', [LABEL.endpoint]: 'ep_test', [LABEL.gpus]: '0', [LABEL.ports]: '8080,9090',
       [LABEL.team]: 'usr_contract', [LABEL.portTypes]: 'http,tcp',
     });
     const ports = await driver.ports(s.id);
@@ -254,5 +256,76 @@ for (const kind of ['dockerd', 'podman'] as const) {
     const p = await phase(priv.id, 'failed');
     assert.equal(p.reason, 'image_pull_failed');
     assert.match(p.message ?? '', /manifest unknown/);
+  });
+
+  test(`docker (${kind}): GPUs are allocated by UUID, recorded in labels, never given twice, refused when none is free`, { skip }, async (t) => {
+    const { e, spec, phase, logText } = await setup(t);
+    const gpu = `GPU-${randomBytes(4).toString('hex')}-0000-4000-8000-${randomBytes(6).toString('hex')}`;
+    if (kind === 'podman') {
+      // a fake CDI spec: the GPU's device is /dev/null, seen in the container as /dev/gantry-gpu.
+      // Podman 4.3 reads /etc/cdi and /var/run/cdi only (containers.conf has no cdi_spec_dirs yet)
+      mkdirSync('/var/run/cdi', { recursive: true });
+      const file = `/var/run/cdi/gantry-test-${gpu}.json`;
+      writeFileSync(file, JSON.stringify({
+        cdiVersion: '0.5.0', kind: 'nvidia.com/gpu',
+        devices: [{ name: gpu, containerEdits: { deviceNodes: [{ path: '/dev/gantry-gpu', hostPath: '/dev/null' }], env: [`GANTRY_FAKE_GPU=${gpu}`] } }],
+      }));
+      t.after(() => rmSync(file, { force: true }));
+    }
+    const withGpus = () => new DockerDriver({ host: e.host, network: NETWORK, publishHost: '127.0.0.1', gpus: [gpu], gpuMode: 'nvidia' });
+    const driver = withGpus();
+    t.after(() => driver.close());
+    const cmd = 'sh -c \'ls /dev/gantry-gpu; echo "gpus:$NVIDIA_VISIBLE_DEVICES:$CUDA_VISIBLE_DEVICES:$GANTRY_FAKE_GPU"; exec sleep 3600\'';
+    const a = spec({ gpuNum: 1, command: cmd });
+    const b = spec({ gpuNum: 1, command: cmd });
+    await Promise.all([driver.create(a), driver.create(b)]);
+    const settled = async (id: string) => {
+      await until(`${id} is made or refused`, async () => !['absent', 'creating', 'pulling'].includes((await driver.describe(id)).phase), { limitMs: 20_000, everyMs: 50 });
+      return driver.describe(id);
+    };
+    const [oa, ob] = await Promise.all([settled(a.id), settled(b.id)]);
+    const refused = [oa, ob].filter((o) => o.reason === 'insufficient_resource');
+    assert.equal(refused.length, 1, `one of two creates at once gets the one GPU: ${JSON.stringify([oa, ob])}`);
+    assert.equal(refused[0]!.message, "the workload asks 1 GPU; 0 of the server's 1 GPUs are free");
+    const holder = oa.reason === 'insufficient_resource' ? b : a;
+    const inspected = await e.api('GET', `/containers/${holder.id}/json`);
+    assert.equal(inspected.json.Config.Labels[LABEL.gpuUuids], gpu);
+    assert.equal(inspected.json.Config.Labels[LABEL.gpus], '1');
+    if (kind === 'podman') {
+      // libpod's create with the CDI name: Podman injected the fake GPU's device and env
+      await phase(holder.id, 'running', driver);
+      await until('the container printed its GPU', async () => /gpus:/.test(await logText(holder.id)), { limitMs: 10_000, everyMs: 100 });
+      const text = await logText(holder.id);
+      assert.match(text, /^\/dev\/gantry-gpu$/m);
+      assert.match(text, new RegExp(`^gpus:${gpu}:0:${gpu}$`, 'm'));
+    } else {
+      // dockerd without the NVIDIA runtime refuses to start it; the container holds its GPU all the same
+      const o = await phase(holder.id, 'failed', driver);
+      assert.match(o.message ?? '', /nvidia/);
+      const [req] = inspected.json.HostConfig.DeviceRequests;
+      assert.deepEqual([req.Driver, req.DeviceIDs, req.Capabilities], ['nvidia', [gpu], [['gpu']]]);
+    }
+    // a restarted Gantry reads who holds what from the engine
+    const again = withGpus();
+    t.after(() => again.close());
+    const c = spec({ gpuNum: 1 });
+    await again.create(c);
+    assert.equal((await phase(c.id, 'failed', again)).reason, 'insufficient_resource');
+    const two = spec({ gpuNum: 2 });
+    await again.create(two);
+    assert.equal((await phase(two.id, 'failed', again)).message, "the workload asks 2 GPUs; 0 of the server's 1 GPUs are free");
+    // deleted, the GPU is free again (a stopped container keeps it)
+    await again.stop(holder.id);
+    await phase(holder.id, 'stopped', again);
+    const d = spec({ gpuNum: 1 });
+    await again.create(d);
+    assert.equal((await phase(d.id, 'failed', again)).reason, 'insufficient_resource', 'a stopped container keeps its GPU');
+    await again.delete(holder.id);
+    await phase(holder.id, 'absent', again);
+    const f = spec({ gpuNum: 1, command: cmd });
+    await again.create(f);
+    await until(`${f.id} is made`, async () => !['absent', 'creating', 'pulling'].includes((await again.describe(f.id)).phase), { limitMs: 20_000, everyMs: 50 });
+    assert.notEqual((await again.describe(f.id)).reason, 'insufficient_resource');
+    assert.equal((await e.api('GET', `/containers/${f.id}/json`)).json.Config.Labels[LABEL.gpuUuids], gpu);
   });
 }

@@ -6,7 +6,8 @@
 // restarted) finds containers by name, and the intents a container cannot carry (a stop
 // Gantry asked for, a delete in progress) are marker volumes (drivers/README.md, docker).
 // The in-memory bookkeeping of pulls is an optimisation: a pull in flight when the process
-// died is started again by the reconciler's next create().
+// died is started again by the reconciler's next create(). GPUs too: who holds which is each
+// container's `io.gantry.gpu-uuids` label, read back from the engine at each allocation.
 //
 // Why undici and not dockerode: undici is already the project's HTTP client (the gateway's
 // upstreams, webhooks, the serverless proxy), speaks HTTP on a unix socket
@@ -16,10 +17,11 @@
 // calls of.
 import type { ComputeDriver, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
 import {
-  type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, LogDemuxer, LogLineTimer, markerName,
+  type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, libpodCreateBody, LogDemuxer, LogLineTimer, markerName,
   observedFromInspect, portsOf, registryAuthHeader, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
+import { cdiName, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
 import { addressHostOf, type DockerSettings, parseEngineHost } from './settings.ts';
 
 /** A workload being made in this process: pull, create, start. */
@@ -31,6 +33,8 @@ interface Provision {
   abort: AbortController;
   /** stop() came while it was being made: it is created, not started */
   stopAsked: boolean;
+  /** the GPUs it was given (held until its container, labelled with them, exists) */
+  gpus?: string[];
 }
 
 class ProvisionFailure extends Error {
@@ -43,6 +47,8 @@ class ProvisionFailure extends Error {
 }
 
 const CREATED = new Set(['created', 'configured', 'initialized']);
+/** how long the GPU inventory is trusted before nvidia-smi is read again */
+const INVENTORY_TTL_MS = 30_000;
 
 export interface DockerDriverOptions {
   /** the longest one engine call may take to answer (ms) */
@@ -61,6 +67,10 @@ export class DockerDriver implements ComputeDriver {
   private readonly startErrors = new Map<string, string>();
   private networkP: Promise<void> | undefined;
   private infoP: Promise<{ cpus: number; memoryBytes: number }> | undefined;
+  /** the GPU inventory, read again after INVENTORY_TTL_MS (a failed read is not kept) */
+  private inventoryP: { at: number; p: Promise<GpuInventory> } | undefined;
+  /** allocations run one at a time in the process: two creates never get the same GPU */
+  private gpuLock: Promise<unknown> = Promise.resolve();
   private readonly life = new AbortController();
   private closed = false;
 
@@ -251,6 +261,7 @@ export class DockerDriver implements ComputeDriver {
     if (spec.memoryGb * 1024 ** 3 > info.memoryBytes) {
       throw new ProvisionFailure('insufficient_resource', `the workload asks ${spec.memoryGb} GB of memory; the engine's machine has ${Math.floor(info.memoryBytes / 1024 ** 3)} GB`);
     }
+    const gpus = spec.gpuNum > 0 ? await this.allocateGpus(name, spec.gpuNum, p) : [];
     await this.ensureNetwork();
     for (const v of spec.volumes.filter((x) => x.type === 'network')) {
       await this.engine.json('POST', '/volumes/create', {
@@ -264,7 +275,7 @@ export class DockerDriver implements ComputeDriver {
     }
     if (signal.aborted) return;
     try {
-      await this.engine.json('POST', '/containers/create', { query: { name }, body: createBody(spec, this.s), signal });
+      await this.createContainer(spec, name, gpus, signal);
     } catch (err) {
       if (signal.aborted) {
         // the engine may have made it all the same: a delete came meanwhile, so it goes
@@ -281,6 +292,19 @@ export class DockerDriver implements ComputeDriver {
     if (signal.aborted) return this.remove(name).catch(() => {});
     if (p.stopAsked) return;
     await this.startContainer(name);
+  }
+
+  /**
+   * POST /containers/create; on Podman with GPUs, libpod's create with the GPUs' CDI names as
+   * devices (its Docker-compatible API would start the container without them).
+   */
+  private async createContainer(spec: WorkloadSpec, name: string, gpus: string[], signal: AbortSignal): Promise<void> {
+    const body = createBody(spec, this.s, gpus);
+    if (gpus.length && (await this.engine.version()).engine === 'podman') {
+      await this.engine.json('POST', '/containers/create', { libpod: true, body: libpodCreateBody(name, body, gpus.map(cdiName)), signal });
+      return;
+    }
+    await this.engine.json('POST', '/containers/create', { query: { name }, body, signal });
   }
 
   /** Pulls the image with the spec's registry auth; the engine's words when it cannot. */
@@ -337,6 +361,67 @@ export class DockerDriver implements ComputeDriver {
       this.networkP = undefined;
     });
     return this.networkP;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // GPUs: the engine's labels are the record of who holds what (drivers/README.md, docker)
+
+  /**
+   * `n` free GPUs for the workload being made (`p` holds them until its container, labelled
+   * with them, exists), or `insufficient_resource` saying how many are free. One allocation
+   * at a time in the process.
+   */
+  private allocateGpus(name: string, n: number, p: Provision): Promise<string[]> {
+    const run = this.gpuLock.then(async () => {
+      const inventory = await this.gpuInventory();
+      const held = await this.heldGpus(name);
+      const gpus = pickGpus(inventory.gpus, held, n);
+      if (!gpus) {
+        const free = inventory.gpus.filter((g) => !held.has(g.uuid)).length;
+        const why = inventory.gpus.length
+          ? `${free} of the server's ${inventory.gpus.length} GPUs ${free === 1 ? 'is' : 'are'} free`
+          : `the server has no GPUs${inventory.error ? ` (${inventory.error})` : ''}`;
+        throw new ProvisionFailure('insufficient_resource', `the workload asks ${n} GPU${n === 1 ? '' : 's'}; ${why}`);
+      }
+      if (!p.abort.signal.aborted) p.gpus = gpus;
+      return gpus;
+    });
+    this.gpuLock = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * The GPUs held, by every container of ours (its `io.gantry.gpu-uuids` label) while it
+   * exists, except one being deleted that no longer runs, and by workloads being made in this
+   * process whose container is not there yet. `name` is the one asking.
+   */
+  private async heldGpus(name: string): Promise<Set<string>> {
+    const rows = await this.engine.json<{ Names?: string[]; State?: string; Labels?: Record<string, string> | null }[]>('GET', '/containers/json', {
+      query: { all: 1, filters: JSON.stringify({ label: [`${LABEL.managed}=true`] }) },
+    });
+    const held = new Set<string>();
+    await Promise.all((rows ?? []).map(async (r) => {
+      const uuids = heldGpus(r.Labels?.[LABEL.gpuUuids]);
+      const cname = (r.Names?.[0] ?? '').replace(/^\//, '');
+      if (!uuids.length || cname === name) return;
+      if (r.State !== 'running' && (await this.hasMarker('delete', cname))) return; // gone but for its removal
+      for (const u of uuids) held.add(u);
+    }));
+    for (const [n, p] of this.provisions) if (n !== name && !p.failure) for (const u of p.gpus ?? []) held.add(u);
+    return held;
+  }
+
+  private gpuInventory(): Promise<GpuInventory> {
+    const now = performance.now();
+    if (!this.inventoryP || now - this.inventoryP.at > INVENTORY_TTL_MS) {
+      const p = gpuInventory({ configured: this.s.gpus, nvidiaSmi: this.s.nvidiaSmi ?? 'nvidia-smi' });
+      const entry = { at: now, p };
+      this.inventoryP = entry;
+      void p.then((inv) => {
+        if (inv.error && this.inventoryP === entry) this.inventoryP = undefined; // a failed read is tried again next time
+      });
+    }
+    return this.inventoryP.p;
   }
 
   private info(): Promise<{ cpus: number; memoryBytes: number }> {

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { EngineTarget } from './settings.ts';
 
 const API = '/v1.41';
+const LIBPOD_API = '/v4.0.0/libpod';
 
 export class EngineError extends Error {
   readonly status: number;
@@ -45,6 +46,8 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** the most the call may take to answer (default: the client's) */
   timeoutMs?: number;
+  /** Podman's own API (`/v4.0.0/libpod…`) instead of the Docker-compatible one */
+  libpod?: boolean;
 }
 
 export interface EngineVersion {
@@ -83,7 +86,7 @@ export class EngineClient {
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) query[k] = String(v);
     const timeout = o.timeoutMs ?? this.timeoutMs;
     const res = await this.agent.request({
-      origin: this.target.origin, path: `${API}${path}`, method, headers, body, query,
+      origin: this.target.origin, path: `${o.libpod ? LIBPOD_API : API}${path}`, method, headers, body, query,
       signal: o.signal ?? null, headersTimeout: timeout, bodyTimeout: stream ? 0 : timeout,
     });
     if (res.statusCode >= 400) {

@@ -4,6 +4,13 @@
 import { isIP } from 'node:net';
 import type { SettingReaders } from '../../lib/settings.ts';
 
+/** How GPUs reach a container of a Docker engine (GANTRY_DOCKER_GPU_MODE; gpus.ts). */
+export const GPU_MODES = ['nvidia', 'cdi'] as const;
+export type GpuMode = (typeof GPU_MODES)[number];
+
+/** A GPU UUID as `nvidia-smi -L` prints it: GPU-<hex and dashes>, or a MIG device's MIG-… */
+export const GPU_UUID = /^(?:GPU|MIG)-[0-9a-fA-F-]{8,}$/;
+
 export interface DockerSettings {
   /** GANTRY_DOCKER_HOST: the engine's API, unix:///path or tcp://host:port */
   host: string;
@@ -11,6 +18,12 @@ export interface DockerSettings {
   network: string;
   /** GANTRY_DOCKER_PUBLISH_HOST: the host address ports are published on */
   publishHost: string;
+  /** GANTRY_DOCKER_GPU_MODE: how a Docker engine is given a container's GPUs (Podman: CDI names, always) */
+  gpuMode?: GpuMode | undefined;
+  /** GANTRY_DOCKER_GPUS: the GPUs (UUIDs) workloads may be given, instead of nvidia-smi's inventory */
+  gpus?: readonly string[] | undefined;
+  /** GANTRY_DOCKER_NVIDIA_SMI: the program that lists the GPUs when GANTRY_DOCKER_GPUS is unset */
+  nvidiaSmi?: string | undefined;
 }
 
 export interface EngineTarget {
@@ -52,5 +65,20 @@ export function readDockerSettings(read: SettingReaders): DockerSettings {
   if (!NETWORK_NAME.test(network)) read.problem(`GANTRY_DOCKER_NETWORK must be a network name (letters, digits, _ . -), got "${network}"`);
   const publishHost = read.text('GANTRY_DOCKER_PUBLISH_HOST', '127.0.0.1');
   if (!isIP(publishHost)) read.problem(`GANTRY_DOCKER_PUBLISH_HOST must be an IP address of this host (0.0.0.0: every interface), got "${publishHost}"`);
-  return { host, network, publishHost };
+  const gpuMode = read.oneOf('GANTRY_DOCKER_GPU_MODE', GPU_MODES, 'nvidia');
+  const gpuList = read.optionalText('GANTRY_DOCKER_GPUS');
+  const gpus = gpuList === undefined ? undefined : parseGpuList(gpuList);
+  if (gpuList !== undefined && !gpus) {
+    read.problem(`GANTRY_DOCKER_GPUS must be "none" or a comma list of GPU UUIDs as \`nvidia-smi -L\` prints them (GPU-…), got "${gpuList}"`);
+  }
+  const nvidiaSmi = read.text('GANTRY_DOCKER_NVIDIA_SMI', 'nvidia-smi');
+  return { host, network, publishHost, gpuMode, gpus, nvidiaSmi };
+}
+
+/** GANTRY_DOCKER_GPUS → the UUIDs (`none`: no GPUs, nvidia-smi not run); undefined when it is not such a list. */
+export function parseGpuList(value: string): string[] | undefined {
+  if (value.trim() === 'none') return [];
+  const uuids = value.split(',').map((u) => u.trim()).filter(Boolean);
+  if (!uuids.length || !uuids.every((u) => GPU_UUID.test(u)) || new Set(uuids).size !== uuids.length) return undefined;
+  return uuids;
 }
