@@ -7,8 +7,7 @@
 // replica's own counters meanwhile.
 import { Redis } from 'ioredis';
 import type { AuthFailureCounter, FailureCount } from '../../domain/auth-throttle.ts';
-import { DependencyDown } from '../../lib/dependencies.ts';
-import { withDeadline } from '../../lib/deadline.ts';
+import { REDIS_OPTIONS, RedisClient } from '../redis-client.ts';
 
 // KEYS: one per subject; ARGV: now, window, the channel, then each subject's limit and name.
 const HIT = `
@@ -50,36 +49,19 @@ export class RedisAuthFailures implements AuthFailureCounter {
   private readonly channel: string;
   private readonly timeoutMs: number;
   private readonly listeners: ((subject: string, untilMs: number) => void)[] = [];
-  /** the first connection, awaited (bounded) by the first commands; later outages fail at once */
-  private firstConnect: Promise<void> | null;
+  private readonly client: RedisClient;
 
   constructor(opts: RedisAuthFailuresOptions) {
     this.prefix = opts.prefix ?? 'af:';
     this.channel = `${this.prefix}locks`;
     this.timeoutMs = opts.commandTimeoutMs ?? 250;
-    const options = {
-      enableAutoPipelining: true,
-      enableOfflineQueue: false, // while disconnected a command fails at once: no 401 waits for Redis
-      maxRetriesPerRequest: 0,
-      retryStrategy: (times: number) => Math.min(25 * 2 ** Math.min(times, 3), 200),
-    };
-    this.redis = new Redis(opts.url, options);
-    this.redis.on('error', () => {}); // told through the commands that fail
-    this.firstConnect = new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, 2_000);
-      t.unref();
-      this.redis.once('ready', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    }).then(() => {
-      this.firstConnect = null;
-    });
+    this.client = new RedisClient(opts.url, this.timeoutMs);
+    this.redis = this.client.redis;
     this.redis.defineCommand('af_hit', { lua: HIT });
     this.redis.defineCommand('af_count', { lua: COUNT });
     const r = this.redis as unknown as Record<string, Cmd>;
     this.cmd = { hit: (...a) => r.af_hit!.apply(this.redis, a), count: (...a) => r.af_count!.apply(this.redis, a) };
-    this.sub = new Redis(opts.url, { ...options, enableAutoPipelining: false });
+    this.sub = new Redis(opts.url, { ...REDIS_OPTIONS, enableAutoPipelining: false });
     this.sub.on('error', () => {});
     // (re)subscribed at every connection: a lockout announced while this one was away is learnt from the next failure
     this.sub.on('ready', () => void this.sub.subscribe(this.channel).catch(() => {}));
@@ -92,15 +74,10 @@ export class RedisAuthFailures implements AuthFailureCounter {
     });
   }
 
-  private async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.firstConnect !== null) await this.firstConnect;
-    try {
-      return await withDeadline(fn(), this.timeoutMs);
-    } catch (err) {
-      if ((err as Error)?.name === 'ReplyError') throw err; // a script error is a bug, not an outage
-      throw new DependencyDown('redis', err);
-    }
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.client.run(fn);
   }
+
 
   async hit(subjects: string[], limits: number[], windowMs: number, nowMs: number): Promise<FailureCount[]> {
     const args: (string | number)[] = [nowMs, windowMs, this.channel];

@@ -10,10 +10,9 @@
 // Redis unreachable: commands fail at once (no offline queue) as DependencyDown, which the
 // caller of the URL gets as 503 naming Redis.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { QueueState, WorkerActivity, WorkerLoad } from '../../domain/serverless/load.ts';
-import { DependencyDown } from '../../lib/dependencies.ts';
-import { withDeadline } from '../../lib/deadline.ts';
+import { RedisClient } from '../redis-client.ts';
 
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -79,32 +78,14 @@ export class RedisLoad implements WorkerLoad {
   /** this replica's non-empty queues, renewed until they empty */
   private readonly reported = new Map<string, QueueState>();
   private readonly timer: NodeJS.Timeout;
-  /** the first connection, awaited (bounded) by the first commands; later outages fail at once */
-  private firstConnect: Promise<void> | null;
+  private readonly client: RedisClient;
 
   constructor(opts: RedisLoadOptions) {
     this.prefix = opts.prefix ?? 'sl:';
     this.queueTtlMs = opts.queueTtlMs ?? 5_000;
     this.commandTimeoutMs = opts.commandTimeoutMs ?? 250;
-    this.redis = new Redis(opts.url, {
-      enableAutoPipelining: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      // no commandTimeout: its plain timer calls Redis down after the event loop was merely busy (withDeadline)
-      retryStrategy: (times) => Math.min(25 * 2 ** Math.min(times, 3), 200),
-      lazyConnect: false,
-    });
-    this.redis.on('error', () => {}); // told through the commands that fail (DependencyDown)
-    this.firstConnect = new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, 2_000);
-      t.unref();
-      this.redis.once('ready', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    }).then(() => {
-      this.firstConnect = null;
-    });
+    this.client = new RedisClient(opts.url, this.commandTimeoutMs);
+    this.redis = this.client.redis;
     const scripts = { acquire: ACQUIRE, release: RELEASE, activity: ACTIVITY, queue: QUEUE };
     for (const [name, lua] of Object.entries(scripts)) this.redis.defineCommand(`sl_${name}`, { lua });
     const r = this.redis as unknown as Record<string, Cmd>;
@@ -122,15 +103,10 @@ export class RedisLoad implements WorkerLoad {
     return `${this.prefix}wb:${workerId}`;
   }
 
-  private async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.firstConnect !== null) await this.firstConnect;
-    try {
-      return await withDeadline(fn(), this.commandTimeoutMs);
-    } catch (err) {
-      if ((err as Error)?.name === 'ReplyError') throw err; // a script error is a bug, not an outage
-      throw new DependencyDown('redis', err);
-    }
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.client.run(fn);
   }
+
 
   async tryAcquire(workerId: string, max: number, leaseMs: number, nowMs: number): Promise<string | null> {
     const token = randomUUID();
