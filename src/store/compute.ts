@@ -55,8 +55,9 @@ export async function lockInventory(db: DbOrTx, productId: string, clusterId: st
 /**
  * GPUs taken per (product, cluster): by instances not in the released statuses, and by
  * serverless workers not yet ended. A worker holds its endpoint's product, cluster and
- * gpuNum as they are now: during a rolling update that changes them, the old workers count
- * under the new ones until they stop (at most a few passes; they are draining).
+ * gpuNum (a CPU worker, gpuNum 0, one unit: domain/serverless/metering.ts) as they are now:
+ * during a rolling update that changes them, the old workers count under the new ones until
+ * they stop (at most a few passes; they are draining).
  */
 export async function gpusInUse(db: DbOrTx, releasedStatuses: readonly string[], productId?: string, clusterId?: string): Promise<{ productId: string; clusterId: string; used: number }[]> {
   const conds: SQL[] = [notInArray(instances.status, [...releasedStatuses])];
@@ -71,7 +72,7 @@ export async function gpusInUse(db: DbOrTx, releasedStatuses: readonly string[],
   if (productId) wConds.push(sql`${wProduct} = ${productId}`);
   if (clusterId) wConds.push(sql`${wCluster} = ${clusterId}`);
   const byWorkers = await db.select({
-    productId: wProduct, clusterId: wCluster, used: sql<number>`coalesce(sum((${endpoints.spec}->'workerConfig'->>'gpuNum')::int), 0)::int`,
+    productId: wProduct, clusterId: wCluster, used: sql<number>`coalesce(sum(greatest(1, (${endpoints.spec}->'workerConfig'->>'gpuNum')::int)), 0)::int`,
   }).from(endpointWorkers).innerJoin(endpoints, eq(endpoints.id, endpointWorkers.endpointId)).where(and(...wConds)).groupBy(wProduct, wCluster);
   const total = new Map<string, { productId: string; clusterId: string; used: number }>();
   for (const r of [...byInstances, ...byWorkers]) {

@@ -16,6 +16,7 @@ import { UPDATABLE_STATES, type EndpointState } from './codes.ts';
 import { appNameTaken, endpointNotFound, wrongState } from './errors.ts';
 import type { Serverless } from './service.ts';
 import { announceEndpointState } from './webhooks.ts';
+import { workerUnits } from './metering.ts';
 
 /** Who pays for an endpoint's GPU time: its team, and the member and key that created it. */
 export function payerOfEndpoint(row: Pick<q.EndpointRow, 'teamId' | 'memberId' | 'keyId'>): Payer {
@@ -23,11 +24,12 @@ export function payerOfEndpoint(row: Pick<q.EndpointRow, 'teamId' | 'memberId' |
 }
 
 /**
- * What `workers` workers of `gpuNum` GPUs cost for `seconds` at `priceUnits` per GPU-hour, in
- * micro-units (rounded down to the micro-unit: 10^-10 USD).
+ * What `workers` workers of `gpuNum` GPUs (a CPU worker, gpuNum 0: one unit, metering.ts) cost
+ * for `seconds` at `priceUnits` per GPU-hour, in micro-units (rounded down to the micro-unit:
+ * 10^-10 USD).
  */
 export function workerHoldMicro(workers: number, gpuNum: number, priceUnits: bigint, seconds: number): bigint {
-  return BigInt(workers) * BigInt(gpuNum) * priceUnits * MICRO_PER_UNIT * BigInt(seconds) / 3600n;
+  return BigInt(workers) * BigInt(workerUnits(gpuNum)) * priceUnits * MICRO_PER_UNIT * BigInt(seconds) / 3600n;
 }
 
 /** Run `fn`, telling a race lost on the (team, appName) index as the name being taken. */

@@ -57,7 +57,8 @@ export const LIMIT_PAIRS: readonly { min: IntField; max: IntField; free?: IntFie
   { min: 'minConcurrencyNum', max: 'maxConcurrencyNum', floor: 1, ceiling: 100_000 },
   { min: 'minQueueWaitTime', max: 'maxQueueWaitTime', floor: 1, ceiling: 86_400 },
   { min: 'minRequestNum', max: 'maxRequestNum', floor: 1, ceiling: 100_000 },
-  { min: 'minGPUNum', max: 'maxGPUNum', floor: 1, ceiling: 8 },
+  // minGPUNum 0 lets tenants ask for CPU workers (gpuNum 0: no GPU, one unit of the product; metering.ts)
+  { min: 'minGPUNum', max: 'maxGPUNum', floor: 0, ceiling: 8 },
   { min: 'minRequestTimeout', max: 'maxRequestTimeout', floor: 1, ceiling: 86_400 },
 ];
 

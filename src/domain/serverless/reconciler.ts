@@ -15,6 +15,7 @@ import { insufficient } from '../compute/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newDnsId } from '../../lib/ids.ts';
 import type { WorkloadSpec } from '../../drivers/types.ts';
+import type { Tx } from '../../store/db.ts';
 import * as cq from '../../store/compute.ts';
 import * as q from '../../store/serverless-workers.ts';
 import type { EndpointRow, WorkerRow } from '../../store/serverless-workers.ts';
@@ -22,7 +23,7 @@ import { decide } from './autoscaler.ts';
 import type { WorkerLoad } from './load.ts';
 import { METRICS_RETENTION_MS, type EndpointMetrics } from './metrics.ts';
 import { pruneEndpointMetrics } from '../../store/serverless-metrics.ts';
-import { meterWorkerTx, payerOfEndpoint } from './metering.ts';
+import { meterWorkerTx, payerOfEndpoint, workerUnits } from './metering.ts';
 import { announceEndpointState } from './webhooks.ts';
 
 export interface RuntimeOptions {
@@ -146,14 +147,38 @@ export class ServerlessRuntime {
     }
     if (refused) this.lastRefusal.set(ep.id, refused.message);
     else if (d.create > 0) this.lastRefusal.delete(ep.id);
-    if (ep.desiredWorkers !== d.desired) await q.updateEndpointRow(this.c.ctx.db, ep.id, { desiredWorkers: d.desired });
+    if (ep.desiredWorkers !== d.desired) {
+      await inTransaction(this.c.ctx, async (tx) => {
+        if (await this.unchangedTx(tx, ep)) await q.updateEndpointRow(tx, ep.id, { desiredWorkers: d.desired });
+      });
+    }
     workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
+    if (await this.createAdded(ep, workers, log)) workers = await q.listLiveWorkers(this.c.ctx.db, ep.id);
     this.sample(ep, workers, d.desired, queue.waiting);
     await this.settleEndpoint(ep, workers, refused, log);
     if (log.length) {
       await q.appendLog(this.c.ctx.db, log.map((line) => ({ endpointId: ep.id, workerId: null, atMs: now, line })));
     }
     if (routableChanged) this.c.ctx.changes.publish({ type: 'endpoint.workers.changed', teamId: ep.teamId, endpointId: ep.id });
+  }
+
+  /**
+   * The workers this pass added (still `pending`: the ones of earlier passes were advanced at
+   * its start) are asked of the driver now rather than at the next pass: a cold start waits
+   * one reconcile interval less (bench/serverless-docker.ts). A driver that refuses leaves the
+   * worker pending for the next pass, as before. True when one was.
+   */
+  private async createAdded(ep: EndpointRow, workers: WorkerRow[], log: string[]): Promise<boolean> {
+    let any = false;
+    for (const w of workers.filter((x) => x.state === 'pending')) {
+      try {
+        await this.advance(ep, w, log);
+        any = true;
+      } catch (err) {
+        this.onError?.(ep.id, err);
+      }
+    }
+    return any;
   }
 
   /**
@@ -320,14 +345,15 @@ export class ServerlessRuntime {
     const id = newDnsId('worker', now);
     const payer = payerOfEndpoint(ep);
     const gpuNum = ep.spec.workerConfig.gpuNum;
-    const hold = costMicro(this.holdSeconds, gpuNum, ep.priceUnits);
+    const hold = costMicro(this.holdSeconds, workerUnits(gpuNum), ep.priceUnits);
     const what = `a worker of endpoint ${ep.appName} (${gpuNum} × ${ep.productName}, ${this.holdSeconds} s)`;
     try {
       await this.c.spend.withReservation(payer, hold, what, () => inTransaction(this.c.ctx, async (tx) => {
         // a worker takes its GPUs from the cluster's inventory, as an instance does
+        // (a CPU worker takes one unit of the product's inventory, as it is given and billed one)
         const free = await freeGpusTx(tx, ep.spec.productId, ep.spec.clusterId);
-        if (free < gpuNum) {
-          throw insufficient(`not enough free ${ep.productName} GPUs in cluster ${ep.spec.clusterId} for a worker of endpoint ${ep.appName} (${gpuNum} needed, ${Math.max(0, free)} free)`,
+        if (free < workerUnits(gpuNum)) {
+          throw insufficient(`not enough free ${ep.productName} GPUs in cluster ${ep.spec.clusterId} for a worker of endpoint ${ep.appName} (${workerUnits(gpuNum)} needed, ${Math.max(0, free)} free)`,
             { productId: ep.spec.productId, clusterId: ep.spec.clusterId, gpuNum });
         }
         await q.insertWorker(tx, {
@@ -359,10 +385,13 @@ export class ServerlessRuntime {
       const left = await scopeBaseMicro(this.c.ctx.db, ep.teamId, scope, now) - await this.c.spend.reservedMicro(scope) + own;
       if (left > 0n) continue;
       const why = RUN_OUT[scope.kind];
-      await inTransaction(this.c.ctx, async (tx) => {
+      const stopped = await inTransaction(this.c.ctx, async (tx) => {
+        if (!(await this.unchangedTx(tx, ep))) return false; // deleted or updated meanwhile: the next pass looks again
         await q.updateEndpointRow(tx, ep.id, { state: 'stopped', stateError: why.error, stateMessage: why.message, stateSinceMs: now, desiredWorkers: 0, updatedAt: new Date(now) });
         await announceEndpointState(this.c.ctx, tx, { endpoint: ep, from: ep.state, to: 'stopped', error: why.error, message: why.message, nowMs: now });
+        return true;
       });
+      if (!stopped) return ep;
       log.push(`endpoint stopped: ${why.message}`);
       return { ...ep, state: 'stopped', stateError: why.error, stateMessage: why.message };
     }
@@ -398,15 +427,31 @@ export class ServerlessRuntime {
       }
     }
     if (next.state !== ep.state || next.error !== ep.stateError || next.message !== ep.stateMessage) {
-      await inTransaction(this.c.ctx, async (tx) => {
+      const written = await inTransaction(this.c.ctx, async (tx) => {
+        // a delete, an update or a stop that committed during this pass is not undone by it
+        if (!(await this.unchangedTx(tx, ep))) return false;
         await q.updateEndpointRow(tx, ep.id, {
           state: next.state, stateError: next.error, stateMessage: next.message, updatedAt: new Date(now),
           ...(next.state !== ep.state ? { stateSinceMs: now } : {}), ...(next.state === 'failed' || next.state === 'stopped' ? { desiredWorkers: 0 } : {}),
         });
         await announceEndpointState(this.c.ctx, tx, { endpoint: ep, from: ep.state, to: next.state, error: next.error, message: next.message, nowMs: now });
+        return true;
       });
-      if (next.state !== ep.state) log.push(`endpoint ${ep.state} → ${next.state}${next.message ? `: ${next.message}` : ''}`);
+      if (written && next.state !== ep.state) log.push(`endpoint ${ep.state} → ${next.state}${next.message ? `: ${next.message}` : ''}`);
     }
+  }
+
+  /**
+   * Whether the endpoint is still as this pass read it (its state and spec version), its row
+   * locked until `tx` ends. The pass decides from the row it read at its start; a delete, an
+   * update or another change that committed since then wins, and the pass writes nothing over
+   * it (before, a delete that came while a worker turned healthy was undone: the pass wrote
+   * `serving` over `terminating`, and the endpoint lived on, billed). The next pass starts
+   * from what the row is then.
+   */
+  private async unchangedTx(tx: Tx, ep: EndpointRow): Promise<boolean> {
+    const row = await q.lockEndpoint(tx, ep.id);
+    return row !== undefined && row.state === ep.state && row.specVersion === ep.specVersion;
   }
 
   /** What the driver is asked to run for a worker of `ep`. */
@@ -415,10 +460,12 @@ export class ServerlessRuntime {
     const product = await cq.findProduct(this.c.ctx.db, s.productId);
     const imagePullAuth = await pullAuthOf(this.c, ep.teamId, s.image.image, s.image.authId);
     const gpuNum = s.workerConfig.gpuNum;
+    // the product's CPUs and memory per unit (a CPU worker, gpuNum 0, gets one unit's), as an instance's
+    const units = workerUnits(gpuNum);
     return {
       id: w.id, teamId: ep.teamId, clusterId: s.clusterId, image: s.image.image, imagePullAuth, command: s.image.command, entrypoint: '',
-      envs: s.envs, ports: [{ port: s.port, type: 'http' }], gpuNum, cpuNum: (product?.cpuPerGpu ?? 1) * gpuNum,
-      memoryGb: (product?.memoryPerGpuGb ?? 1) * gpuNum, rootfsGb: s.rootfsSize, nodeSelector: product?.nodeSelector ?? {},
+      envs: s.envs, ports: [{ port: s.port, type: 'http' }], gpuNum, cpuNum: (product?.cpuPerGpu ?? 1) * units,
+      memoryGb: (product?.memoryPerGpuGb ?? 1) * units, rootfsGb: s.rootfsSize, nodeSelector: product?.nodeSelector ?? {},
       volumes: s.volumeMounts.map((v) => ({ type: v.type, size: String(v.size), id: v.id, mountPath: v.mountPath })),
       worker: { endpointId: ep.id, health: s.healthy },
     };
