@@ -30,6 +30,8 @@ import { JournalSink, type WriteUsage } from './gateway/journal-sink.ts';
 import { recordUsage } from './domain/usage/record.ts';
 import { decodeUsage } from './domain/usage/codec.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
+import { DEFAULT_TERMINAL_LIMITS, TERMINAL_TICKET_TTL_MS, type Terminals } from './domain/terminals/terminals.ts';
+import { TerminalTickets } from './domain/terminals/tickets.ts';
 import { createDriver } from './drivers/index.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
@@ -111,6 +113,8 @@ export interface Services {
   sessions: Sessions;
   /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
   media: { catalogue: MediaCatalogue; tasks: MediaTasks };
+  /** Web terminals of running instances (domain/terminals): their tickets and the checks of a connect. */
+  terminals: Terminals;
 }
 
 export interface BuiltServices {
@@ -159,6 +163,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     ...stored,
     webhooks,
     sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
+    terminals: {
+      compute, keys, baseUrl: () => config.serverless.publicBaseUrl, limits: { ...DEFAULT_TERMINAL_LIMITS },
+      // signed with a key derived from the sealing key (domain/terminals/tickets.ts)
+      tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => deps.clock.nowMs(), TERMINAL_TICKET_TTL_MS),
+    },
   };
   return {
     services,

@@ -25,7 +25,11 @@ after(() => h.close());
 
 // /blobs/* is public by design: its links carry their own HMAC signature and expiry (store/blobs).
 // The console's files are public; its session routes check the session cookie themselves.
-const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session'];
+// An instance's web terminal (a WebSocket: browsers send no Authorization on one) is public
+// by design too: its URL's ticket is signed, short-lived, used once, and the caller's key and
+// role are checked again at connect (domain/terminals, src/http/routes/compute/terminal.test.ts).
+const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
+  '/gpu-instance/openapi/v1/gpu/instance/terminal'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

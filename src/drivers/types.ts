@@ -3,6 +3,7 @@
 // A driver is registered once (its kind, its settings, a factory) in index.ts.
 import type { Clock } from '../lib/clock.ts';
 import type { SettingReaders } from '../lib/settings.ts';
+import type { Duplex } from 'node:stream';
 
 export interface WorkloadSpec {
   /** the instance id; drivers name their objects after it */
@@ -66,6 +67,56 @@ export interface WorkloadLogLine {
   line: string;
 }
 
+/**
+ * One GPU of the server a driver runs workloads on, read now (docker: nvidia-smi's
+ * `--query-gpu`, or the operator's list). A value the driver cannot give is undefined.
+ */
+export interface GpuDevice {
+  /** the host's index (nvidia-smi's) */
+  index: number;
+  uuid: string;
+  /** the model as nvidia-smi prints it (`NVIDIA H200`); '' when unknown */
+  name: string;
+  memoryTotalMiB?: number | undefined;
+  memoryUsedMiB?: number | undefined;
+  utilizationGpuPct?: number | undefined;
+}
+
+/**
+ * The GPUs a driver knows it has (docker: one server), the inventory of one cluster
+ * (`ComputeDriver.inventory`; domain/compute/gpu-inventory.ts keeps that cluster's products'
+ * inventory rows equal to it).
+ */
+export interface DriverInventory {
+  /** the cluster these GPUs are (docker: GANTRY_DOCKER_CLUSTER) */
+  readonly clusterId: string;
+  /** the GPUs now; [] for a server without GPUs; rejects when they cannot be read (the inventory is then left as it was) */
+  gpus(): Promise<GpuDevice[]>;
+}
+
+/** One GPU of a workload in a usage sample. */
+export interface WorkloadGpuUsage {
+  uuid: string;
+  /** the host's index */
+  index: number;
+  utilizationPct?: number | undefined;
+  memoryUsedMiB?: number | undefined;
+  memoryTotalMiB?: number | undefined;
+}
+
+/** What a running workload uses now, in percent of what it was given (`ComputeDriver.usage`). */
+export interface WorkloadUsage {
+  id: string;
+  /** CPU time used, in percent of the CPUs it was given (100 = all of them busy) */
+  cpuPct?: number | undefined;
+  /** memory in use (without the page cache it could drop), in percent of its memory limit */
+  memoryPct?: number | undefined;
+  /** its root disk's use, in percent of its size; undefined where the driver cannot tell */
+  rootDiskPct?: number | undefined;
+  /** the GPUs it holds, in their host index order, each from the same reading */
+  gpus: WorkloadGpuUsage[];
+}
+
 export interface ComputeDriver {
   create(spec: WorkloadSpec): Promise<void>;
   describe(id: string): Promise<Observed>;
@@ -99,6 +150,26 @@ export interface ComputeDriver {
    * process or a test ends; the workloads stay the cluster's. Idempotent.
    */
   close(): Promise<void>;
+  /**
+   * Optional: an interactive shell inside the running workload (the web terminal), sized
+   * `size` (drivers/README.md says which drivers have it). Refuses with TerminalUnavailable
+   * when the workload does not run.
+   */
+  terminal?(id: string, size: TerminalSize): Promise<TerminalSession>;
+  /**
+   * Optional: the GPUs of the one cluster this driver serves, read from the machine (docker).
+   * When present and it reads GPUs, that cluster's inventory rows follow them
+   * (domain/compute/gpu-inventory.ts) and the operator's inventory PUT is refused for it; when
+   * it reads none or cannot read them, and for drivers without it (sim, kubernetes), the
+   * inventory is the operator's.
+   */
+  readonly inventory?: DriverInventory | undefined;
+  /**
+   * Optional: a usage sample of every workload running now (instances and workers alike; the
+   * caller keeps those it wants), one GPU reading shared by all. Drivers without it have no
+   * metrics (the metrics operation answers empty series).
+   */
+  usage?(): Promise<WorkloadUsage[]>;
 }
 
 /** What a driver's factory is given besides its settings. */
@@ -120,3 +191,22 @@ export interface DriverRegistration<K extends string = string, S = unknown> {
 export function defineDriver<const K extends string, S>(r: DriverRegistration<K, S>): DriverRegistration<K, S> {
   return r;
 }
+
+/** A terminal's size, in characters. */
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+/** A shell in a workload, on a terminal: bytes both ways, as a TTY has them. */
+export interface TerminalSession {
+  /** keystrokes in, the terminal's output out (stdout and stderr as one TTY stream); ends when the shell ends */
+  readonly stream: Duplex;
+  /** the terminal's new size (what the shell's `stty size` says) */
+  resize(size: TerminalSize): Promise<void>;
+  /** ends the shell, every process started from it, and the stream. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The workload cannot have a terminal now (it does not run). */
+export class TerminalUnavailable extends Error {}

@@ -7,6 +7,7 @@ import { reconcileDue } from '../domain/compute/reconciler.ts';
 import type { JobHandler, JobHandlers } from './runner.ts';
 import type { PayloadOf } from '../domain/jobs/catalog.ts';
 import type { HandlerDeps } from './handlers.ts';
+import { computeSampleHandler } from './compute-sample.ts';
 
 export interface ReconcileLog {
   error(obj: object, msg: string): void;
@@ -24,7 +25,8 @@ export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHand
   };
 }
 
-/** The compute area's job: the reconciler's pass, every reconcile interval (an entry of src/areas.ts). */
+/** The compute area's jobs: the reconciler's pass, every reconcile interval; the driver's readings (an entry of src/areas.ts). */
 export const computeJobs = (d: HandlerDeps) => ({
   'compute.reconcile': { handler: computeReconcileHandler(d.compute, d.log), everyMs: d.config.reconcileIntervalMs },
+  'compute.sample': { handler: computeSampleHandler(d.compute, d.log) },
 }) satisfies Partial<JobHandlers>;

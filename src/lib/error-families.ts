@@ -143,6 +143,7 @@ export function familyOfPath(url: string): Family {
   if (url.startsWith('/openai/') || url.startsWith('/v3/openai/') || url === '/openai') return 'llm';
   if (url.startsWith('/anthropic/') || url === '/anthropic') return 'anthropic';
   if (url.startsWith('/gpu-instance/')) return 'gpu';
+  if (url.startsWith('/openapi/v1/metrics/gpu/')) return 'gpu'; // the real service's instance metrics, outside /gpu-instance
   if (url.startsWith('/v3/')) return 'media';
   if (url.startsWith('/openapi/v1/billing/')) return 'billing';
   if (url.startsWith('/admin/')) return 'operator';

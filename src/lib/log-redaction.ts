@@ -27,8 +27,9 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi, `$1 ${REDACTED}`],
   [/(?<!sha256:)\b[0-9a-fA-F]{64}\b/g, REDACTED], // a key's hash; an image digest (sha256:…) stays
   [/(\/\/[^/\s:@"]+:)[^@\s/"]+@/g, `$1${REDACTED}@`],
-  // a signed link's signature is a bearer credential until it expires (/blobs/…?signature=, S3 presigned URLs)
-  [/([?&](?:signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"#\\]+/gi, `$1${REDACTED}`],
+  // a signed link's signature is a bearer credential until it expires (/blobs/…?signature=, S3 presigned URLs);
+  // so is a web terminal's ticket (?ticket=, domain/terminals/tickets.ts)
+  [/([?&](?:signature|ticket|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"#\\]+/gi, `$1${REDACTED}`],
 ];
 
 export function scrubText(s: string): string {

@@ -1,7 +1,7 @@
 // Tables of GPU compute: catalogue (clusters, products, inventory), templates, registry
 // credentials and instances. Prices are in units (1/10000 USD); metered money is micro.
 import { sql } from 'drizzle-orm';
-import { pgTable, text, bigint, bigserial, integer, boolean, jsonb, timestamp, primaryKey, index } from 'drizzle-orm/pg-core';
+import { pgTable, text, bigint, bigserial, integer, boolean, jsonb, timestamp, primaryKey, index, doublePrecision } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull();
 const ms = (name: string) => bigint(name, { mode: 'number' });
@@ -154,3 +154,16 @@ export const networkStorages = pgTable('network_storages', {
   sizeGb: integer('size_gb').notNull(),
   createdAt: createdAt(),
 }, (t) => [index('network_storages_team').on(t.teamId, t.id)]);
+
+// Usage samples of running instances (domain/compute/metrics.ts): CPU and memory in percent of
+// what the instance was given, each of its GPUs' utilization and memory in percent, one row
+// per instance per sample (every 15 s), kept 7 days.
+export const instanceMetrics = pgTable('instance_metrics', {
+  instanceId: text('instance_id').notNull(),
+  atMs: ms('at_ms').notNull(),
+  cpuPct: doublePrecision('cpu_pct'),
+  memPct: doublePrecision('mem_pct'),
+  rootDiskPct: doublePrecision('root_disk_pct'),
+  // the instance's GPUs, in host index order: id (UUID), utilization and memory used, percent (null: not read)
+  gpus: jsonb('gpus').$type<{ id: string; utilPct: number | null; memPct: number | null }[]>().notNull().default([]),
+}, (t) => [primaryKey({ columns: [t.instanceId, t.atMs] }), index('instance_metrics_at').on(t.atMs)]);

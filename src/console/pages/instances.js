@@ -123,7 +123,29 @@ function Instance({ id }) {
       ['Ports', i.network.ports.map((/** @type {Json} */ p) => p.endpoint ? `${p.port}/${p.type} → ${p.endpoint}` : `${p.port}/${p.type}`).join(', ') || '—'], ['Error', i.statusError?.message || '—']]}
       columns=${/** @type {Columns} */ ([{ label: 'Field', cell: (r) => r[0] }, { label: 'Value', cell: (r) => r[1] }])} />
     <button type="button" onClick=${state.reload}>Refresh</button>
+    <${TerminalSection} id=${id} available=${!!i.connectComponentWebTerminal?.url} />
     <h2>Log</h2>
     <p class="muted">Status changes (<code>[gantry]</code> lines) and the workload's output, followed live.</p>
     <${LiveLog} key=${id} url=${`${GPU}/gpu/instance/log?${new URLSearchParams({ instanceId: id, follow: '1', sse: '1', timestamps: '1', tail: '200' })}`} />`}<//>`;
+}
+
+/**
+ * A shell in the running instance (docker driver), for roles that may operate instances: the
+ * terminal's module (and xterm) is loaded when it is opened, with a new URL read at that time
+ * (its ticket is used once and good for minutes).
+ * @param {{ id: string, available: boolean }} props
+ */
+function TerminalSection({ id, available }) {
+  const [open, setOpen] = useState(/** @type {{ url: string, Panel: any } | undefined} */ (undefined));
+  const act = useAction();
+  if (!available) return null; // not running, a driver without terminals, or a role that may not operate instances
+  const start = () => void act.run(async () => {
+    const [i, m] = await Promise.all([get(`${GPU}/gpu/instance`, { instanceId: id }), import('../terminal.js')]);
+    if (!i.connectComponentWebTerminal?.url) throw new Error('the instance has no terminal now (it must be running)');
+    setOpen({ url: i.connectComponentWebTerminal.url, Panel: m.InstanceTerminal });
+  });
+  return html`<h2>Terminal</h2>
+    ${open ? html`<${open.Panel} url=${open.url} onClose=${() => setOpen(undefined)} />`
+      : html`<p><button type="button" class="primary" onClick=${start} disabled=${act.busy}>Open terminal</button> <span class="muted">a shell inside the running instance</span></p>`}
+    <${ErrorBox} error=${act.error} />`;
 }

@@ -4,6 +4,7 @@ import { AppError, invalid, type ErrorMetadata, type Reason } from '../../lib/er
 
 export const COMPUTE_REASONS = [
   'VALIDATOR_PARAM', 'RESOURCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'NETWORK_STORAGE_NOT_FOUND', 'INSUFFICIENT_RESOURCE', 'INVALID_STATE',
+  'CONFLICT',
 ] as const satisfies readonly Reason[];
 
 /** A field broke a rule. */
@@ -23,4 +24,11 @@ export function insufficient(message: string, metadata: ErrorMetadata): AppError
 /** The instance's state does not allow what was asked. */
 export function wrongState(message: string, metadata: ErrorMetadata): AppError {
   return new AppError('INVALID_STATE', message, metadata);
+}
+
+/** The operator set by hand the inventory of the cluster whose GPUs the driver reads (gpu-inventory.ts). */
+export function inventoryFollowsDriver(clusterId: string): AppError {
+  return new AppError('CONFLICT',
+    `the inventory of cluster ${clusterId} follows the GPUs the compute driver reads (docker: nvidia-smi or GANTRY_DOCKER_GPUS, for GANTRY_DOCKER_CLUSTER) and is not set by hand; a product's GPUs there are those its gpuModel matches (a CPU product, gpuModel empty or CPU, is set by hand)`,
+    { field: 'clusterId', clusterId, rule: 'the inventory of the driver\'s cluster follows its GPUs' });
 }

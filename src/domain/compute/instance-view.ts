@@ -30,9 +30,10 @@ export function instanceView(r: q.InstanceRow, clusterName: string | undefined) 
 
 /**
  * get adds how to connect; the sim and kubernetes drivers expose ports, not SSH, so SSH is off.
- * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none.
+ * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none. `terminalUrl`: its
+ * web terminal (domain/terminals/terminals.ts terminalUrl), '' where there is none for the caller.
  */
-export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '') {
+export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '') {
   const running = r.status === 'running';
   const jupyter = r.ports.some((p) => p.port === 8888) ? portEndpoint(r, 8888) : '';
   return {
@@ -40,7 +41,8 @@ export function instanceDetailView(r: q.InstanceRow, clusterName: string | undef
     network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port) })) },
     connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
     connectComponentJupyter: { isRunning: running && r.ports.some((p) => p.port === 8888), url: jupyter ? `http://${jupyter}` : '' },
-    connectComponentWebTerminal: { isRunning: false, url: '' },
+    // the web terminal (domain/terminals): a ws(s):// URL with a ticket, for callers who may operate the instance
+    connectComponentWebTerminal: { isRunning: running && terminalUrl !== '', url: running ? terminalUrl : '' },
     connectComponentLog: { isRunning: running, url: logUrl },
     freeStorageSize: 0,
     keepDataDay: 0,

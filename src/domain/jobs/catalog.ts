@@ -52,7 +52,7 @@ const DeliveryPayload = Type.Object({ deliveryId: Type.String({ minLength: 1 }) 
 
 const BatchPayload = Type.Object({ batchId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
-export const JOB_NAMES = ['compute.reconcile', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'webhooks.watch', 'media.task', 'media.tasks.sweep'] as const;
+export const JOB_NAMES = ['compute.reconcile', 'compute.sample', 'serverless.reconcile', 'jobs.prune', 'files.expire', 'responses.prune', 'batch.validate', 'batch.lines', 'batch.finalize', 'batches.expire', 'webhook.endpoint', 'webhook.url', 'webhooks.prune', 'webhooks.watch', 'media.task', 'media.tasks.sweep'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const CATALOG = {
@@ -64,6 +64,16 @@ export const CATALOG = {
   'compute.reconcile': defineJob({
     name: 'compute.reconcile', payload: NoPayload, everyMs: 1000, concurrency: 1, leaseMs: 30_000,
     retry: { maxAttempts: 1, backoff: { firstMs: 1000, factor: 2, maxMs: 60_000 } },
+  }),
+  /**
+   * The compute driver's readings (domain/compute/gpu-inventory.ts, metrics.ts): the inventory
+   * of its cluster from its GPUs, and a usage sample of every running instance; old samples
+   * pruned. Recurring: due at once on a new store, and after a restart when its last run was
+   * 15 s or more before.
+   */
+  'compute.sample': defineJob({
+    name: 'compute.sample', payload: NoPayload, everyMs: 15_000, concurrency: 1, leaseMs: 60_000,
+    retry: { maxAttempts: 1, backoff: { firstMs: 15_000, factor: 2, maxMs: 120_000 } },
   }),
   /**
    * One serverless runtime pass over every endpoint (domain/serverless/reconciler.ts):

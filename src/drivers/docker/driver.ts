@@ -12,17 +12,20 @@
 // Why undici and not dockerode: undici is already the project's HTTP client (the gateway's
 // upstreams, webhooks, the serverless proxy), speaks HTTP on a unix socket
 // (`connect.socketPath`), streams bodies (pull progress, logs) and upgrades connections (the
-// exec WebSocket of the web terminal, a later step); dockerode would add a second HTTP stack
+// hijacked exec stream of the web terminal, exec.ts); dockerode would add a second HTTP stack
 // (docker-modem) and ssh2 with its optional native addon, for an API this driver uses a dozen
 // calls of.
-import type { ComputeDriver, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
+import type { ComputeDriver, DriverInventory, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec, WorkloadUsage } from '../types.ts';
 import {
   type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, libpodCreateBody, LogDemuxer, LogLineTimer, markerName,
   observedFromInspect, portsOf, registryAuthHeader, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
+import type { TerminalSession, TerminalSize } from '../types.ts';
+import { ContainerTerminals } from './exec.ts';
 import { cdiName, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
-import { addressHostOf, type DockerSettings, parseEngineHost } from './settings.ts';
+import { addressHostOf, DEFAULT_DOCKER_CLUSTER, type DockerSettings, parseEngineHost } from './settings.ts';
+import { readInventory, UsageSampler } from './usage.ts';
 
 /** A workload being made in this process: pull, create, start. */
 interface Provision {
@@ -72,7 +75,13 @@ export class DockerDriver implements ComputeDriver {
   /** allocations run one at a time in the process: two creates never get the same GPU */
   private gpuLock: Promise<unknown> = Promise.resolve();
   private readonly life = new AbortController();
+  /** the web terminals open on this engine (exec.ts) */
+  private readonly terminals: ContainerTerminals;
   private closed = false;
+  /** usage samples for metrics (usage.ts): keeps each running container's last CPU mark */
+  private readonly sampler: UsageSampler;
+  /** the server's GPUs, the inventory of its cluster (GANTRY_DOCKER_CLUSTER): the catalogue follows them */
+  readonly inventory: DriverInventory;
 
   constructor(settings: DockerSettings, opts: DockerDriverOptions = {}) {
     const target = parseEngineHost(settings.host);
@@ -80,6 +89,9 @@ export class DockerDriver implements ComputeDriver {
     this.s = settings;
     this.addressHost = addressHostOf(settings);
     this.engine = new EngineClient(target, opts);
+    this.terminals = new ContainerTerminals(this.engine);
+    this.sampler = new UsageSampler(this.engine, settings);
+    this.inventory = { clusterId: settings.cluster ?? DEFAULT_DOCKER_CLUSTER, gpus: () => readInventory(settings) };
   }
 
   // -------------------------------------------------------------------------------------
@@ -229,10 +241,23 @@ export class DockerDriver implements ComputeDriver {
     return out;
   }
 
+  /** Every running container's CPU, memory and GPUs now (usage.ts): one nvidia-smi reading, one stats call each. */
+  async usage(): Promise<WorkloadUsage[]> {
+    if (this.closed) return [];
+    return this.sampler.sample();
+  }
+
+  /** A shell in the running container, on a TTY (exec.ts): the web terminal. */
+  async terminal(id: string, size: TerminalSize): Promise<TerminalSession> {
+    this.assertOpen();
+    return this.terminals.open(engineName(id), size);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.life.abort();
+    await this.terminals.close();
     for (const p of this.provisions.values()) p.abort.abort();
     await this.engine.close();
   }

@@ -24,7 +24,18 @@ export interface DockerSettings {
   gpus?: readonly string[] | undefined;
   /** GANTRY_DOCKER_NVIDIA_SMI: the program that lists the GPUs when GANTRY_DOCKER_GPUS is unset */
   nvidiaSmi?: string | undefined;
+  /**
+   * GANTRY_DOCKER_CLUSTER: the cluster this server is (unset: DEFAULT_DOCKER_CLUSTER, the
+   * cluster the first start seeds): its products' inventory follows the server's GPUs
+   * (domain/compute/gpu-inventory.ts)
+   */
+  cluster?: string | undefined;
+  /** the models GANTRY_DOCKER_GPUS gives its GPUs (`<uuid>=<model>`), by UUID */
+  gpuNames?: Readonly<Record<string, string>> | undefined;
 }
+
+/** The seeded cluster (domain/compute/seed.ts SEED_CLUSTER_ID; drivers do not import the domain): one server, one cluster. */
+export const DEFAULT_DOCKER_CLUSTER = 'cls_local';
 
 export interface EngineTarget {
   /** the dispatcher's origin: http://host:port, or a placeholder on a unix socket */
@@ -67,18 +78,42 @@ export function readDockerSettings(read: SettingReaders): DockerSettings {
   if (!isIP(publishHost)) read.problem(`GANTRY_DOCKER_PUBLISH_HOST must be an IP address of this host (0.0.0.0: every interface), got "${publishHost}"`);
   const gpuMode = read.oneOf('GANTRY_DOCKER_GPU_MODE', GPU_MODES, 'nvidia');
   const gpuList = read.optionalText('GANTRY_DOCKER_GPUS');
-  const gpus = gpuList === undefined ? undefined : parseGpuList(gpuList);
-  if (gpuList !== undefined && !gpus) {
-    read.problem(`GANTRY_DOCKER_GPUS must be "none" or a comma list of GPU UUIDs as \`nvidia-smi -L\` prints them (GPU-…), got "${gpuList}"`);
+  const entries = gpuList === undefined ? undefined : parseGpuEntries(gpuList);
+  if (gpuList !== undefined && !entries) {
+    read.problem(`GANTRY_DOCKER_GPUS must be "none" or a comma list of GPU UUIDs as \`nvidia-smi -L\` prints them (GPU-…), each optionally =<model> (GPU-…=NVIDIA H200), got "${gpuList}"`);
   }
+  const gpus = entries?.map((e) => e.uuid);
+  const named = entries?.filter((e) => e.name) ?? [];
   const nvidiaSmi = read.text('GANTRY_DOCKER_NVIDIA_SMI', 'nvidia-smi');
-  return { host, network, publishHost, gpuMode, gpus, nvidiaSmi };
+  // unset: the driver's DEFAULT_DOCKER_CLUSTER
+  const cluster = read.optionalText('GANTRY_DOCKER_CLUSTER');
+  if (cluster !== undefined && !CLUSTER_ID.test(cluster)) read.problem(`GANTRY_DOCKER_CLUSTER must be a cluster id (1-64 letters, digits, ., _ or -), got "${cluster}"`);
+  return {
+    host, network, publishHost, gpuMode, gpus, nvidiaSmi,
+    ...(cluster !== undefined ? { cluster } : {}),
+    ...(named.length ? { gpuNames: Object.fromEntries(named.map((e) => [e.uuid, e.name])) } : {}),
+  };
+}
+
+/** A cluster id as the catalogue takes it (domain/compute/catalogue.ts upsertCluster). */
+const CLUSTER_ID = /^[\w.-]{1,64}$/;
+
+/**
+ * GANTRY_DOCKER_GPUS → its GPUs, each `<uuid>` or `<uuid>=<model>` (the model as nvidia-smi
+ * names it, for products to match when nvidia-smi cannot be read); `none`: no GPUs; undefined
+ * when it is not such a list.
+ */
+export function parseGpuEntries(value: string): { uuid: string; name: string }[] | undefined {
+  if (value.trim() === 'none') return [];
+  const entries = value.split(',').map((u) => u.trim()).filter(Boolean).map((e) => {
+    const at = e.indexOf('=');
+    return at < 0 ? { uuid: e, name: '' } : { uuid: e.slice(0, at).trim(), name: e.slice(at + 1).trim() };
+  });
+  if (!entries.length || !entries.every((e) => GPU_UUID.test(e.uuid)) || new Set(entries.map((e) => e.uuid)).size !== entries.length) return undefined;
+  return entries;
 }
 
 /** GANTRY_DOCKER_GPUS → the UUIDs (`none`: no GPUs, nvidia-smi not run); undefined when it is not such a list. */
 export function parseGpuList(value: string): string[] | undefined {
-  if (value.trim() === 'none') return [];
-  const uuids = value.split(',').map((u) => u.trim()).filter(Boolean);
-  if (!uuids.length || !uuids.every((u) => GPU_UUID.test(u)) || new Set(uuids).size !== uuids.length) return undefined;
-  return uuids;
+  return parseGpuEntries(value)?.map((e) => e.uuid);
 }

@@ -1,19 +1,19 @@
 import { Type } from 'typebox';
-import { setInventory } from '../../../domain/compute/catalogue.ts';
+import { setOperatorInventory } from '../../../domain/compute/gpu-inventory.ts';
 import { errors, Int32, OperatorBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 
-export default function gpuSetInventoryRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function gpuSetInventoryRoute(app: App, s: Pick<Services, 'compute'>): void {
   app.put('/admin/v1/gpu/products/:productId/inventory/:clusterId', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
-      tags: ['admin'], summary: 'Set how many GPUs of a product a cluster has', security: OperatorBearer,
+      tags: ['admin'], summary: 'Set how many GPUs of a product a cluster has (409 for the cluster whose GPUs the compute driver reads: its inventory follows them)', security: OperatorBearer,
       params: Type.Object({ productId: Type.String(), clusterId: Type.String() }),
       body: Type.Object({ totalGpus: Int32({ minimum: 0 }) }),
-      response: { 200: Type.Object({ productId: Type.String(), clusterId: Type.String(), totalGpus: Type.Integer() }), ...errors(400, 401, 404) },
+      response: { 200: Type.Object({ productId: Type.String(), clusterId: Type.String(), totalGpus: Type.Integer() }), ...errors(400, 401, 404, 409) },
     },
   }, async (req) => {
-    await setInventory(s.ctx, req.params.productId, req.params.clusterId, req.body.totalGpus);
+    await setOperatorInventory(s.compute, req.params.productId, req.params.clusterId, req.body.totalGpus);
     return { ...req.params, totalGpus: req.body.totalGpus };
   });
 }

@@ -2,11 +2,12 @@ import { Type } from 'typebox';
 import { clusterNames, requireInstance } from '../../../domain/compute/instances.ts';
 import { instanceDetailView } from '../../../domain/compute/instance-view.ts';
 import { hasLog, instanceLogUrl } from '../../../domain/compute/log-reader.ts';
+import { terminalUrl } from '../../../domain/terminals/terminals.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 
-export default function getInstanceRoute(app: App, s: Pick<Services, 'compute' | 'serverless'>): void {
+export default function getInstanceRoute(app: App, s: Pick<Services, 'compute' | 'serverless' | 'terminals'>): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
@@ -18,6 +19,7 @@ export default function getInstanceRoute(app: App, s: Pick<Services, 'compute' |
     const row = await requireInstance(s.compute, principalOf(req).teamId, req.query.instanceId);
     // log URLs share the base of the serverless ones (GANTRY_PUBLIC_URL)
     const logUrl = (await hasLog(s.compute, row.id)) ? instanceLogUrl(s.serverless.settings.publicBaseUrl, row.id) : '';
-    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl);
+    // the terminal's URL carries a ticket of this caller's, for a few minutes (domain/terminals)
+    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl, terminalUrl(s.terminals, principalOf(req), row));
   });
 }

@@ -11,6 +11,8 @@ import createInstance from './create-instance.ts';
 import listInstances from './list-instances.ts';
 import getInstance from './get-instance.ts';
 import getInstanceLog from './get-instance-log.ts';
+import connectInstanceTerminal from './connect-instance-terminal.ts';
+import getInstanceMetrics from './get-instance-metrics.ts';
 import startInstance from './start-instance.ts';
 import stopInstance from './stop-instance.ts';
 import restartInstance from './restart-instance.ts';
@@ -45,6 +47,8 @@ export default [
   listInstances,
   getInstance,
   getInstanceLog,
+  connectInstanceTerminal,
+  getInstanceMetrics,
   startInstance,
   stopInstance,
   restartInstance,

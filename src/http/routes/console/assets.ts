@@ -24,9 +24,12 @@ const VENDOR: Record<string, [pkg: string, file: string]> = {
   '@preact/signals-core': ['@preact/signals-core', 'dist/signals-core.mjs'],
   '@preact/signals': ['@preact/signals', 'dist/signals.mjs'],
   uplot: ['uplot', 'dist/uPlot.esm.js'],
+  // an instance's web terminal (console/terminal.js, loaded when a terminal opens)
+  '@xterm/xterm': ['@xterm/xterm', 'lib/xterm.mjs'],
+  '@xterm/addon-fit': ['@xterm/addon-fit', 'lib/addon-fit.mjs'],
 };
 /** Stylesheets of libraries, linked by URL (not imported). */
-const VENDOR_FILES: [pkg: string, file: string][] = [['uplot', 'dist/uPlot.min.css']];
+const VENDOR_FILES: [pkg: string, file: string][] = [['uplot', 'dist/uPlot.min.css'], ['@xterm/xterm', 'css/xterm.css']];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
