@@ -5,6 +5,8 @@
 // address for http://127.0.0.1:8080, the first team's ids for the `usr_…` and `mem_…`
 // placeholders, `npx gantry` as this checkout's bin/gantry.mjs (npx would resolve the same
 // file from the project directory; here the working directory is the fresh data dir's parent).
+// Blocks fenced ```sh on-a-gpu-server need a GPU server (the NVIDIA toolkit, a model served
+// by vLLM) and are not run; any other word after ```sh is refused, so a typo cannot hide a block.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -119,6 +121,15 @@ test('the README\'s sh blocks are read as commands (quotes, continuations and co
   assert.equal(runnable('DATABASE_URL=postgres://x REDIS_URL=redis://y PORT=8080 npm start'), false);
   assert.equal(runnable('KEY=$(node -p "require(\'./data/credentials.json\').apiKey")'), true);
   assert.equal(runnable('B=http://127.0.0.1:8080'), true);
+});
+
+/** The fences of shell blocks: bare (run by the test below) or marked as needing a GPU server. */
+const SHELL_FENCE = /^```(sh|bash|shell)([^\n]*)$/gm;
+
+test('shell blocks are run, or marked as needing a GPU server', () => {
+  for (const m of README.matchAll(SHELL_FENCE)) {
+    assert.ok(m[2] === '' || m[2] === ' on-a-gpu-server', `unknown shell fence "${m[0]}": bare, or "${m[1]} on-a-gpu-server" (not run)`);
+  }
 });
 
 test('every gantry admin and curl example of the README succeeds against a fresh Gantry', { timeout: 90_000 }, async () => {
