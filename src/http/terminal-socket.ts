@@ -18,7 +18,8 @@
 // the shell and what it started (the driver's TerminalSession.close). Backpressure: the
 // engine's stream is paused while more than 1 MiB waits to go to the browser, and the
 // browser's socket while the engine's stream does not take more.
-import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { nodeHttp } from '../lib/node-http.ts';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
@@ -65,7 +66,7 @@ export function acceptUpgrades(app: App, path: string): void {
   server.on('upgrade', (req: UpgradeRequest, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {}); // a client gone mid-handshake
     req[PENDING] = { socket, head };
-    const res = new ServerResponse(req);
+    const res = new nodeHttp.ServerResponse(req);
     res.assignSocket(socket as Socket);
     res.shouldKeepAlive = false;
     res.on('finish', () => socket.end()); // answered instead of upgraded: the connection ends with the answer

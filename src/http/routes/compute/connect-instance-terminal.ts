@@ -30,7 +30,8 @@ export default function connectInstanceTerminalRoute(app: App, s: Pick<Services,
         cols: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'the terminal\'s width at the start (default 80)' })),
         rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'its height (default 24)' })),
       }),
-      response: errors(400, 401, 403),
+      // 101: the answer is the WebSocket handshake (the reply is hijacked; nothing is serialized)
+      response: { 101: Type.Null({ description: 'Switching Protocols: the terminal\'s WebSocket' }), ...errors(400, 401, 403) },
     },
   }, async (req, reply) => {
     const upgrade = pendingUpgrade(req.raw);
