@@ -55,6 +55,11 @@ export interface Config {
   /** how long a Redis command may take before Redis counts as unreachable (GANTRY_REDIS_TIMEOUT_MS) */
   redisTimeoutMs: number;
   /**
+   * Prepended to every Redis key and channel of this installation (GANTRY_REDIS_PREFIX), so
+   * installations can share one Redis; '' (the default) keeps the keys of earlier versions.
+   */
+  redisPrefix: string;
+  /**
    * The largest request body a route accepts, in bytes, by its family (lib/error-families.ts):
    * `llm` for the model routes (GANTRY_BODY_LIMIT_LLM_MB, 8 MiB), `default` for every other
    * (GANTRY_BODY_LIMIT_DEFAULT_MB, 1 MiB). A route may set its own (files, batches). Larger
@@ -425,6 +430,16 @@ function readBool(env: Env, problems: string[], name: string, def: boolean): boo
   return def;
 }
 
+/** GANTRY_REDIS_PREFIX: printable, no spaces, at most 64 characters (it is in every key). */
+function readRedisPrefix(env: Env, r: EnvReaders): string {
+  const raw = env.GANTRY_REDIS_PREFIX ?? '';
+  if (!/^[\x21-\x7e]{0,64}$/.test(raw)) {
+    r.problem(`GANTRY_REDIS_PREFIX must be at most 64 printable characters without spaces (e.g. gantry-prod:), got "${raw}"`);
+    return '';
+  }
+  return raw;
+}
+
 /** The process's own settings: where it listens, its stores, its keys, its background work. */
 function readProcessSettings(env: Env, r: EnvReaders, cwd: string) {
   let seedVoucherUnits = 1_000_000n;
@@ -456,6 +471,7 @@ function readProcessSettings(env: Env, r: EnvReaders, cwd: string) {
     usageMoveDelayMs: r.int('GANTRY_USAGE_MOVE_DELAY_MS', 200, 1, 3_600_000),
     redisFailOpen: r.bool('GANTRY_REDIS_FAIL_OPEN', false),
     redisTimeoutMs: r.int('GANTRY_REDIS_TIMEOUT_MS', 250, 10, 60_000),
+    redisPrefix: readRedisPrefix(env, r),
     seedVoucherUnits,
   };
 }

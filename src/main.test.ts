@@ -50,7 +50,8 @@ test('first start seeds, prints and saves credentials; later starts reuse the st
   const first = await start();
   const credPath = join(dataDir, 'credentials.json');
   const creds = JSON.parse(readFileSync(credPath, 'utf8'));
-  assert.deepEqual(Object.keys(creds).sort(), ['adminToken', 'apiKey', 'keyId', 'ownerMemberId', 'userId']);
+  assert.deepEqual(Object.keys(creds).sort(), ['adminToken', 'apiKey', 'keyId', 'ownerMemberId', 'store', 'userId']);
+  assert.equal(creds.store, 'embedded', 'the store the file was written for (cli/credentials.ts)');
   assert.equal(statSync(credPath).mode & 0o777, 0o600);
   assert.match(first.out(), new RegExp(creds.apiKey));
   const bal = await fetch(`${first.url}/openapi/v1/billing/balance/detail`, { headers: { authorization: `Bearer ${creds.apiKey}` } });

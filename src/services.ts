@@ -224,7 +224,7 @@ async function buildCounters(deps: ServiceDeps): Promise<{ health: DependencyHea
   let counters: Counters = new MemoryCounters();
   if (config.redisUrl) {
     redis = new RedisCounters({
-      url: config.redisUrl, nowMs: () => clock.nowMs(), log, commandTimeoutMs: config.redisTimeoutMs,
+      url: config.redisUrl, nowMs: () => clock.nowMs(), log, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix,
       onDown: (err) => health.down('redis', err), onUp: () => void health.probe('redis'),
     });
     await redis.start();
@@ -262,7 +262,7 @@ async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission):
 function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): Omit<Services['serverlessRuntime'], 'reconcile'> {
   const { config, log } = deps;
   // replicas share worker slots and queues through Redis; one process keeps them in memory
-  const load: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs }) : new MemoryLoad();
+  const load: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix }) : new MemoryLoad();
   // per-minute requests and workers: counted in memory by this process, flushed every 5 s (additive across replicas)
   const metrics = new EndpointMetrics(compute.ctx, { onError: (err) => log.warn({ err }, 'endpoint metrics flush failed; kept for the next') });
   const runtime = new ServerlessRuntime(compute, load, {
@@ -311,7 +311,7 @@ async function buildAuth(deps: ServiceDeps, ctx: Ctx, health: DependencyHealth) 
   const localFailures = new MemoryAuthFailures();
   let authCounterWarnedAt = 0;
   const sharedFailures: AuthFailureCounter = config.redisUrl
-    ? new RedisAuthFailures({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs })
+    ? new RedisAuthFailures({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix })
     : localFailures;
   const authThrottle = new AuthThrottle({
     config: config.authThrottle, clock, shared: sharedFailures, local: localFailures, sharedUp: () => health.isUp('redis'),

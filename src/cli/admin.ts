@@ -7,7 +7,8 @@ import type { Store } from '../store/db.ts';
 import { DataDirLockedError } from '../store/data-dir-lock.ts';
 import { holdsDatabase } from '../store/pglite-template.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
-import { credentialsPath, readCredentials, saveOperatorToken } from './credentials.ts';
+import { credentialsPath, readCredentials, saveOperatorToken, storeOf, storeWords } from './credentials.ts';
+import { explainConnectError } from '../store/pg-connect.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -50,7 +51,8 @@ const GROUP_HELP: Record<string, string> = {
 };
 
 const FOOTER = `Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
-config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json.
+config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json (or the
+store's own credentials-<store>.json when credentials.json holds another store's).
 
 token rotate needs no server and no token, only access to the database: DATABASE_URL, or the
 embedded store in the data dir (GANTRY_DATA_DIR), which a running server holds: stop it first.
@@ -97,15 +99,94 @@ function parseArgs(args: string[]): { pos: string[]; flags: Record<string, strin
   return { pos, flags };
 }
 
+/**
+ * The flags each command takes (`--help` aside), by the command's words; a command missing
+ * here takes none. `serverless limits set` takes any field of the limits (the server checks them).
+ */
+const COMMAND_FLAGS: Record<string, string[] | 'any'> = {
+  'teams create': ['name', 'owner-email', 'tier'],
+  'members add': ['email', 'role', 'phone', 'remark-name'],
+  'keys create': ['name'],
+  topup: ['idempotency-key'],
+  voucher: ['idempotency-key'],
+  'models set': ['json'],
+  'team-models': ['enabled', 'all'],
+  'quotas set': ['json'],
+  'quotas override': ['model', 'type', 'quota'],
+  'gpu cluster': ['id', 'name', 'region', 'network-storage', 'instance-network', 'storage-price'],
+  'gpu product': ['json'],
+  'gpu reclaim': ['notice-seconds'],
+  'serverless limits set': 'any',
+  'storage set': ['files-gb', 'files-count', 'media-gb', 'media-count'],
+  'media list': ['type', 'source', 'query', 'sdxl', 'json'],
+};
+
+/** The words that name a command (its group, and its verb where the group has several). */
+function commandName(pos: string[]): string {
+  const [group, verb, a1] = pos;
+  if (group === 'storage' && (a1 === undefined || a1 === 'set')) return a1 === 'set' ? 'storage set' : 'storage';
+  if (group === 'serverless' && verb === 'limits' && (a1 === undefined || a1 === 'get' || a1 === 'set')) return a1 === 'set' ? 'serverless limits set' : 'serverless limits';
+  if (group === 'storage' || group === 'serverless') return pos.join(' '); // not a command
+  if (['topup', 'voucher', 'credit-limit', 'tier', 'team-models', 'call'].includes(group ?? '')) return group!;
+  return [group, verb].filter((w) => w !== undefined).join(' ');
+}
+
+/** A flag the command does not take is named as such (not reported later as a missing one). */
+export function checkFlags(pos: string[], flags: Record<string, string>): void {
+  const name = commandName(pos);
+  const allowed = COMMAND_FLAGS[name] ?? [];
+  if (allowed === 'any') return;
+  const unknown = Object.keys(flags).filter((f) => f !== 'help' && !allowed.includes(f));
+  if (!unknown.length) return;
+  const group = pos[0];
+  throw new Error(`unknown flag${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `--${f}`).join(', ')} for gantry admin ${name}: `
+    + `${allowed.length ? `it takes ${allowed.map((f) => `--${f}`).join(', ')}` : 'it takes no flags'}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
+}
+
+/**
+ * A JSON argument, parsed; when it is not JSON the error names the argument and shows where
+ * it goes wrong (a caret under the character), not only V8's "Unexpected end of JSON input".
+ */
+export function parseJsonArg(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const reason = (e as Error).message;
+    const m = /at position (\d+)/.exec(reason);
+    const at = m ? Number(m[1]) : /end of JSON input/.test(reason) ? text.length : undefined;
+    const lines = [`${what} is not valid JSON: ${reason.replace(/^SyntaxError: /, '')}`];
+    if (at !== undefined) {
+      // one line of the argument around the place, and a caret under it
+      const start = Math.max(0, at - 60);
+      const shown = text.slice(start, at + 20).replace(/[\r\n\t]/g, ' ');
+      lines.push(`  ${start > 0 ? '…' : ''}${shown}`, `  ${' '.repeat(at - start + (start > 0 ? 1 : 0))}^ ${at >= text.length ? 'the text ends here' : `character ${at + 1} of ${text.length}`}`);
+    }
+    if (/^[^{["]/.test(text.trim()) || (text.trim().startsWith('{') && !text.includes('"'))) {
+      lines.push('  (keys and strings need double quotes: put the whole argument in single quotes for the shell)');
+    }
+    throw new Error(lines.join('\n'), { cause: e });
+  }
+}
+
 function needIn(v: string | undefined, what: string, group?: string): string {
   if (!v) throw new Error(`missing ${what}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
   return v;
 }
 
+/** The commands toRequest serves, by commandName (an unknown one is reported as such, not by its flags). */
+const KNOWN_COMMANDS = new Set([
+  'teams list', 'teams get', 'teams create', 'teams suspend', 'teams resume',
+  'members list', 'members add', 'members role', 'members disable', 'keys create', 'keys revoke',
+  'topup', 'voucher', 'credit-limit', 'tier', 'models list', 'models set', 'team-models', 'quotas set', 'quotas override',
+  'gpu catalogue', 'gpu cluster', 'gpu product', 'gpu inventory', 'gpu reclaim', 'gpu migrate',
+  'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
+]);
+
 /** Map a CLI command to one operator API call. */
 export function toRequest(args: string[]): { method: string; path: string; body?: unknown } {
   const { pos, flags } = parseArgs(args);
   const [group, verb, a1, a2] = pos;
+  if (KNOWN_COMMANDS.has(commandName(pos))) checkFlags(pos, flags);
   const need = (v: string | undefined, what: string) => needIn(v, what, group);
   const idem = flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   const e = encodeURIComponent;
@@ -144,13 +225,13 @@ export function toRequest(args: string[]): { method: string; path: string; body?
       return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/tier`, body: { tier: need(a1, 'tier') } };
     case 'models':
       if (verb === 'list') return { method: 'GET', path: '/admin/v1/models' };
-      if (verb === 'set') return { method: 'POST', path: '/admin/v1/models', body: JSON.parse(need(flags.json, '--json')) };
+      if (verb === 'set') return { method: 'POST', path: '/admin/v1/models', body: parseJsonArg(need(flags.json, '--json'), '--json') };
       break;
     case 'team-models':
       if (!flags.enabled && !flags.all) return { method: 'GET', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models` };
       return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models`, body: { enabledModels: flags.all ? null : flags.enabled!.split(',').filter(Boolean) } };
     case 'quotas':
-      if (verb === 'set') return { method: 'POST', path: '/admin/v1/quotas', body: JSON.parse(need(flags.json, '--json')) };
+      if (verb === 'set') return { method: 'POST', path: '/admin/v1/quotas', body: parseJsonArg(need(flags.json, '--json'), '--json') };
       if (verb === 'override') {
         const quota = need(flags.quota, '--quota');
         return {
@@ -171,7 +252,7 @@ export function toRequest(args: string[]): { method: string; path: string; body?
           },
         };
       }
-      if (verb === 'product') return { method: 'POST', path: '/admin/v1/gpu/products', body: JSON.parse(need(flags.json, '--json')) };
+      if (verb === 'product') return { method: 'POST', path: '/admin/v1/gpu/products', body: parseJsonArg(need(flags.json, '--json'), '--json') };
       if (verb === 'inventory') {
         return { method: 'PUT', path: `/admin/v1/gpu/products/${e(need(a1, 'productId'))}/inventory/${e(need(a2, 'clusterId'))}`, body: { totalGpus: Number(need(pos[4], 'totalGpus')) } };
       }
@@ -215,7 +296,7 @@ export function toRequest(args: string[]): { method: string; path: string; body?
       if (verb === 'delete') return { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` };
       break;
     case 'call':
-      return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: JSON.parse(a2) } : {}) };
+      return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: parseJsonArg(a2, 'the request body (the argument after the path)') } : {}) };
   }
   throw new Error(`unknown admin command: ${pos.join(' ') || '(none)'}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
 }
@@ -243,6 +324,12 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     process.stderr.write(`gantry admin media list takes only flags, got ${listFlags.pos.join(' ')}\n\n${groupUsage('media')}\n`);
     return 2;
   }
+  try {
+    if (listFlags) checkFlags(['media', 'list'], listFlags.flags);
+  } catch (e) {
+    process.stderr.write((e as Error).message + '\n');
+    return 2;
+  }
   let req: ReturnType<typeof toRequest> | undefined;
   try {
     if (!mediaImport && !mediaList) req = toRequest(args);
@@ -252,10 +339,11 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   }
   const base = env.GANTRY_URL ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   let token = env.GANTRY_ADMIN_TOKEN;
-  const credPath = credentialsPath(config.dataDir);
+  const store = storeOf(config.databaseUrl);
+  const credPath = credentialsPath(config.dataDir, store);
   if (!token) {
     try {
-      token = readCredentials(config.dataDir)?.adminToken;
+      token = readCredentials(config.dataDir, store)?.adminToken;
     } catch (e) {
       process.stderr.write(`${(e as Error).message}\n`);
       return 2;
@@ -305,8 +393,8 @@ async function rotateToken(config: Config): Promise<number> {
       + 'a first start creates the operator token.');
   }
   // Loaded here only: every other admin command is an HTTP client and starts without the store.
-  const [{ openStore }, { systemClock }, { rotateOperatorToken }, { standaloneCtx }] = await Promise.all([
-    import('../store/db.ts'), import('../lib/clock.ts'), import('../domain/operator-token.ts'), import('../domain/context.ts'),
+  const [{ openStore }, { systemClock }, { rotateOperatorToken, getOperatorTokenHash }, { standaloneCtx }, { sha256Hex }] = await Promise.all([
+    import('../store/db.ts'), import('../lib/clock.ts'), import('../domain/operator-token.ts'), import('../domain/context.ts'), import('../lib/ids.ts'),
   ]);
   let store: Store;
   try {
@@ -320,19 +408,26 @@ async function rotateToken(config: Config): Promise<number> {
     throw e;
   }
   let token: string;
+  let replacedHash: string;
   try {
-    token = await rotateOperatorToken(standaloneCtx(store.db, systemClock));
+    const ctx = standaloneCtx(store.db, systemClock);
+    replacedHash = await getOperatorTokenHash(ctx); // which saved token this rotation replaces (credentials.ts)
+    token = await rotateOperatorToken(ctx);
   } catch (e) {
-    return fail(`nothing was changed: ${(e as Error).message}`);
+    const unreachable = config.databaseUrl ? explainConnectError(e, config.databaseUrl) : undefined;
+    return fail(`nothing was changed: ${unreachable ?? (e as Error).message}`);
   } finally {
     await store.close().catch(() => {}); // the new token is committed: it must be shown whatever happens here
   }
   const lines = ['Rotated the operator token. The new token is shown once:', `  adminToken    ${token}`];
   let code = 0;
+  const storeId = storeOf(config.databaseUrl);
   try {
-    lines.push(`Saved to ${saveOperatorToken(config.dataDir, token)} (mode 0600).`);
+    const saved = saveOperatorToken(config.dataDir, storeId, token, (held) => sha256Hex(held) === replacedHash);
+    lines.push(`Saved to ${saved.path} (mode 0600).`);
+    if (saved.keptOther) lines.push(`${saved.keptOther.path} holds the credentials of ${storeWords(saved.keptOther.store, config.dataDir)} and was left as it is.`);
   } catch (e) {
-    lines.push(`Could not save it to ${credentialsPath(config.dataDir)} (${(e as Error).message}): copy it now.`);
+    lines.push(`Could not save it to ${credentialsPath(config.dataDir, storeId)} (${(e as Error).message}): copy it now.`);
     code = 1;
   }
   lines.push(config.databaseUrl

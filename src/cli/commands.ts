@@ -1,22 +1,25 @@
 // The commands: serve | migrate | admin …, run by the entry (src/main.ts). With it, the only
 // reader of process.env.
-import { existsSync } from 'node:fs';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import type { EmbeddedStart } from '../store/embedded-start.ts';
 import { DataDirLockedError } from '../store/data-dir-lock.ts';
+import { DatabaseConnectError } from '../store/pg-connect.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import type { Ctx } from '../domain/context.ts';
 import { runAdminCli } from './admin.ts';
-import { credentialsPath, saveCredentials } from './credentials.ts';
+import { credentialsPath, findCredentials, saveCredentials, storeOf, storeWords, type Saved } from './credentials.ts';
 import { collectAfterStart } from '../lib/gc.ts';
 import { USAGE_PROCEDURES } from '../domain/usage/procedures-url.ts';
 
 interface Prepared {
   store: Store;
   creds: Credentials | null;
-  credentialsPath: string;
+  /** Where this store's credentials are (saved now, or by an earlier start), or undefined if not in this data dir. */
+  credentialsPath: string | undefined;
+  /** credentials.json, left as it was: it holds another store's credentials (credentials.ts). */
+  keptOther?: Saved['keptOther'];
   /** Why the first start's credentials could not be saved (they were printed at once instead). */
   saveError?: Error;
   /**
@@ -61,20 +64,27 @@ async function prepare(config: Config, embedded: EmbeddedStart | undefined): Pro
   await migrateStore(store);
   const ctx = standaloneCtx(store.db, systemClock);
   const creds = await bootstrap(ctx, { seedVoucherUnits: config.seedVoucherUnits });
-  const path = credentialsPath(config.dataDir);
+  const storeId = storeOf(config.databaseUrl);
   if (creds) {
+    let saved: Saved;
     try {
-      saveCredentials(config.dataDir, creds);
+      saved = saveCredentials(config.dataDir, storeId, creds);
     } catch (e) {
       // The token is committed: printed now, it is not lost whatever happens next.
       const saveError = e as Error;
+      const path = credentialsPath(config.dataDir, storeId);
       process.stdout.write(['First start: created an operator token and a first team. These are shown once:', ...credentialLines(creds),
         `Could not save them to ${path} (${saveError.message}): copy them now. `
         + 'A lost operator token can be replaced with `gantry admin token rotate`.'].join('\n') + '\n');
       return { store, creds, credentialsPath: path, saveError, seeded: Promise.resolve() };
     }
+    return { store, creds, credentialsPath: saved.path, keptOther: saved.keptOther, seeded: seedMediaDemoFiles(config, ctx) };
   }
-  return { store, creds, credentialsPath: path, seeded: creds ? seedMediaDemoFiles(config, ctx) : Promise.resolve() };
+  let existing: string | undefined;
+  try {
+    existing = findCredentials(config.dataDir, storeId)?.path;
+  } catch { /* a file that is not JSON: said by the commands that read it */ }
+  return { store, creds, credentialsPath: existing, seeded: Promise.resolve() };
 }
 
 /**
@@ -96,6 +106,10 @@ async function seedMediaDemoFiles(config: Config, ctx: Ctx): Promise<void> {
   }
 }
 
+function keptOtherLine(kept: NonNullable<Saved['keptOther']>, dataDir: string): string {
+  return `${kept.path} holds the credentials of ${storeWords(kept.store, dataDir)} and was left as it is.`;
+}
+
 function credentialLines(creds: Credentials): string[] {
   return [
     `  adminToken    ${creds.adminToken}`,
@@ -113,7 +127,7 @@ async function serve(config: Config): Promise<void> {
   const prepared = prepare(config, await startDatabase(config, 'serve'));
   prepared.catch(() => {}); // awaited below; a failure there is reported there
   const [{ buildApp, closeApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
-  const { store, creds, credentialsPath, saveError, seeded } = await prepared;
+  const { store, creds, credentialsPath, keptOther, saveError, seeded } = await prepared;
   // the demo catalogue's queries run on the database thread while this one builds the app
   const [{ app }] = await Promise.all([buildApp({ config, store, clock: systemClock }), seeded]);
   // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
@@ -140,16 +154,54 @@ async function serve(config: Config): Promise<void> {
   } else if (creds) {
     lines.push('First start: created an operator token and a first team. These are shown once:');
     lines.push(...credentialLines(creds), `Saved to ${credentialsPath} (mode 0600).`);
+    if (keptOther) lines.push(keptOtherLine(keptOther, config.dataDir));
   } else {
-    lines.push(existsSync(credentialsPath)
+    lines.push(credentialsPath
       ? `Using the existing store; first-start credentials are in ${credentialsPath}`
       : 'Using the existing store (its first-start credentials were written on the machine that created it).');
   }
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+export const USAGE = `usage: gantry <command>
+
+  serve       start the server (what npm start runs): the embedded store in GANTRY_DATA_DIR
+              (default ./data), or PostgreSQL at DATABASE_URL; HOST and PORT say where to listen
+  migrate     bring the store's schema up to date (a first start's seeding included), then exit
+  admin …     the operator CLI: gantry admin help lists its commands
+  help        this text (also --help, -h)
+
+Settings are read from the environment, not from flags (README, Configuration):
+  PORT=9000 DATABASE_URL=postgres://… gantry serve`;
+
+const HELP = new Set(['help', '--help', '-h']);
+
+/** What is wrong with the command line before anything starts, or undefined. */
+function commandLineProblem(command: string | undefined, rest: string[]): string | undefined {
+  if (command === undefined) return 'no command given (gantry serve starts the server)';
+  if (command === 'serve' || command === 'migrate') {
+    if (!rest.length) return undefined;
+    const [first] = rest;
+    return first!.startsWith('-')
+      ? `unknown option "${first}" for gantry ${command}: it takes none (settings come from the environment, e.g. PORT=9000 gantry ${command})`
+      : `gantry ${command} takes no arguments, got "${rest.join(' ')}"`;
+  }
+  if (command === 'admin') return undefined;
+  return command.startsWith('-') ? `unknown option "${command}"` : `unknown command "${command}"`;
+}
+
 export async function main(argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv;
+  const [command, ...rest] = argv;
+  // Help and a wrong command line are answered before the configuration is read: they need none.
+  if ((command !== undefined && HELP.has(command)) || ((command === 'serve' || command === 'migrate') && rest.some((a) => HELP.has(a)))) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const problem = commandLineProblem(command, rest);
+  if (problem !== undefined) {
+    process.stderr.write(`gantry: ${problem}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
   // Before anything is created: the data dir, PGlite's files, the journal, credentials and
   // keys are for this user alone (files 0600, directories 0700), whatever umask we inherit.
   process.umask(0o077);
@@ -168,25 +220,21 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'migrate') return await migrate(config);
   } catch (e) {
     // Refusals an operator acts on: said in one sentence, not as a stack trace.
-    if (e instanceof DataDirError) {
+    if (e instanceof DataDirError || e instanceof DatabaseConnectError) {
       const advice = e instanceof DataDirLockedError ? ' Stop that process first, or set DATABASE_URL to run several replicas on one PostgreSQL.' : '';
       process.stderr.write(`gantry ${command}: ${e.message}${advice}\n`);
       process.exit(1);
     }
     throw e;
   }
-  if (command === 'admin') {
-    process.exitCode = await runAdminCli(rest, process.env, config);
-    return;
-  }
-  process.stderr.write(`unknown command "${command}". Usage: gantry serve | migrate | admin <command>\n`);
-  process.exit(2);
+  process.exitCode = await runAdminCli(rest, process.env, config);
 }
 
 async function migrate(config: Config): Promise<void> {
-  const { store, creds, credentialsPath, saveError, seeded } = await prepare(config, await startDatabase(config, 'migrate'));
+  const { store, creds, credentialsPath, keptOther, saveError, seeded } = await prepare(config, await startDatabase(config, 'migrate'));
   await seeded;
   process.stdout.write(`migrated${creds && !saveError ? `; first-start credentials written to ${credentialsPath}` : ''}\n`);
+  if (creds && keptOther) process.stdout.write(keptOtherLine(keptOther, config.dataDir) + '\n');
   if (saveError) process.exitCode = 1;
   await store.close();
 }

@@ -13,6 +13,7 @@ import type { RemotePGlite } from './pglite-remote.ts';
 import type { DataDirLock, LockHolder } from './data-dir-lock.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { MIGRATIONS_DIR } from './migrations-dir.ts';
+import { CONNECT_TIMEOUT_MS, connectOrExplain } from './pg-connect.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -132,8 +133,10 @@ export async function migrateStore(store: Store): Promise<void> {
     return;
   }
   // Session-level advisory locks belong to one connection, so migrate on a dedicated client.
-  const client = new pg.Client({ connectionString: store.databaseUrl });
-  await client.connect();
+  // The start's first connection: a server down, a database missing or a login refused is
+  // said in one sentence (DatabaseConnectError), not as node-postgres' stack trace.
+  const client = new pg.Client({ connectionString: store.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  await connectOrExplain(client, store.databaseUrl!);
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_DIR });

@@ -38,6 +38,8 @@ export interface RedisAuthFailuresOptions {
   commandTimeoutMs?: number;
   /** keys and the lockout channel are prefixed with this (tests keep theirs apart) */
   prefix?: string;
+  /** before `prefix`, on keys and the channel alike: the installation's namespace in a shared Redis (GANTRY_REDIS_PREFIX) */
+  namespace?: string;
 }
 
 export class RedisAuthFailures implements AuthFailureCounter {
@@ -52,7 +54,7 @@ export class RedisAuthFailures implements AuthFailureCounter {
   private readonly client: RedisClient;
 
   constructor(opts: RedisAuthFailuresOptions) {
-    this.prefix = opts.prefix ?? 'af:';
+    this.prefix = (opts.namespace ?? '') + (opts.prefix ?? 'af:');
     this.channel = `${this.prefix}locks`;
     this.timeoutMs = opts.commandTimeoutMs ?? 250;
     this.client = new RedisClient(opts.url, this.timeoutMs);

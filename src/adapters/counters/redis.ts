@@ -22,15 +22,24 @@ import { RedisMirror } from './redis-mirror.ts';
 
 type Cmd = (...args: (string | number)[]) => Promise<unknown>;
 
-const EPOCH_KEY = 'gw:epoch';
-const GRACE_KEY = 'gw:restoring';
-const bKey = (scope: BudgetScope) => `gw:b:${scopeKey(scope)}`;
-const zKey = (scope: BudgetScope) => `gw:bz:${scopeKey(scope)}`;
 const NO_RATE = '_none'; // a key name for scripts called without a rate window (never written)
 /** Entries (a lease's scope or a rate entry) put back by one RESTORE call. */
 const RESTORE_CHUNK = 2000;
-const rzKey = (rate: string) => `gw:rz:${rate}`;
-const rhKey = (rate: string) => `gw:rh:${rate}`;
+
+/**
+ * The counters' keys, under the installation's namespace (GANTRY_REDIS_PREFIX; '' = the keys
+ * of versions before it). Scripts get every key they touch in KEYS, never a name built inside.
+ */
+function counterKeys(ns: string) {
+  return {
+    epoch: `${ns}gw:epoch`,
+    grace: `${ns}gw:restoring`,
+    b: (scope: BudgetScope) => `${ns}gw:b:${scopeKey(scope)}`,
+    z: (scope: BudgetScope) => `${ns}gw:bz:${scopeKey(scope)}`,
+    rz: (rate: string) => `${ns}gw:rz:${rate}`,
+    rh: (rate: string) => `${ns}gw:rh:${rate}`,
+  };
+}
 
 export interface RedisCountersOptions {
   url: string;
@@ -44,6 +53,8 @@ export interface RedisCountersOptions {
   /** after a loss, how long nobody is admitted while every replica puts back its part */
   restoreGraceMs?: number;
   commandTimeoutMs?: number;
+  /** prepended to every key: the installation's namespace in a shared Redis (GANTRY_REDIS_PREFIX) */
+  namespace?: string;
   /** Redis could not be reached / was reached again (the replica's dependency health) */
   onDown?: (err: unknown) => void;
   onUp?: () => void;
@@ -54,6 +65,7 @@ export class RedisCounters implements Counters {
   private readonly redis: Redis;
   private readonly cmd: Record<'admit' | 'settle' | 'apply' | 'load' | 'invalidate' | 'reserved' | 'restore' | 'renew', Cmd>;
   private readonly opts: Required<Omit<RedisCountersOptions, 'onDown' | 'onUp' | 'log'>> & Pick<RedisCountersOptions, 'onDown' | 'onUp' | 'log'>;
+  private readonly k: ReturnType<typeof counterKeys>;
   private readonly mirror = new RedisMirror();
   /** The epoch this replica has put its state into ('' before the first contact). */
   private epoch = '';
@@ -69,8 +81,9 @@ export class RedisCounters implements Counters {
 
   constructor(opts: RedisCountersOptions) {
     this.opts = {
-      leaseMs: 20_000, renewEveryMs: 5_000, heartbeatMs: 250, restoreGraceMs: 500, commandTimeoutMs: 250, ...opts,
+      leaseMs: 20_000, renewEveryMs: 5_000, heartbeatMs: 250, restoreGraceMs: 500, commandTimeoutMs: 250, namespace: '', ...opts,
     };
+    this.k = counterKeys(this.opts.namespace);
     this.redis = new Redis(opts.url, {
       enableAutoPipelining: true,
       enableOfflineQueue: false, // while disconnected a command fails at once: no request waits for Redis
@@ -139,7 +152,7 @@ export class RedisCounters implements Counters {
   async heartbeat(): Promise<void> {
     if (this.closed) return;
     try {
-      const current = await this.run(() => this.redis.get(EPOCH_KEY));
+      const current = await this.run(() => this.redis.get(this.k.epoch));
       if (current !== this.epoch || current === null) await this.restore();
       const wall = Date.now();
       this.mirror.prune(this.opts.nowMs(), wall);
@@ -178,7 +191,7 @@ export class RedisCounters implements Counters {
     let rateArgs: (string | number)[] = [];
     const entries = () => (leaseKeys.length + rateKeys.length) / 2;
     const send = async () => {
-      const keys = [EPOCH_KEY, GRACE_KEY, ...leaseKeys, ...rateKeys];
+      const keys = [this.k.epoch, this.k.grace, ...leaseKeys, ...rateKeys];
       const args = [newEpoch, graceMs, leaseKeys.length / 2, ...leaseArgs, ...rateArgs];
       leaseKeys = [];
       leaseArgs = [];
@@ -192,14 +205,14 @@ export class RedisCounters implements Counters {
     for (const [id, l] of this.mirror.leases) {
       const until = Math.min(l.maxUntilMs, wall + this.opts.leaseMs);
       for (const s of l.scopes) {
-        leaseKeys.push(bKey(s), zKey(s));
+        leaseKeys.push(this.k.b(s), this.k.z(s));
         leaseArgs.push(id, l.amountMicro.toString(), until);
         if (entries() >= RESTORE_CHUNK) await send();
       }
     }
     for (const [key, w] of this.mirror.rates) {
       for (const e of w.log.entries()) {
-        rateKeys.push(rzKey(key), rhKey(key));
+        rateKeys.push(this.k.rz(key), this.k.rh(key));
         rateArgs.push(e.id, e.atMs, e.tokens, w.windowMs);
         if (entries() >= RESTORE_CHUNK) await send();
       }
@@ -218,7 +231,7 @@ export class RedisCounters implements Counters {
     const ids: string[] = [];
     for (const [id, l] of this.mirror.leases) {
       for (const s of l.scopes) {
-        keys.push(zKey(s));
+        keys.push(this.k.z(s));
         ids.push(id);
       }
     }
@@ -231,8 +244,8 @@ export class RedisCounters implements Counters {
 
   async admit(r: AdmitRequest): Promise<AdmitResult> {
     const rate = r.rate;
-    const keys = [EPOCH_KEY, GRACE_KEY, rzKey(rate?.key ?? NO_RATE), rhKey(rate?.key ?? NO_RATE)];
-    for (const s of r.scopes) keys.push(bKey(s), zKey(s));
+    const keys = [this.k.epoch, this.k.grace, this.k.rz(rate?.key ?? NO_RATE), this.k.rh(rate?.key ?? NO_RATE)];
+    for (const s of r.scopes) keys.push(this.k.b(s), this.k.z(s));
     const leaseUntil = Math.min(r.leaseUntilMs, r.wallMs + this.opts.leaseMs);
     for (let attempt = 0; ; attempt++) {
       const out = (await this.run(() => this.cmd.admit(
@@ -262,17 +275,17 @@ export class RedisCounters implements Counters {
   }
 
   async generation(scope: BudgetScope): Promise<string> {
-    return (await this.run(() => this.redis.hget(bKey(scope), 'gen'))) ?? '0';
+    return (await this.run(() => this.redis.hget(this.k.b(scope), 'gen'))) ?? '0';
   }
 
   async load(scope: BudgetScope, gen: string, baseMicro: bigint, wallMs: number, stateTtlMs: number): Promise<void> {
-    await this.run(() => this.cmd.load(1, bKey(scope), gen, baseMicro.toString(), wallMs, stateTtlMs));
+    await this.run(() => this.cmd.load(1, this.k.b(scope), gen, baseMicro.toString(), wallMs, stateTtlMs));
   }
 
   async settle(s: SettleRequest): Promise<void> {
     this.mirror.settled(s.requestId, s.rate);
-    const keys = [rhKey(s.rate?.key ?? NO_RATE)];
-    for (const sc of s.scopes) keys.push(bKey(sc), zKey(sc));
+    const keys = [this.k.rh(s.rate?.key ?? NO_RATE)];
+    for (const sc of s.scopes) keys.push(this.k.b(sc), this.k.z(sc));
     try {
       await this.run(() => this.cmd.settle(keys.length, ...keys, s.requestId, s.rate ? String(s.rate.tokensUsed) : '', s.actualMicro.toString()));
     } catch (err) {
@@ -286,7 +299,7 @@ export class RedisCounters implements Counters {
   async applyPosted(deltas: ScopeDelta[]): Promise<void> {
     if (!deltas.length) return;
     try {
-      await this.run(() => this.cmd.apply(deltas.length, ...deltas.map((d) => bKey(d.scope)), ...deltas.map((d) => d.deltaMicro.toString())));
+      await this.run(() => this.cmd.apply(deltas.length, ...deltas.map((d) => this.k.b(d.scope)), ...deltas.map((d) => d.deltaMicro.toString())));
     } catch (err) {
       if (!(err instanceof DependencyDown)) throw err;
       for (const d of deltas) this.stale.set(scopeKey(d.scope), d.scope);
@@ -295,7 +308,7 @@ export class RedisCounters implements Counters {
 
   async invalidate(scope: BudgetScope): Promise<void> {
     try {
-      await this.run(() => this.cmd.invalidate(1, bKey(scope)));
+      await this.run(() => this.cmd.invalidate(1, this.k.b(scope)));
     } catch (err) {
       if (!(err instanceof DependencyDown)) throw err;
       this.stale.set(scopeKey(scope), scope);
@@ -310,7 +323,7 @@ export class RedisCounters implements Counters {
   }
 
   async reservedMicro(scope: BudgetScope, wallMs: number): Promise<bigint> {
-    return BigInt(String(await this.run(() => this.cmd.reserved(2, bKey(scope), zKey(scope), wallMs))));
+    return BigInt(String(await this.run(() => this.cmd.reserved(2, this.k.b(scope), this.k.z(scope), wallMs))));
   }
 
   async close(): Promise<void> {

@@ -63,6 +63,8 @@ export interface RedisLoadOptions {
   commandTimeoutMs?: number;
   /** keys are prefixed with this (tests keep their keys apart) */
   prefix?: string;
+  /** before `prefix`: the installation's namespace in a shared Redis (GANTRY_REDIS_PREFIX) */
+  namespace?: string;
 }
 
 /** When a worker was last busy is kept this long (a worker idle longer is idle, whatever the value). */
@@ -81,7 +83,7 @@ export class RedisLoad implements WorkerLoad {
   private readonly client: RedisClient;
 
   constructor(opts: RedisLoadOptions) {
-    this.prefix = opts.prefix ?? 'sl:';
+    this.prefix = (opts.namespace ?? '') + (opts.prefix ?? 'sl:'); // QUEUE builds its report keys from it: under the namespace too
     this.queueTtlMs = opts.queueTtlMs ?? 5_000;
     this.commandTimeoutMs = opts.commandTimeoutMs ?? 250;
     this.client = new RedisClient(opts.url, this.commandTimeoutMs);
