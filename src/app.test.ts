@@ -62,7 +62,7 @@ test('every operation in /openapi.json documents a 2xx answer with its schema, a
   }
   assert.ok(operations > 40);
   // The model routes: the LLM answers (documented only, see config.docResponses) and the stream.
-  for (const base of ['/openai/v1', '/openai', '/v3/openai']) {
+  for (const base of ['/openai/v1', '/openai', '/v3/openai', '/v1']) {
     for (const p of ['chat/completions', 'completions']) {
       const ok = doc.paths[`${base}/${p}`].post.responses['200'].content;
       assert.deepEqual(Object.keys(ok).sort(), ['application/json', 'text/event-stream'], `${base}/${p}`);

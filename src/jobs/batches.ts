@@ -11,7 +11,7 @@ import type { Role } from '../domain/roles.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import { validateBatch } from '../domain/batches/validate.ts';
 import { finalizeBatch, expireBatches } from '../domain/batches/finalize.ts';
-import { answeredLine, endLines, lineRequestId, mayStart, startLines, type MayStart } from '../domain/batches/lines.ts';
+import { answeredLine, endLines, lineRequestId, lineTokens, mayStart, startLines, type MayStart } from '../domain/batches/lines.ts';
 import { inTransaction } from '../domain/changes.ts';
 import { GroupCommit } from '../gateway/group-commit.ts';
 import { Slots } from '../lib/slots.ts';
@@ -114,7 +114,7 @@ async function runLine(d: BatchJobDeps, signal: AbortSignal, batchId: string, l:
         endpoint: pipelineEndpoint(l.endpoint), principal, body: l.body, signal, batch: { requestId: lineRequestId(batchId, l.line) },
       });
       if (answer.kind !== 'json') throw new Error('a batch line was answered as a stream'); // validation refuses stream: true
-      return { batchId, line: l.line, state: 'succeeded', result: answeredLine(batchId, l.line, l.customId, 200, answer.body) };
+      return { batchId, line: l.line, state: 'succeeded', result: answeredLine(batchId, l.line, l.customId, 200, answer.body), tokens: lineTokens(answer.body) };
     } catch (e) {
       if (signal.aborted) throw e; // lease lost or stopping: the line is started again
       if (e instanceof AppError && THROTTLED.has(e.reason)) {

@@ -140,7 +140,8 @@ export function reasonInFamily(family: Family, reason: Reason, field?: string): 
 
 /** The family a path belongs to by its prefix, for answers no route gave (unknown paths). */
 export function familyOfPath(url: string): Family {
-  if (url.startsWith('/openai/') || url.startsWith('/v3/openai/') || url === '/openai') return 'llm';
+  // /v1: the OpenAI-flavoured base of the same model routes (http/routes/openai/bases.ts)
+  if (url.startsWith('/openai/') || url.startsWith('/v3/openai/') || url === '/openai' || url.startsWith('/v1/') || url === '/v1') return 'llm';
   if (url.startsWith('/anthropic/') || url === '/anthropic') return 'anthropic';
   if (url.startsWith('/gpu-instance/')) return 'gpu';
   if (url.startsWith('/openapi/v1/metrics/gpu/')) return 'gpu'; // the real service's instance metrics, outside /gpu-instance

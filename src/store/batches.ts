@@ -117,34 +117,48 @@ export interface Counted {
   status: string;
 }
 
+/** The tokens of an answered line (its answer's usage), added to its batch's sums. */
+export interface LineTokens {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+}
+
 export interface EndedLine {
   batchId: string;
   line: number;
   state: LineEnd;
   result: unknown;
+  tokens?: LineTokens | undefined;
 }
 
 /**
  * End running lines with their results, many in one statement (a group commit of lines of
- * any batches); each batch's counters move in the same statement. A line no longer running
- * (ended by a start that finished first) is left as it is and not counted.
+ * any batches); each batch's counters and token sums move in the same statement. A line no
+ * longer running (ended by a start that finished first) is left as it is and not counted.
  */
 export async function endLines(db: DbOrTx, lines: EndedLine[], nowMs: number): Promise<(Counted & { id: string })[]> {
   if (!lines.length) return [];
+  const tokens = (k: keyof LineTokens) => sql.param(lines.map((l) => l.tokens?.[k] ?? 0));
   const res = await db.execute(sql`
     with v as (
       select * from unnest(${sql.param(lines.map((l) => l.batchId))}::text[], ${sql.param(lines.map((l) => l.line))}::int[],
-                           ${sql.param(lines.map((l) => l.state))}::text[], ${sql.param(lines.map((l) => JSON.stringify(l.result)))}::text[])
-        as v(batch_id, line, state, result)),
+                           ${sql.param(lines.map((l) => l.state))}::text[], ${sql.param(lines.map((l) => JSON.stringify(l.result)))}::text[],
+                           ${tokens('input')}::bigint[], ${tokens('cached')}::bigint[], ${tokens('output')}::bigint[], ${tokens('reasoning')}::bigint[])
+        as v(batch_id, line, state, result, t_in, t_cached, t_out, t_reasoning)),
     l as (
       update batch_lines b set state = v.state, result = v.result::jsonb, body = null, updated_at_ms = ${nowMs}
         from v where b.batch_id = v.batch_id and b.line = v.line and b.state = 'running'
-      returning b.batch_id, v.state),
+      returning b.batch_id, v.state, v.t_in, v.t_cached, v.t_out, v.t_reasoning),
     c as (
       select batch_id, count(*)::int as n, (count(*) filter (where state = 'succeeded'))::int as ok,
-             (count(*) filter (where state in ('failed', 'expired')))::int as bad
+             (count(*) filter (where state in ('failed', 'expired')))::int as bad,
+             sum(t_in)::bigint as t_in, sum(t_cached)::bigint as t_cached, sum(t_out)::bigint as t_out, sum(t_reasoning)::bigint as t_reasoning
         from l group by batch_id)
-    update batches set ended = ended + c.n, completed = completed + c.ok, failed = failed + c.bad, updated_at_ms = ${nowMs}
+    update batches set ended = ended + c.n, completed = completed + c.ok, failed = failed + c.bad,
+           input_tokens = input_tokens + c.t_in, cached_tokens = cached_tokens + c.t_cached,
+           output_tokens = output_tokens + c.t_out, reasoning_tokens = reasoning_tokens + c.t_reasoning, updated_at_ms = ${nowMs}
       from c where batches.id = c.batch_id
     returning batches.id, batches.ended, batches.total, batches.status`) as unknown as { rows: (Counted & { id: string })[] };
   return res.rows;

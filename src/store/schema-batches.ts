@@ -34,6 +34,11 @@ export const batches = pgTable('batches', {
   failed: integer('failed').notNull().default(0),
   /** lines in a final state (succeeded, failed, expired, cancelled): the batch ends when this reaches total */
   ended: integer('ended').notNull().default(0),
+  /** the tokens of the lines answered, summed in the statement that ends each (OpenAI's batch `usage`) */
+  inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+  cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull().default(0),
+  outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+  reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull().default(0),
   createdAtMs: ms('created_at_ms').notNull(),
   updatedAtMs: ms('updated_at_ms').notNull(),
   expiresAtMs: ms('expires_at_ms').notNull(),

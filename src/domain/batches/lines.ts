@@ -38,6 +38,22 @@ export function unansweredLine(batchId: string, line: number, customId: string, 
   return { id: outputLineId(batchId, line), custom_id: customId, response: null, error: { code, message } };
 }
 
+const count = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) >= 0 ? v as number : 0);
+
+/**
+ * The tokens of an answered line, from its answer's `usage` (chat and legacy completions:
+ * prompt_tokens, completion_tokens and their details), for the batch's sums (OpenAI's batch
+ * `usage`); what is absent or not a count counts 0.
+ */
+export function lineTokens(body: unknown): q.LineTokens {
+  type Details = { cached_tokens?: unknown; reasoning_tokens?: unknown } | null | undefined;
+  const u = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: Details; completion_tokens_details?: Details } | null } | null)?.usage;
+  return {
+    input: count(u?.prompt_tokens), cached: count(u?.prompt_tokens_details?.cached_tokens),
+    output: count(u?.completion_tokens), reasoning: count(u?.completion_tokens_details?.reasoning_tokens),
+  };
+}
+
 /** Queue the finalizer when every line has ended (in the transaction that ended the last). */
 export async function finalizeIfDone(ctx: Ctx, tx: DbOrTx, batchId: string, counted: q.Counted | undefined): Promise<void> {
   if (counted && counted.ended >= counted.total && (counted.status === 'PROGRESS' || counted.status === 'CANCELLING')) {

@@ -37,6 +37,20 @@ export interface FileObject {
   metadata: { total_requests: number };
 }
 
+/**
+ * OpenAI's file object (the openai package's `FileObject`), served on the OpenAI-flavoured
+ * base /v1. A file answered at all is `processed`: its lines were checked as it was uploaded,
+ * and a file that broke a rule was refused then (so `files.waitForProcessing` returns at once).
+ */
+export interface OpenAIFileObject extends Omit<FileObject, 'metadata'> {
+  status: 'processed';
+  status_details: null;
+}
+
+export function openaiFileView({ metadata: _interfaceOnly, ...f }: FileObject): OpenAIFileObject {
+  return { ...f, status: 'processed', status_details: null };
+}
+
 /** One part of a multipart upload, in the order the client sent them. */
 export type UploadPart =
   | { kind: 'field'; name: string; value: string }

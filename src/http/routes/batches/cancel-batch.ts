@@ -1,18 +1,19 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/bases.ts';
-import { BatchIdParams, BatchObject, summary } from './schemas.ts';
+import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
+import { BatchIdParams, renderer } from './schemas.ts';
 import { cancelBatch } from '../../../domain/batches/service.ts';
 
 export default function cancelBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
   for (const base of OPENAI_BASES) {
+    const render = renderer(renderingOf(base));
     app.post(`${base}/batches/:batch_id/cancel`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
       schema: {
         tags: ['llm'], summary: summary(base, 'Cancel a batch: no new line starts, running lines finish'), security: KeyBearer,
         params: BatchIdParams,
-        response: { 200: BatchObject, ...errors(400, 401, 403, 404) },
+        response: { 200: render.shapes.batch, ...errors(400, 401, 403, 404) },
       },
-    }, async (req) => cancelBatch(s.batches, principalOf(req), (req.params as { batch_id: string }).batch_id));
+    }, async (req) => render.batch(await cancelBatch(s.batches, principalOf(req), (req.params as { batch_id: string }).batch_id)));
   }
 }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
-import { OPENAI_BASES } from '../openai/bases.ts';
-import { FileIdParams, summary } from './schemas.ts';
+import { OPENAI_BASES, summary } from '../openai/bases.ts';
+import { FileIdParams } from './schemas.ts';
 import { deleteFile } from '../../../domain/files/files.ts';
 
 export default function deleteFileRoute(app: App, s: Pick<Services, 'files'>): void {

@@ -6,25 +6,26 @@
 import { errors, KeyBearer } from '../../schemas.ts';
 import { principalOf, type App, type Services } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
-import { OPENAI_BASES } from '../openai/bases.ts';
-import { FileObject, summary } from './schemas.ts';
+import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
+import { fileShapes } from './schemas.ts';
 import { uploadFile } from '../../../domain/files/files.ts';
 
 export default function uploadFileRoute(app: App, s: Pick<Services, 'config' | 'files'>): void {
   const { maxBytes } = s.config.files;
   withMultipart(app, maxBytes, (child) => {
     for (const base of OPENAI_BASES) {
+      const shapes = fileShapes(renderingOf(base));
       child.post(`${base}/files`, {
         config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },
         bodyLimit: Number.MAX_SAFE_INTEGER, // the file's own limit is checked as it streams
         schema: {
           tags: ['llm'], summary: summary(base, 'Upload a batch input file (multipart: file, purpose=batch)'), security: KeyBearer,
           consumes: ['multipart/form-data'],
-          response: { 200: FileObject, ...errors(400, 401, 403, 415) },
+          response: { 200: shapes.file, ...errors(400, 401, 403, 415) },
         },
       }, async (req, reply) => {
         try {
-          return await uploadFile(s.files, principalOf(req), partsOf(req, maxBytes), declaredLength(req));
+          return shapes.view(await uploadFile(s.files, principalOf(req), partsOf(req, maxBytes), declaredLength(req)));
         } catch (err) {
           closeIfUnread(req, reply);
           throw err;

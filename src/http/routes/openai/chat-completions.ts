@@ -2,14 +2,14 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import { ChatBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 
 export default function chatCompletionsRoute(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/chat/completions`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.chat },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Create a chat completion (stream or not)' : 'Create a chat completion (stream or not) (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Create a chat completion (stream or not)'), security: KeyBearer,
         body: ChatBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },

@@ -2,14 +2,14 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import { CompletionBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 
 export default function completionsRoute(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/completions`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.completions },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Create a completion (stream or not)' : 'Create a completion (stream or not) (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Create a completion (stream or not)'), security: KeyBearer,
         body: CompletionBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },

@@ -5,14 +5,14 @@ import { answerModelCall } from '../../model-answer.ts';
 import type { ResponsesBody as Body } from '../../../gateway/responses/request.ts';
 import { responsesDoor } from './responses-door.ts';
 import { ModelAnswers, ResponsesBody } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 
 export default function createResponseRoute(app: App, s: Pick<Services, 'ctx' | 'gateway' | 'responses'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/responses`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.response },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Create a response (Responses API; stream or not)' : 'Create a response (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Create a response (Responses API; stream or not)'), security: KeyBearer,
         body: ResponsesBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },

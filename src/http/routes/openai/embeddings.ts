@@ -2,14 +2,14 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import { EmbeddingBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 
 export default function embeddingsRoute(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/embeddings`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.embeddings },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Create embeddings' : 'Create embeddings (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Create embeddings'), security: KeyBearer,
         body: EmbeddingBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },

@@ -2,7 +2,7 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { ModelAnswers, ResponseIdParams } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 import { getResponse } from '../../../domain/responses/responses.ts';
 
 export default function getResponseRoute(app: App, s: Pick<Services, 'responses'>): void {
@@ -10,7 +10,7 @@ export default function getResponseRoute(app: App, s: Pick<Services, 'responses'
     app.get(`${base}/responses/:id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.storedResponse },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Retrieve a stored response (of the key\'s team)' : 'Retrieve a stored response (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Retrieve a stored response (of the key\'s team)'), security: KeyBearer,
         params: ResponseIdParams,
         response: errors(400, 401, 404),
       },

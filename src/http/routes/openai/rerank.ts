@@ -2,14 +2,14 @@ import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, Services } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import { RerankBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
-import { OPENAI_BASES } from './bases.ts';
+import { OPENAI_BASES, summary } from './bases.ts';
 
 export default function rerankRoute(app: App, s: Pick<Services, 'gateway'>): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/rerank`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.rerank },
       schema: {
-        tags: ['llm'], summary: base === '/openai/v1' ? 'Rerank documents against a query' : 'Rerank documents against a query (alias of /openai/v1)', security: KeyBearer,
+        tags: ['llm'], summary: summary(base, 'Rerank documents against a query'), security: KeyBearer,
         body: RerankBody,
         response: errors(400, 401, 403, 404, 429, 503),
       },
