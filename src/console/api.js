@@ -28,6 +28,9 @@ export class ApiError extends Error {
     super(body?.message || body?.error?.message || `HTTP ${status}`);
     this.status = status;
     this.reason = body?.reason || body?.error?.code || '';
+    /** the request's field the API refused, and the rule it broke (metadata of the GPU and tenant families; OpenAI's `param`), for a form to show at the field */
+    this.field = String(body?.metadata?.field ?? body?.error?.param ?? '');
+    this.rule = String(body?.metadata?.rule ?? '');
   }
 }
 

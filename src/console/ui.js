@@ -104,15 +104,15 @@ export function Status({ value }) {
  * @typedef {{ label: string, cell: (row: T) => unknown, num?: boolean }} Column
  */
 /**
- * A table: columns [{label, cell(row), num?}].
+ * A table: columns [{label, cell(row), num?}]; `rowClass(row)`, a class of a row's <tr>.
  * @template T
- * @param {{ rows: T[], columns: Column<T>[], empty?: string, label?: string }} props
+ * @param {{ rows: T[], columns: Column<T>[], empty?: string, label?: string, rowClass?: (row: T) => string | undefined }} props
  */
-export function Table({ rows, columns, empty = 'Nothing yet.', label }) {
+export function Table({ rows, columns, empty = 'Nothing yet.', label, rowClass }) {
   if (!rows.length) return html`<p class="muted">${empty}</p>`;
   return html`<div class="table-wrap"><table aria-label=${label}>
     <thead><tr>${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : ''}>${c.label}</th>`)}</tr></thead>
-    <tbody>${rows.map((r) => html`<tr>${columns.map((c) => html`<td class=${c.num ? 'num' : ''}>${c.cell(r)}</td>`)}</tr>`)}</tbody>
+    <tbody>${rows.map((r) => html`<tr class=${rowClass?.(r)}>${columns.map((c) => html`<td class=${c.num ? 'num' : ''}>${c.cell(r)}</td>`)}</tr>`)}</tbody>
   </table></div>`;
 }
 
