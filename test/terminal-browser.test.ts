@@ -78,7 +78,12 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   await page.goto(`${base}/console#/instances/${id}`);
-  await page.getByRole('heading', { name: 'shell-box' }).waitFor();
+  await page.getByRole('heading', { name: 'shell-box' }).waitFor().catch(async (e: unknown) => {
+    // what the page showed instead: the test's report says, and a screenshot keeps it
+    await page.screenshot({ path: join(ARTIFACTS, 'terminal-no-heading.png'), fullPage: true }).catch(() => {});
+    const shown = await page.locator('body').innerText().catch((err: unknown) => String(err));
+    throw new Error(`the instance page did not show its heading: ${String(e)}\n--- the page at ${page.url()} ---\n${shown.slice(0, 2000)}\n--- page errors ---\n${pageErrors.join('\n')}`);
+  });
   await page.getByRole('button', { name: 'Open terminal' }).click();
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   const terminal = page.getByLabel('Terminal', { exact: true });

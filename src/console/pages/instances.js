@@ -245,8 +245,9 @@ function Instance({ id }) {
     const i = await get(`${GPU}/gpu/instance`, { instanceId: id });
     const now = Math.floor(Date.now() / 1000);
     // cost so far: its usage bills (the API answers at most 31 days at a time)
+    // the cost is a detail: a bill query that fails (a server clock ahead of the browser's) does not hide the instance
     const bills = can('readBilling')
-      ? await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'summary', ownerId: id, startTime: Math.max(Number(i.createdAt), now - 31 * 86400), endTime: now }) : undefined;
+      ? await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'summary', ownerId: id, startTime: Math.min(now, Math.max(Number(i.createdAt), now - 31 * 86400)), endTime: now }).catch(() => undefined) : undefined;
     return { i, cost: bills?.bills.reduce((/** @type {bigint} */ a, /** @type {Json} */ b) => a + BigInt(b.amount), 0n) };
   }, [id]);
   usePoll(!!state.data && !STEADY.includes(state.data.i.status), state);
