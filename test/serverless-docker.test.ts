@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type Server } from './helpers/server.ts';
 import { type EngineKind, engineSkip, startEngine, type TestEngine } from './helpers/engines.ts';
+import { exclusive } from './helpers/exclusive.ts';
 import { readCreds } from './helpers/data-dir.ts';
 import { until } from './helpers/wait.ts';
 
@@ -101,8 +102,15 @@ for (const kind of ['dockerd', 'podman'] as EngineKind[]) {
   test(`serverless workers are real containers of the docker driver (${kind}): labelled, probed over HTTP, routed to, scaled out and in, replaced, removed, GPUs by UUID`, {
     skip: engineSkip(kind), timeout: 420_000,
   }, async (t) => {
-    const engine = await startEngine(kind);
-    t.after(() => engine.stop());
+    const release = await exclusive('engines-and-chromium'); // not beside test/terminal-browser.test.ts (helpers/exclusive.ts)
+    const engine = await startEngine(kind).catch((e: unknown) => { release(); throw e; });
+    t.after(async () => {
+      try {
+        await engine.stop();
+      } finally {
+        release();
+      }
+    });
     const dataDir = mkdtempSync(join(tmpdir(), 'gantry-sl-docker-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     // first a CPU-only server (this machine has no GPU, no nvidia-smi): the operator sets the inventory

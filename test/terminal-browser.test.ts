@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { engineSkip, startEngine } from './helpers/engines.ts';
+import { exclusive } from './helpers/exclusive.ts';
 import { createTeam, topup } from './helpers/factories.ts';
 import { as } from './helpers/http.ts';
 import { until } from './helpers/wait.ts';
@@ -34,7 +35,8 @@ const SKIP = noChromium || engineSkip('dockerd');
 
 test('the console\'s web terminal in chromium: Open terminal on a running docker instance, echo gantry-$((6*7)) shows gantry-42', { skip: SKIP, timeout: 300_000 }, async (t) => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const engine = await startEngine('dockerd');
+  const release = await exclusive('engines-and-chromium'); // not beside test/serverless-docker.test.ts (helpers/exclusive.ts)
+  const engine = await startEngine('dockerd').catch((e: unknown) => { release(); throw e; });
   let h: TestApp | undefined;
   let context: BrowserContext | undefined;
   const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
@@ -43,6 +45,7 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
     await h?.close();
     await engine.stop();
     rmSync(userDataDir, { recursive: true, force: true });
+    release();
   });
   h = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: 'gantry-term-browser' } });
   const app = h;
@@ -81,8 +84,8 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
   await page.getByRole('heading', { name: 'shell-box' }).waitFor().catch(async (e: unknown) => {
     // what the page showed instead: the test's report says, and a screenshot keeps it
     await page.screenshot({ path: join(ARTIFACTS, 'terminal-no-heading.png'), fullPage: true }).catch(() => {});
-    const shown = await page.locator('body').innerText().catch((err: unknown) => String(err));
-    throw new Error(`the instance page did not show its heading: ${String(e)}\n--- the page at ${page.url()} ---\n${shown.slice(0, 2000)}\n--- page errors ---\n${pageErrors.join('\n')}`);
+    const shown = await page.locator('body').textContent().catch((err: unknown) => String(err));
+    throw new Error(`the instance page did not show its heading: ${String(e)}\n--- the page at ${page.url()} ---\n${(shown ?? '').slice(0, 2000)}\n--- page errors ---\n${pageErrors.join('\n')}`);
   });
   await page.getByRole('button', { name: 'Open terminal' }).click();
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
