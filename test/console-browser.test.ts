@@ -6,35 +6,16 @@
 // each page go to test-artifacts/console/. Skipped (with a message) only where no chromium exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { api, launch, shot, signIn, chromiumSkip, type Browser } from './helpers/browser.ts';
 import { startServer } from './helpers/server.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { freePort } from './helpers/own-redis.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
 const GPU = '/gpu-instance/openapi/v1';
-// CI (.ci/run) sets this: there a missing browser fails the test rather than skipping it.
-const REQUIRED = process.env.GANTRY_TEST_REQUIRE_CHROMIUM === '1';
-const SKIP = existsSync(CHROMIUM) || REQUIRED ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the browser tests`;
-
-async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : {};
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
 
 /**
  * Waits until `cond` holds (something outside the page, e.g. what a receiver got, or what
@@ -48,14 +29,6 @@ async function until(cond: () => boolean, what: string, ms = 30_000, probe?: () 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-async function signIn(page: Page, base: string, secret: string, operator = false): Promise<void> {
-  await page.goto(`${base}/console`);
-  if (operator) await page.getByLabel('the operator token').check();
-  await page.getByLabel(operator ? 'Operator token' : 'API key', { exact: true }).fill(secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
 /** Waits until the image `img` has loaded (its natural width is known), then answers that width. */
@@ -123,15 +96,12 @@ async function mediaStep(page: Page, base: string, ownerKey: string, adminToken:
   await shot(page, 'tasks');
 }
 
-test('the console in chromium: keys, budgets, instances, live logs, charts, roles, operator views', { timeout: 300_000, skip: SKIP }, async (t) => {
-  assert.ok(existsSync(CHROMIUM), `GANTRY_TEST_REQUIRE_CHROMIUM=1 and no ${CHROMIUM}`);
-  mkdirSync(ARTIFACTS, { recursive: true });
+test('the console in chromium: keys, budgets, instances, live logs, charts, roles, operator views', { timeout: 300_000, skip: chromiumSkip }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-console-'));
   // a port of its own, not 0: signed links (task images, covers) name the port Gantry is reached at
   const server = await startServer({ PORT: String(await freePort()), GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50', GANTRY_SIM_TTFT_MS: '0',
     GANTRY_WEBHOOK_ALLOW_PRIVATE: '1' }, { watchdogMs: 300_000 });
-  const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
-  let context: BrowserContext | undefined;
+  let browser: Browser | undefined;
   let page: Page | undefined;
   let rx: Receiver | undefined;
   try {
@@ -150,15 +120,9 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
         ports: [{ port: 8080 }], policy: { type: 'queue', value: 4 }, image: { image: 'hashicorp/http-echo' }, products: [{ id: 'prd_rtx4090_24g' }], healthy: { path: '/' } },
     })).id;
 
-    // a new empty profile (playwright passes it as --user-data-dir)
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, viewport: { width: 1200, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-    page = context.pages()[0] ?? await context.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    browser = await launch({ width: 1200, height: 800 });
+    const { context, pageErrors } = browser;
+    page = browser.page;
 
     // First view: the sign-in page, every byte transferred (headers and compressed bodies).
     const sizes: Promise<number>[] = [];
@@ -347,10 +311,9 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     if (page) await shot(page, 'failure').catch(() => undefined); // what the page showed when it failed
     throw e;
   } finally {
-    await context?.close();
+    await browser?.close();
     await rx?.close();
     await server.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(userDataDir, { recursive: true, force: true });
   }
 });

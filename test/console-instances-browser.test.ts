@@ -12,45 +12,21 @@
 // test-artifacts/console/instances-*.png. Skipped (with a message) only where no chromium exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { api, chromiumSkip, launch, shot as shotAs, signIn, type Browser } from './helpers/browser.ts';
 import { startServer } from './helpers/server.ts';
 import { until } from './helpers/wait.ts';
 import { INSTANCE_STATUSES } from '../src/domain/compute/states.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
 const GPU = '/gpu-instance/openapi/v1';
 const PRODUCT = 'prd_rtx4090_24g';
-// CI (.ci/run) sets this: there a missing browser fails the test rather than skipping it.
-const REQUIRED = process.env.GANTRY_TEST_REQUIRE_CHROMIUM === '1';
-const SKIP = existsSync(CHROMIUM) || REQUIRED ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the browser tests`;
 /** A name that would be markup if it were injected as HTML. */
 const MARKUP_NAME = '<img src=x onerror="window.__injected=1"><b>bold</b>';
 
-async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : {};
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `instances-${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, base: string, key: string): Promise<void> {
-  await page.goto(`${base}/console`);
-  await page.getByLabel('API key', { exact: true }).fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const shot = (page: Page, name: string) => shotAs(page, `instances-${name}`);
 
 /** The colour a CSS variable of the page's theme resolves to, as getComputedStyle writes colours. */
 async function themeColour(page: Page, variable: string): Promise<string> {
@@ -72,13 +48,10 @@ async function description(control: Locator): Promise<string> {
     .map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
 }
 
-test('the console\'s instances in chromium: every status to filter, removed hidden, failed red, a refused create keeps what was typed, Stop/Start/Restart/Delete, ports as links, metrics', { timeout: 300_000, skip: SKIP }, async () => {
-  assert.ok(existsSync(CHROMIUM), `GANTRY_TEST_REQUIRE_CHROMIUM=1 and no ${CHROMIUM}`);
-  mkdirSync(ARTIFACTS, { recursive: true });
+test('the console\'s instances in chromium: every status to filter, removed hidden, failed red, a refused create keeps what was typed, Stop/Start/Restart/Delete, ports as links, metrics', { timeout: 300_000, skip: chromiumSkip }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-console-instances-'));
   const server = await startServer({ GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '50', GANTRY_RECONCILE_INTERVAL_MS: '100', GANTRY_JOBS_POLL_MS: '50' }, { watchdogMs: 300_000 });
-  const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
-  let context: BrowserContext | undefined;
+  let browser: Browser | undefined;
   let page: Page | undefined;
   try {
     const base = server.url;
@@ -100,15 +73,10 @@ test('the console\'s instances in chromium: every status to filter, removed hidd
     const basic = await api(base, adminToken, 'POST', `/admin/v1/teams/${team.userId}/members`, { email: 'basic@example.com', role: 'Basic' });
     const basicKey = (await api(base, adminToken, 'POST', `/admin/v1/members/${basic.memberId}/keys`, { name: 'basic' })).apiKey;
 
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, viewport: { width: 1200, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-    page = context.pages()[0] ?? await context.newPage();
+    browser = await launch();
+    page = browser.page;
     const p = page;
-    const pageErrors: string[] = [];
-    p.on('pageerror', (e) => pageErrors.push(String(e)));
+    const { pageErrors } = browser;
     const deletes: string[] = [];
     p.on('request', (r) => { if (r.url().includes('/gpu/instance/delete')) deletes.push(r.url()); });
     await signIn(p, base, ownerKey);
@@ -273,9 +241,8 @@ test('the console\'s instances in chromium: every status to filter, removed hidd
     if (page) await shot(page, 'failure').catch(() => undefined); // what the page showed when it failed
     throw e;
   } finally {
-    await context?.close();
+    await browser?.close();
     await server.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(userDataDir, { recursive: true, force: true });
   }
 });

@@ -9,11 +9,8 @@
 // GANTRY_TEST_REQUIRE_ENGINES=1). A screenshot goes to test-artifacts/console/terminal.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { Locator } from 'playwright-core';
+import { chromiumSkip, launch, shot, shows as showsOn, type Browser } from './helpers/browser.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { engineSkip, startEngine } from './helpers/engines.ts';
 import { exclusive } from './helpers/exclusive.ts';
@@ -22,29 +19,22 @@ import { as } from './helpers/http.ts';
 import { until } from './helpers/wait.ts';
 import { setInventory } from '../src/store/compute.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/console/', import.meta.url));
 const BASE = '/gpu-instance/openapi/v1';
 const PRODUCT = {
   id: 'prd_term_browser', name: 'tiny', gpuModel: 'none', cpuPerGpu: 1, memoryPerGpu: 1, diskPerGpu: 10, minRootfs: 1, maxRootfs: 10,
   price: 36_000, spotPrice: 36_000, monthlyPrice: 1_000_000, billingMethods: ['onDemand'],
 };
-const noChromium = existsSync(CHROMIUM) || process.env.GANTRY_TEST_REQUIRE_CHROMIUM === '1'
-  ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the browser tests`;
-const SKIP = noChromium || engineSkip('dockerd');
+const SKIP = chromiumSkip || engineSkip('dockerd');
 
 test('the console\'s web terminal in chromium: Open terminal on a running docker instance, echo gantry-$((6*7)) shows gantry-42', { skip: SKIP, timeout: 300_000 }, async (t) => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   const release = await exclusive('engines-and-chromium'); // not beside test/serverless-docker.test.ts (helpers/exclusive.ts)
   const engine = await startEngine('dockerd').catch((e: unknown) => { release(); throw e; });
   let h: TestApp | undefined;
-  let context: BrowserContext | undefined;
-  const userDataDir = mkdtempSync(join(tmpdir(), 'gantry-chromium-'));
+  let browser: Browser | undefined;
   t.after(async () => {
-    await context?.close();
+    await browser?.close();
     await h?.close();
     await engine.stop();
-    rmSync(userDataDir, { recursive: true, force: true });
     release();
   });
   h = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: 'gantry-term-browser' } });
@@ -68,31 +58,9 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
     return (await owner.get(`${BASE}/gpu/instance`, { instanceId: id })).body.status === 'running';
   }, { limitMs: 60_000, everyMs: 100 });
 
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, viewport: { width: 1200, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  const page = context.pages()[0] ?? await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  /**
-   * Waits for what the page should show; the first time it does not come in 20 s, says what the
-   * page showed instead (stderr, and a screenshot) and loads the page once more. Seen in CI
-   * under load, 3 runs of 5: the page stayed 30 s without the sign-in form or the instance's
-   * heading, and every run alone passes; the cause is not found yet (the session's note).
-   */
-  const shows = async (what: string, locator: ReturnType<typeof page.getByRole>) => {
-    try {
-      await locator.waitFor({ timeout: 20_000 });
-    } catch (e) {
-      await page.screenshot({ path: join(ARTIFACTS, `terminal-stalled-${what}.png`), fullPage: true }).catch(() => {});
-      const shown = await page.locator('body').textContent().catch((err: unknown) => String(err));
-      console.error(`terminal-browser: no ${what} in 20 s (${String(e)}); the page at ${page.url()} showed: ${(shown ?? '').slice(0, 1000)}; page errors: ${pageErrors.join(' | ')}; loading it again`);
-      await page.reload();
-      await locator.waitFor({ timeout: 30_000 });
-    }
-  };
+  browser = await launch();
+  const { page, pageErrors } = browser;
+  const shows = (what: string, locator: Locator) => showsOn(page, `terminal ${what}`, locator, pageErrors);
   await page.goto(`${base}/console`);
   await shows('sign-in form', page.getByLabel('API key', { exact: true }));
   await page.getByLabel('API key', { exact: true }).fill(team.owner.apiKey);
@@ -111,7 +79,7 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
   await terminal.locator('.xterm-rows').filter({ hasText: /^.*gantry-42/m }).waitFor();
   const rows = (await terminal.locator('.xterm-rows > div').allTextContents()).map((r) => r.trim());
   assert.ok(rows.includes('gantry-42'), `the output is a line of its own, below the command: ${JSON.stringify(rows)}`);
-  await page.screenshot({ path: join(ARTIFACTS, 'terminal.png'), fullPage: true });
+  await shot(page, 'terminal');
   // closing the terminal ends its shell in the container
   const shells = async () => JSON.stringify((await engine.api('GET', `/containers/${id}/top`)).json.Processes);
   assert.match(await shells(), /\/bin\/sh/);
