@@ -15,12 +15,11 @@
 // under GANTRY_TEST_REQUIRE_ENGINES=1 (CI). No fixed sleeps: every wait looks at the event.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type Server } from './helpers/server.ts';
-import { type EngineKind, engineSkip, startEngine, type TestEngine } from './helpers/engines.ts';
+import { type EngineKind, engineSkip, fakeCdiGpu, fakeGpuUuid, startEngine, type TestEngine } from './helpers/engines.ts';
 import { exclusive } from './helpers/exclusive.ts';
 import { readCreds } from './helpers/data-dir.ts';
 import { until } from './helpers/wait.ts';
@@ -267,21 +266,12 @@ for (const kind of ['dockerd', 'podman'] as EngineKind[]) {
     // ---- a worker with gpuNum 1 takes the server's GPU by UUID, through the driver's one path (as an instance) ----
     // Gantry again on the same data dir, now on a server with one GPU: a stand-in nvidia-smi
     // (GANTRY_DOCKER_NVIDIA_SMI) lists an H200 of a made-up UUID, the GPU product's model
-    const gpu = `GPU-${randomBytes(4).toString('hex')}-0000-4000-8000-${randomBytes(6).toString('hex')}`;
+    const gpu = fakeGpuUuid();
     const smi = join(dataDir, 'nvidia-smi');
     writeFileSync(smi, `#!/bin/sh\ncase "$*" in *--query-gpu*) printf 'index, uuid, name, memory.total [MiB]\\n0, ${gpu}, NVIDIA H200, 143771 MiB\\n' ;; esac\n`, { mode: 0o755 });
     await server.kill('SIGTERM');
     server = await startServer({ ...env, GANTRY_DOCKER_NVIDIA_SMI: smi }, { watchdogMs: 400_000 });
-    if (kind === 'podman') {
-      // a fake CDI spec, as driver.test.ts: the GPU's device is /dev/null, seen in the container as /dev/gantry-gpu
-      mkdirSync('/var/run/cdi', { recursive: true });
-      const file = `/var/run/cdi/gantry-test-${gpu}.json`;
-      writeFileSync(file, JSON.stringify({
-        cdiVersion: '0.5.0', kind: 'nvidia.com/gpu',
-        devices: [{ name: gpu, containerEdits: { deviceNodes: [{ path: '/dev/gantry-gpu', hostPath: '/dev/null' }], env: [`GANTRY_FAKE_GPU=${gpu}`] } }],
-      }));
-      t.after(() => rmSync(file, { force: true }));
-    }
+    t.after(fakeCdiGpu(kind, gpu));
     const gpuCommand = `echo ok > /www/health; echo "$NVIDIA_VISIBLE_DEVICES:$CUDA_VISIBLE_DEVICES:$GANTRY_FAKE_GPU" > /www/gpus; ls /dev/gantry-gpu > /www/dev; exec httpd -f -p ${PORT} -h /www`;
     const gpuEp = await createEndpoint('gpu', gpuCommand, { gpuNum: 1, maxNum: 1 }, GPU_PRODUCT.id);
     ok(gpuEp, 'GPU endpoint create');

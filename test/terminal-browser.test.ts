@@ -11,19 +11,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { chromiumSkip, launch, shot, shows as showsOn, type Browser } from './helpers/browser.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import type { TestApp } from './helpers/app.ts';
 import { engineSkip, startEngine } from './helpers/engines.ts';
 import { exclusive } from './helpers/exclusive.ts';
-import { createTeam, topup } from './helpers/factories.ts';
-import { as } from './helpers/http.ts';
+import { dockerApp, runningInstance } from './helpers/docker-instance.ts';
 import { until } from './helpers/wait.ts';
-import { setInventory } from '../src/store/compute.ts';
 
-const BASE = '/gpu-instance/openapi/v1';
-const PRODUCT = {
-  id: 'prd_term_browser', name: 'tiny', gpuModel: 'none', cpuPerGpu: 1, memoryPerGpu: 1, diskPerGpu: 10, minRootfs: 1, maxRootfs: 10,
-  price: 36_000, spotPrice: 36_000, monthlyPrice: 1_000_000, billingMethods: ['onDemand'],
-};
 const SKIP = chromiumSkip || engineSkip('dockerd');
 
 test('the console\'s web terminal in chromium: Open terminal on a running docker instance, echo gantry-$((6*7)) shows gantry-42', { skip: SKIP, timeout: 300_000 }, async (t) => {
@@ -37,26 +30,10 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
     await engine.stop();
     release();
   });
-  h = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: 'gantry-term-browser' } });
-  const app = h;
-  const base = await app.app.listen({ host: '127.0.0.1', port: 0 });
-  app.config.serverless.publicBaseUrl = base;
-  const admin = as(app.app, app.creds.adminToken);
-  assert.equal((await admin.post('/admin/v1/gpu/products', PRODUCT)).status, 200);
-  await setInventory(app.store.db, { productId: PRODUCT.id, clusterId: 'cls_local', totalGpus: 2 });
-  const team = await createTeam(app.app, app.creds.adminToken);
-  await topup(app.app, app.creds.adminToken, team.userId, 10_000_000);
-  const owner = as(app.app, team.owner.apiKey);
-  const created = await owner.post(`${BASE}/gpu/instance/create`, {
-    name: 'shell-box', productId: PRODUCT.id, gpuNum: 1, rootfsSize: 1, imageUrl: engine.image, kind: 'cpu', clusterId: 'cls_local', command: 'sleep 3600',
-  });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  const id = created.body.id as string;
-  await until(`${id} runs`, async () => {
-    app.clock.advance(200);
-    await app.services.compute.reconcile();
-    return (await owner.get(`${BASE}/gpu/instance`, { instanceId: id })).body.status === 'running';
-  }, { limitMs: 60_000, everyMs: 100 });
+  const d = await dockerApp(engine, 'gantry-term-browser');
+  h = d.app;
+  const { base, team } = d;
+  const id = await runningInstance(d, engine, 'shell-box');
 
   browser = await launch();
   const { page, pageErrors } = browser;

@@ -8,7 +8,8 @@
 // process may set, runc and cgroupfs; dockerd --iptables=false --bridge=none (no default
 // network, the driver makes its own) on overlay2.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, copyFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -232,4 +233,26 @@ export async function startEngine(kind: EngineKind): Promise<TestEngine> {
     api: (method, path, body) => call(socketPath, method, path, body),
     stop,
   };
+}
+
+/** A made-up GPU UUID in nvidia-smi's form, new for each test (engines are shared by nothing, CDI files are). */
+export function fakeGpuUuid(): string {
+  return `GPU-${randomBytes(4).toString('hex')}-0000-4000-8000-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * On Podman, a fake CDI spec for `gpu`: its device is /dev/null, seen in the container as
+ * /dev/gantry-gpu, and GANTRY_FAKE_GPU=<uuid> is set, so a test sees the GPU it was given.
+ * Podman 4.3 reads /etc/cdi and /var/run/cdi only (containers.conf has no cdi_spec_dirs yet).
+ * Returns the removal, for t.after. dockerd needs none: the driver's nvidia mode sets the env.
+ */
+export function fakeCdiGpu(kind: EngineKind, gpu: string): () => void {
+  if (kind !== 'podman') return () => {};
+  mkdirSync('/var/run/cdi', { recursive: true });
+  const file = `/var/run/cdi/gantry-test-${gpu}.json`;
+  writeFileSync(file, JSON.stringify({
+    cdiVersion: '0.5.0', kind: 'nvidia.com/gpu',
+    devices: [{ name: gpu, containerEdits: { deviceNodes: [{ path: '/dev/gantry-gpu', hostPath: '/dev/null' }], env: [`GANTRY_FAKE_GPU=${gpu}`] } }],
+  }));
+  return () => rmSync(file, { force: true });
 }

@@ -8,11 +8,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { baseSpec, driverContract } from '../contract.ts';
 import type { WorkloadSpec } from '../types.ts';
-import { engineSkip, startEngine, type EngineKind, type TestEngine } from '../../../test/helpers/engines.ts';
+import { engineSkip, fakeCdiGpu, fakeGpuUuid, startEngine, type EngineKind, type TestEngine } from '../../../test/helpers/engines.ts';
 import { until } from '../../../test/helpers/wait.ts';
 import { createBody, LABEL } from './container.ts';
 import { DockerDriver } from './driver.ts';
@@ -260,18 +258,8 @@ for (const kind of ['dockerd', 'podman'] as const) {
 
   test(`docker (${kind}): GPUs are allocated by UUID, recorded in labels, never given twice, refused when none is free`, { skip }, async (t) => {
     const { e, spec, phase, logText } = await setup(t);
-    const gpu = `GPU-${randomBytes(4).toString('hex')}-0000-4000-8000-${randomBytes(6).toString('hex')}`;
-    if (kind === 'podman') {
-      // a fake CDI spec: the GPU's device is /dev/null, seen in the container as /dev/gantry-gpu.
-      // Podman 4.3 reads /etc/cdi and /var/run/cdi only (containers.conf has no cdi_spec_dirs yet)
-      mkdirSync('/var/run/cdi', { recursive: true });
-      const file = `/var/run/cdi/gantry-test-${gpu}.json`;
-      writeFileSync(file, JSON.stringify({
-        cdiVersion: '0.5.0', kind: 'nvidia.com/gpu',
-        devices: [{ name: gpu, containerEdits: { deviceNodes: [{ path: '/dev/gantry-gpu', hostPath: '/dev/null' }], env: [`GANTRY_FAKE_GPU=${gpu}`] } }],
-      }));
-      t.after(() => rmSync(file, { force: true }));
-    }
+    const gpu = fakeGpuUuid();
+    t.after(fakeCdiGpu(kind, gpu));
     const withGpus = () => new DockerDriver({ host: e.host, network: NETWORK, publishHost: '127.0.0.1', gpus: [gpu], gpuMode: 'nvidia' });
     const driver = withGpus();
     t.after(() => driver.close());

@@ -13,21 +13,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
+import type { TestApp } from '../../../../test/helpers/app.ts';
 import { engineSkip, startEngine, type EngineKind } from '../../../../test/helpers/engines.ts';
-import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
+import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { as, call } from '../../../../test/helpers/http.ts';
 import { until } from '../../../../test/helpers/wait.ts';
 import { fixture } from '../../../../test/helpers/compute-fixture.ts';
-import { setInventory } from '../../../store/compute.ts';
+import { dockerApp, GPU_BASE, runningInstance } from '../../../../test/helpers/docker-instance.ts';
 import { TERMINAL_PATH, TERMINAL_TICKET_TTL_MS } from '../../../domain/terminals/terminals.ts';
 
-const BASE = '/gpu-instance/openapi/v1';
-/** one CPU, 1 GB: a CPU instance (this machine has no GPU) */
-const PRODUCT = {
-  id: 'prd_term_tiny', name: 'tiny', gpuModel: 'none', cpuPerGpu: 1, memoryPerGpu: 1, diskPerGpu: 10, minRootfs: 1, maxRootfs: 10,
-  price: 36_000, spotPrice: 36_000, monthlyPrice: 1_000_000, billingMethods: ['onDemand'],
-};
+const BASE = GPU_BASE;
 
 interface Term {
   ws: WebSocket;
@@ -84,27 +79,13 @@ for (const kind of ['dockerd', 'podman'] as const satisfies EngineKind[]) {
       await h?.close();
       await engine.stop();
     });
-    h = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: 'gantry-term' } });
-    const app = h;
-    app.config.serverless.publicBaseUrl = await app.app.listen({ host: '127.0.0.1', port: 0 });
-    const admin = as(app.app, app.creds.adminToken);
-    assert.equal((await admin.post('/admin/v1/gpu/products', PRODUCT)).status, 200);
-    await setInventory(app.store.db, { productId: PRODUCT.id, clusterId: 'cls_local', totalGpus: 4 });
-    const team = await createTeam(app.app, app.creds.adminToken);
+    const d = await dockerApp(engine, 'gantry-term');
+    h = d.app;
+    const { app, team } = d;
     const other = await createTeam(app.app, app.creds.adminToken);
-    await topup(app.app, app.creds.adminToken, team.userId, 10_000_000);
     const owner = as(app.app, team.owner.apiKey);
-    const created = await owner.post(`${BASE}/gpu/instance/create`, {
-      name: 'term', productId: PRODUCT.id, gpuNum: 1, rootfsSize: 1, imageUrl: engine.image, kind: 'cpu', clusterId: 'cls_local', command: 'sleep 3600',
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const id = created.body.id as string;
+    const id = await runningInstance(d, engine, 'term');
     const view = async (token = team.owner.apiKey) => (await call(app.app, 'GET', `${BASE}/gpu/instance`, { token, query: { instanceId: id } })).body;
-    await until(`${id} runs`, async () => {
-      app.clock.advance(200);
-      await app.services.compute.reconcile();
-      return (await view()).status === 'running';
-    }, { limitMs: 60_000, everyMs: 100 });
     const urlOf = async (token = team.owner.apiKey) => (await view(token)).connectComponentWebTerminal.url as string;
 
     // the URL, and a shell that answers
