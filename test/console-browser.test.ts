@@ -254,9 +254,11 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
 
     // Narrow screen (360 px) still reads.
     await page.setViewportSize({ width: 360, height: 740 });
+    await page.getByRole('button', { name: 'Menu' }).click(); // the navigation collapses on a phone
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Budgets' }).waitFor();
     await shot(page, 'overview-360');
+    await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('table', { name: 'Endpoints' }).waitFor();
     await shot(page, 'webhooks-360');
@@ -281,8 +283,9 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     assert.equal(await page.getByRole('button', { name: 'Create an instance' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 0);
     await shot(page, 'basic-instances');
-    await page.goto(`${base}/console#/webhooks`); // typed in: the shell shows the first page instead
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.goto(`${base}/console#/webhooks`); // typed in: the shell says it is not for this role
+    await page.getByRole('heading', { name: 'Not available to your role' }).waitFor();
+    await page.getByText('Webhooks (#/webhooks) is not available to the Basic role.').waitFor();
     for (const control of ['Create endpoint', 'Show secret', 'Rotate secret']) assert.equal(await page.getByRole('button', { name: control }).count(), 0, control);
     await page.getByRole('button', { name: 'Sign out' }).click();
 

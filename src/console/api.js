@@ -25,13 +25,34 @@ export class ApiError extends Error {
    * @param {Json} body
    */
   constructor(status, body) {
-    super(body?.message || body?.error?.message || `HTTP ${status}`);
+    super(inDollars(body?.message || body?.error?.message || `HTTP ${status}`));
     this.status = status;
     this.reason = body?.reason || body?.error?.code || '';
     /** the request's field the API refused, and the rule it broke (metadata of the GPU and tenant families; OpenAI's `param`), for a form to show at the field */
     this.field = String(body?.metadata?.field ?? body?.error?.param ?? '');
-    this.rule = String(body?.metadata?.rule ?? '');
+    this.rule = inDollars(String(body?.metadata?.rule ?? ''));
   }
+}
+
+/** No answer came: the network or the server is down. Pages show it once, with a retry (ui.js). */
+export class NetworkError extends Error {
+  constructor() {
+    super('Gantry could not be reached: the network or the server is down.');
+    this.status = 0;
+    this.reason = 'NETWORK';
+    this.network = true;
+  }
+}
+
+/**
+ * What to say of an answer that is not the API's JSON (a proxy's error page, a gateway's HTML):
+ * its status and a short plain text, never its markup.
+ * @param {Response} res
+ * @param {string} text
+ */
+function notJson(res, text) {
+  const plain = /^text\/plain/i.test(res.headers.get('content-type') ?? '') && !/[<>]/.test(text) ? text.trim().slice(0, 200) : '';
+  return plain || `the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} with a page instead of the API's answer${res.status >= 500 ? ': it may be restarting or behind a failing proxy' : ''}`;
 }
 
 /**
@@ -51,10 +72,18 @@ export async function api(method, path, body, opts = {}) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
-  const text = await res.text();
+  /** @type {Response} */
+  let res;
+  let text;
+  try {
+    res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
+    text = await res.text();
+  } catch (e) {
+    if (/** @type {Error} */ (e)?.name === 'AbortError') throw e;
+    throw new NetworkError(); // fetch rejects only when no answer came: say so, not "Failed to fetch"
+  }
   let parsed;
-  try { parsed = text ? JSON.parse(text) : {}; } catch { parsed = { message: text }; }
+  try { parsed = text ? JSON.parse(text) : {}; } catch { parsed = { message: notJson(res, text) }; }
   if (!res.ok) {
     if (res.status === 401 && !opts.signingIn && session.value) session.value = null; // the session ended
     throw new ApiError(res.status, parsed);
@@ -111,4 +140,19 @@ export function mayLimit(member) {
   if (!me) return false;
   if (me.role === 'Owner') return true;
   return member.memberId !== me.memberId && member.role !== 'Owner';
+}
+
+/**
+ * An API message as the console shows it: in dollars, never in the API's units. The API says
+ * amounts for clients as "15000 units ($1.50)" (lib/money.ts describeMicro) and integers
+ * "(1/10000 USD)"; the console asks for and shows dollars.
+ * @param {string} message
+ */
+export function inDollars(message) {
+  return message
+    .replace(/-?[\d.]+ units \((-?\$[\d.,]+)\)/g, '$1')
+    .replace(/ \(1\/10000 USD\)/g, '')
+    .replace(/\b(\d+) \((\d+\.\d\d) USD\)/g, '$$$2')
+    // any other amount in units: its dollars, every digit kept
+    .replace(/(-?\d+(?:\.\d+)?) units\b/g, (_, n) => `$${(Number(n) / 10000).toFixed(Math.max(2, Math.min(10, (String(n).split('.')[1]?.length ?? 0) + 4))).replace(/(\.\d\d\d*?)0+$/, '$1')}`);
 }

@@ -2,9 +2,9 @@
 // The console: sign-in, the shell (navigation by role) and a hash router over the pages.
 import { html } from 'htm/preact';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, loadSession, principal, session, signIn, signOut } from './api.js';
-import { ErrorBox, useAction } from './ui.js';
+import { ErrorBox, NetworkBanner, useAction } from './ui.js';
 import { Overview } from './pages/overview.js';
 import { Keys } from './pages/keys.js';
 import { Members } from './pages/members.js';
@@ -91,22 +91,84 @@ function SignIn() {
   </main>`;
 }
 
+/**
+ * Moves focus to the page's heading (for a screen reader, where the page starts), once the
+ * page has drawn it: a page's heading may come with its data. Unless `force` (the skip link),
+ * focus the person moved meanwhile (into a field of the new page) is left where it is.
+ * @param {HTMLElement} main
+ * @param {boolean} [force]
+ */
+function focusHeading(main, force = false) {
+  const free = () => {
+    const a = document.activeElement;
+    return force || !a || a === document.body || a === main || !!a.closest('nav.side');
+  };
+  const put = () => {
+    const h = /** @type {HTMLElement | null} */ (main.querySelector('h1'));
+    if (!h) return false;
+    if (!free()) return true;
+    h.tabIndex = -1;
+    h.focus();
+    return true;
+  };
+  if (put()) return () => {};
+  const watch = new MutationObserver(() => { if (put()) watch.disconnect(); });
+  watch.observe(main, { childList: true, subtree: true });
+  // a page that never draws a heading: the main region
+  const giveUp = setTimeout(() => { watch.disconnect(); if (free()) main.focus(); }, 10_000);
+  return () => { watch.disconnect(); clearTimeout(giveUp); };
+}
+
+/**
+ * An address of a page this role does not see (or of no page): said so, instead of another page.
+ * @param {{ path: string, title: string | undefined, role: string, home: string }} props
+ */
+function NotAvailable({ path, title, role, home }) {
+  return html`<h1>${title ? 'Not available to your role' : 'No such page'}</h1>
+    <p>${title ? `${title} (#/${path}) is not available to ${role === 'Operator' ? 'the operator' : `the ${role} role`}.` : `There is no page #/${path}.`}
+    ${' '}<a href=${`#/${home}`}>Go to the first page</a>.</p>`;
+}
+
 function Shell() {
   const route = useHash();
   const operator = /** @type {import('./api.js').Session} */ (session.value).kind === 'operator';
-  const pages = (operator ? OPERATOR_PAGES : MEMBER_PAGES).filter((p) => p.show());
-  const [path, ...rest] = route.split('/');
-  const current = /** @type {(typeof pages)[number]} */ (pages.find((p) => p.path === path) ?? pages[0]); // a role sees one page at least
-  useEffect(() => { document.title = `${current.title} · Gantry console`; }, [current]);
+  const all = operator ? OPERATOR_PAGES : MEMBER_PAGES;
+  const pages = all.filter((p) => p.show());
+  const [path = '', ...rest] = route.split('/');
+  const home = /** @type {(typeof pages)[number]} */ (pages[0]); // a role sees one page at least
+  const current = path === '' ? home : pages.find((p) => p.path === path);
+  const known = [...MEMBER_PAGES, ...OPERATOR_PAGES].find((p) => p.path === path); // a page of another role
+  const title = current?.title ?? (known ? 'Not available' : 'No such page');
+  const [menuOpen, setMenuOpen] = useState(false);
+  const main = useRef(/** @type {HTMLElement | undefined} */ (undefined));
+  const first = useRef(true);
+  useEffect(() => { document.title = `${title} · Gantry console`; }, [title]);
+  useEffect(() => {
+    setMenuOpen(false);
+    // focus goes to the new page's heading on navigation, not when the console opens
+    if (first.current) { first.current = false; return undefined; }
+    return main.current ? focusHeading(main.current) : undefined;
+  }, [route]);
   const who = operator ? 'Operator' : `${principal().role} · ${principal().memberId}`;
-  return html`<div class="shell">
+  /** @param {MouseEvent} e */
+  const skip = (e) => { e.preventDefault(); if (main.current) focusHeading(main.current, true); }; // the hash is the router's: no #main
+  return html`<a class="skip" href="#main" onClick=${skip}>Skip to content</a>
+  <div class="shell">
     <nav class="side" aria-label="Console">
-      <strong>Gantry</strong>
-      <div class="who">${who}</div>
-      <ul>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
-      <p><button type="button" onClick=${() => signOut()}>Sign out</button></p>
+      <div class="brand"><strong>Gantry</strong>
+        <button type="button" class="menu-toggle" aria-expanded=${menuOpen ? 'true' : 'false'} aria-controls="nav-pages" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button></div>
+      <div id="nav-pages" class=${menuOpen ? 'nav-pages open' : 'nav-pages'}>
+        <div class="who">${who}</div>
+        <ul>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
+        <p><button type="button" onClick=${() => signOut()}>Sign out</button></p>
+      </div>
     </nav>
-    <main id="main"><${current.page} args=${rest} /></main>
+    <main id="main" ref=${main} tabindex="-1">
+      <${NetworkBanner} />
+      ${current
+        ? html`<${current.page} key=${current.path} args=${rest} />`
+        : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : principal().role} home=${home.path} />`}
+    </main>
   </div>`;
 }
 

@@ -3,11 +3,37 @@
 // times, tables with server paging, live logs.
 import { html } from 'htm/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { signal } from '@preact/signals';
 
 /**
- * An error as ErrorBox shows it (an ApiError, or any other thrown while loading or acting).
- * @typedef {{ message: string, reason?: string, status?: number }} Shown
+ * An error as ErrorBox shows it (an ApiError, or any other thrown while loading or acting);
+ * `network` when no answer came (api.js NetworkError).
+ * @typedef {{ message: string, reason?: string, status?: number, network?: boolean }} Shown
  */
+
+/**
+ * The loads that failed because the server could not be reached, each with its retry: the
+ * shell shows one notice with one Retry for all of them (NetworkBanner), not an error per table.
+ */
+const unreachable = signal(/** @type {Map<object, () => void>} */ (new Map()));
+/** @type {(key: object, retry?: () => void) => void} */
+function markUnreachable(key, retry) {
+  const had = unreachable.value.has(key);
+  if (!retry && !had) return;
+  const next = new Map(unreachable.value);
+  if (retry) next.set(key, retry);
+  else next.delete(key);
+  unreachable.value = next;
+}
+
+/** The one notice of an unreachable server, with a Retry that loads again everything that failed so. */
+export function NetworkBanner() {
+  const failed = unreachable.value;
+  if (!failed.size) return null;
+  const retry = () => { const all = [...failed.values()]; unreachable.value = new Map(); for (const r of all) r(); };
+  return html`<div class="error network" role="alert"><strong>Gantry could not be reached</strong>: the network or the server is down. ${' '}
+    <button type="button" onClick=${retry}>Retry</button></div>`;
+}
 /**
  * @template T
  * @typedef {{ loading: boolean, data: T | undefined, error: Shown | undefined }} Load
@@ -27,14 +53,17 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 export function useLoad(fn, deps = []) {
   const [state, setState] = useState(/** @type {Load<T>} */ ({ loading: true, data: undefined, error: undefined }));
   const [n, setN] = useState(0);
+  const reload = useCallback(() => setN((x) => x + 1), []);
+  const key = useRef({}).current;
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));
-    fn().then((data) => live && setState({ loading: false, data, error: undefined }),
-      (error) => live && setState({ loading: false, data: undefined, error }));
+    fn().then((data) => { if (!live) return; markUnreachable(key); setState({ loading: false, data, error: undefined }); },
+      (error) => { if (!live) return; markUnreachable(key, error?.network ? reload : undefined); setState({ loading: false, data: undefined, error }); });
     return () => { live = false; };
   }, [...deps, n]);
-  return { ...state, reload: useCallback(() => setN((x) => x + 1), []) };
+  useEffect(() => () => markUnreachable(key), []); // a page left: nothing of it to retry
+  return { ...state, reload };
 }
 
 /** Runs an action, showing its error (never swallowed) until the next one. */
@@ -54,18 +83,26 @@ export function useAction() {
   return { error, busy, run, clear: () => setError(undefined) };
 }
 
-/** @param {{ error: Shown | undefined | null }} props */
-export function ErrorBox({ error }) {
+/**
+ * An error, as text (a message is never markup); `onRetry` adds a Retry button.
+ * @param {{ error: Shown | undefined | null, onRetry?: () => void }} props
+ */
+export function ErrorBox({ error, onRetry }) {
   if (!error) return null;
-  return html`<div class="error" role="alert"><strong>${error.reason || 'Error'}</strong>${error.status ? ` (${error.status})` : ''}: ${error.message}</div>`;
+  return html`<div class="error" role="alert"><strong>${error.network ? 'Not reached' : error.reason || 'Error'}</strong>${error.status ? ` (${error.status})` : ''}: ${error.message}
+    ${onRetry && html` <button type="button" onClick=${onRetry}>Retry</button>`}</div>`;
 }
 
 /**
+ * What was loaded, once it is; an error with a Retry when the load failed. When the server
+ * could not be reached, the shell's one notice says so (NetworkBanner) and this says only that
+ * this part is not loaded.
  * @template T
- * @param {{ state: Load<T>, children: (data: T) => unknown }} props
+ * @param {{ state: Load<T> & { reload?: () => void }, children: (data: T) => unknown }} props
  */
 export function Loaded({ state, children }) {
-  if (state.error) return html`<${ErrorBox} error=${state.error} />`;
+  if (state.error?.network) return html`<p class="muted not-loaded">Not loaded: Gantry could not be reached (see the notice above).</p>`;
+  if (state.error) return html`<${ErrorBox} error=${state.error} onRetry=${state.reload} />`;
   if (state.loading && state.data === undefined) return html`<p class="muted" aria-busy="true">Loading…</p>`;
   return children(/** @type {T} */ (state.data));
 }
@@ -85,13 +122,70 @@ export function money(units) {
 }
 
 /**
- * A time (seconds, as a number or digits, or an ISO date) as `YYYY-MM-DD HH:MM` UTC.
+ * A time (seconds, as a number or digits, or an ISO date) as `YYYY-MM-DD HH:MM UTC`: every
+ * time in the console is UTC, as the API's bills and periods are, and says so.
  * @param {string | number | null | undefined} v
  */
 export function when(v) {
   if (!v) return '—';
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) * 1000 : typeof v === 'number' ? v * 1000 : Date.parse(v);
-  return Number.isFinite(n) ? new Date(n).toISOString().replace('T', ' ').slice(0, 16) : String(v);
+  return Number.isFinite(n) ? `${new Date(n).toISOString().replace('T', ' ').slice(0, 16)} UTC` : String(v);
+}
+
+/**
+ * uPlot options for a chart over time: its axis and legend in UTC, as every time in the
+ * console, and the time axis labelled so (uPlot draws in the browser's zone otherwise).
+ * @param {typeof import('uplot')} UPlot
+ * The axis label is drawn on the canvas; the legend's time column (`series`) says it in text.
+ * @returns {{ tzDate: (ts: number) => Date, axis: import('uplot').Axis, series: import('uplot').Series }}
+ */
+export function utcTime(UPlot) {
+  return { tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'), axis: { stroke: 'currentColor', label: 'Time (UTC)' }, series: { label: 'Time (UTC)' } };
+}
+
+/**
+ * Asks before something that cannot be taken back, in a modal dialog (focus inside it, Escape
+ * or Cancel says no). The question is text, never markup.
+ * @param {string} question
+ * @param {{ confirm?: string, cancel?: string, detail?: string }} [opts] the two buttons' labels, a second line
+ * @returns {Promise<boolean>}
+ */
+export function confirmDialog(question, { confirm = 'Confirm', cancel = 'Cancel', detail } = {}) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement('dialog');
+    dialog.className = 'confirm';
+    const p = document.createElement('p');
+    p.textContent = question;
+    p.id = `confirm-${Date.now()}`;
+    dialog.setAttribute('aria-labelledby', p.id);
+    dialog.append(p);
+    if (detail) {
+      const d = document.createElement('p');
+      d.className = 'muted';
+      d.textContent = detail;
+      dialog.append(d);
+    }
+    const buttons = document.createElement('div');
+    buttons.className = 'row';
+    const no = document.createElement('button');
+    no.type = 'button';
+    no.textContent = cancel;
+    const yes = document.createElement('button');
+    yes.type = 'button';
+    yes.className = 'danger';
+    yes.textContent = confirm;
+    buttons.append(no, yes);
+    dialog.append(buttons);
+    const back = /** @type {HTMLElement | null} */ (document.activeElement);
+    /** @param {boolean} answer */
+    const done = (answer) => { dialog.close(); dialog.remove(); back?.focus?.(); resolve(answer); };
+    no.onclick = () => done(false);
+    yes.onclick = () => done(true);
+    dialog.oncancel = (e) => { e.preventDefault(); done(false); };
+    document.body.append(dialog);
+    dialog.showModal();
+    no.focus(); // the safe answer first
+  });
 }
 
 /** @param {{ value: string }} props */
@@ -180,15 +274,107 @@ export function downloadCsv(name, rows) {
 export function LiveLog({ url }) {
   const [lines, setLines] = useState(/** @type {string[]} */ ([]));
   const [status, setStatus] = useState('connecting');
+  const [attempt, setAttempt] = useState(0);
   const box = useRef(/** @type {HTMLPreElement | undefined} */ (undefined));
   useEffect(() => {
     const es = new EventSource(url);
+    // The server ends a follow when what it follows ends (a stopped worker, a removed
+    // instance); EventSource would reconnect to it every few seconds forever. So a stream that
+    // ends twice in a row with no new line is taken as over, and closed; Reconnect opens it again.
+    let fruitless = 0;
     es.onopen = () => setStatus('live');
-    es.onmessage = (m) => setLines((l) => [...l.slice(-999), m.data]);
-    es.onerror = () => setStatus(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    es.onmessage = (m) => { fruitless = 0; setLines((l) => [...l.slice(-999), m.data]); };
+    es.onerror = () => {
+      if (es.readyState === EventSource.CLOSED) return setStatus('closed');
+      if (++fruitless < 3) return setStatus('reconnecting');
+      es.close();
+      setStatus('ended');
+    };
     return () => es.close();
-  }, [url]);
+  }, [url, attempt]);
   useEffect(() => { if (box.current) box.current.scrollTop = box.current.scrollHeight; }, [lines]);
-  return html`<p class="muted" role="status">Log: ${status}, ${lines.length} lines</p>
+  const over = status === 'ended' || status === 'closed';
+  return html`<p class="muted" role="status">Log: ${status === 'ended' ? 'ended, no longer followed (what it follows has stopped)' : status}, ${lines.length} lines
+      ${over && html` <button type="button" title="Follow the log again from its tail" onClick=${() => { setStatus('connecting'); setLines([]); setAttempt((n) => n + 1); }}>Reconnect</button>`}</p>
     <pre class="log" ref=${box} aria-label="Live log" aria-live="polite" data-lines=${lines.length}>${lines.join('\n')}</pre>`;
+}
+
+/**
+ * 1/10000 USD as dollars with two decimals (cents rounded half away from zero), for reading
+ * at a glance: `Money` shows it with the exact amount (money()) on hover.
+ * @param {string | number | bigint | null | undefined} units
+ */
+export function usd(units) {
+  if (units === undefined || units === null || units === '') return '—';
+  const n = BigInt(units);
+  const a = n < 0n ? -n : n;
+  const cents = (a + 50n) / 100n;
+  return `${n < 0n && cents > 0n ? '−' : ''}$${(cents / 100n).toLocaleString('en-US')}.${String(cents % 100n).padStart(2, '0')}`;
+}
+
+/**
+ * An amount in dollars, two decimals; the exact amount on hover (title) when rounding hid part of it.
+ * @param {{ units: string | number | bigint | null | undefined }} props
+ */
+export function Money({ units }) {
+  if (units === undefined || units === null || units === '') return html`<span class="money">—</span>`;
+  return html`<span class="money" title=${`exactly ${money(units)}`}>${usd(units)}</span>`;
+}
+
+/**
+ * 1/10000 USD as a plain decimal number of dollars with every digit (`12.3456`, `-0.5`): what
+ * a spreadsheet reads from a CSV.
+ * @param {string | number | bigint | null | undefined} units
+ */
+export function usdDecimal(units) {
+  if (units === undefined || units === null || units === '') return '';
+  const n = BigInt(units);
+  const a = n < 0n ? -n : n;
+  const frac = String(a % 10000n).padStart(4, '0').replace(/0+$/, '');
+  return `${n < 0n ? '-' : ''}${a / 10000n}${frac ? `.${frac}` : ''}`;
+}
+
+/**
+ * Dollars as typed in a form, as 1/10000 USD (the API's unit), or why they are not an amount
+ * in `min`..`max` units (the message says it in dollars).
+ * @param {string} text
+ * @param {{ min: bigint, max?: bigint }} range
+ * @returns {{ units: string } | { error: string }}
+ */
+export function parseDollars(text, { min, max }) {
+  const t = text.trim().replace(/^\$/, '').replace(/,/g, '');
+  const m = /^(\d+)(?:\.(\d{0,4}))?$/.exec(t);
+  if (!m) return { error: t === '' ? 'enter an amount in dollars' : 'enter dollars, like 30 or 12.50 (at most 4 decimals)' };
+  const units = BigInt(/** @type {string} */ (m[1])) * 10000n + BigInt((m[2] ?? '').padEnd(4, '0'));
+  if (units < min) return { error: `must be at least ${money(min)}` };
+  if (max !== undefined && units > max) return { error: `must be at most ${money(max)}` };
+  return { units: String(units) };
+}
+
+/**
+ * The API's refusal (an ApiError naming a field) as a message at one of a form's fields:
+ * `names` maps the field names the API uses (`endpoint.workerConfig.minNum`, `budget_limit`)
+ * to the form's own.
+ * @param {unknown} error
+ * @param {Record<string, string>} names
+ * @returns {Record<string, string>}
+ */
+export function refusalAt(error, names) {
+  const e = /** @type {{ field?: string, rule?: string, message?: string } | undefined} */ (error);
+  const k = e?.field ? names[e.field] : undefined;
+  return k ? { [k]: e?.rule || e?.message || 'refused' } : {};
+}
+
+/**
+ * A form field: its label and control, a hint, and the error at it (the control is marked
+ * invalid and described by both). `control` receives the aria attributes to spread.
+ * @param {{ id: string, label: string, error?: string, hint?: unknown, control: (attrs: Record<string, string | undefined>) => unknown }} props
+ */
+export function Field({ id, label, error, hint, control }) {
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
+  return html`<div class="field">
+    <label>${label}${control({ 'aria-invalid': error ? 'true' : undefined, 'aria-describedby': described || undefined })}</label>
+    ${hint && html`<span class="hint" id=${`${id}-hint`}>${hint}</span>`}
+    ${error && html`<span class="field-error" id=${`${id}-error`} role="alert">${error}</span>`}
+  </div>`;
 }

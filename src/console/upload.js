@@ -1,7 +1,7 @@
 // @ts-check
 // A multipart upload that reports its progress (fetch cannot tell how much of a request body
 // was sent; XMLHttpRequest can), authenticated and CSRF-protected like every other call.
-import { ApiError, session } from './api.js';
+import { ApiError, NetworkError, session } from './api.js';
 
 /**
  * POST `form` to `path`; `onProgress(sent, total)` as the body goes out. Resolves to the parsed answer.
@@ -17,10 +17,11 @@ export function uploadWithProgress(path, form, onProgress) {
     xhr.setRequestHeader('accept', 'application/json');
     if (session.value) xhr.setRequestHeader('x-csrf-token', session.value.csrfToken);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded, e.total); };
-    xhr.onerror = () => reject(new ApiError(0, { message: 'the upload could not reach the server' }));
+    xhr.onerror = () => reject(new NetworkError());
     xhr.onload = () => {
       let body;
-      try { body = xhr.responseText ? JSON.parse(xhr.responseText) : {}; } catch { body = { message: xhr.responseText }; }
+      // an answer that is not the API's JSON (a proxy's HTML page) is said by its status, never shown raw
+      try { body = xhr.responseText ? JSON.parse(xhr.responseText) : {}; } catch { body = { message: `the server answered ${xhr.status}${xhr.statusText ? ` ${xhr.statusText}` : ''} with a page instead of the API's answer` }; }
       if (xhr.status >= 200 && xhr.status < 300) resolve(body);
       else {
         if (xhr.status === 401 && session.value) session.value = null; // the session ended

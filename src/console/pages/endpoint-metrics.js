@@ -5,7 +5,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
-import { ErrorBox, Loaded, useLoad } from '../ui.js';
+import { ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
 import { GPU } from './instances.js';
 
 /** @typedef {import('../api.js').Json} Json */
@@ -51,15 +51,16 @@ function Chart({ m }) {
     import('uplot').then(({ default: UPlot }) => {
       const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
       const width = Math.min(900, el.clientWidth || 600);
+      const utc = utcTime(UPlot);
       /** @type {(label: string, stroke: string, scale: string, extra?: import('uplot').Series) => import('uplot').Series} */
       const line = (label, stroke, scale, extra = {}) => ({ label, stroke, scale, width: 2, ...extra });
       plot = new UPlot({
-        width, height: 260, title: `Requests per ${per} and workers`,
-        series: [{},
+        width, height: 260, title: `Requests per ${per} and workers`, tzDate: utc.tzDate,
+        series: [utc.series,
           line('answered', '#2ca02c', 'req'), line('failed', '#d62728', 'req'), line('waiting (peak)', '#ff7f0e', 'req', { dash: [4, 4] }),
           line('workers running', '#1f77b4', 'wk'), line('workers starting', '#9467bd', 'wk', { dash: [2, 3] }), line('workers desired', '#7f7f7f', 'wk', { dash: [6, 3] })],
         scales: { x: { time: true, range: [m.startTime, m.endTime] }, req: { range: (_, _min, max) => [0, Math.max(1, max)] }, wk: { range: (_, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ stroke: 'currentColor' }, { scale: 'req', stroke: 'currentColor', label: `requests / ${per}` },
+        axes: [utc.axis, { scale: 'req', stroke: 'currentColor', label: `requests / ${per}` },
           { scale: 'wk', side: 1, stroke: 'currentColor', label: 'workers', grid: { show: false } }],
       }, [d.map((/** @type {Json} */ p) => p.time), d.map((/** @type {Json} */ p) => p.answered), d.map((/** @type {Json} */ p) => p.failed), d.map((/** @type {Json} */ p) => p.waitingPeak),
         d.map((/** @type {Json} */ p) => p.running), d.map((/** @type {Json} */ p) => p.starting), d.map((/** @type {Json} */ p) => p.desired)], el);

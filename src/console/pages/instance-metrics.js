@@ -7,7 +7,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
-import { ErrorBox, Loaded, useLoad } from '../ui.js';
+import { ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -102,11 +102,12 @@ function Chart({ lines, startTime, endTime }) {
       if (!live) return;
       const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
       const width = Math.min(900, el.clientWidth || 600);
+      const utc = utcTime(UPlot);
       plot = new UPlot({
-        width, height: 240, title: 'Utilization, percent',
-        series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2, scale: 'pct', ...(l.dash ? { dash: l.dash } : {}) }))],
+        width, height: 240, title: 'Utilization, percent', tzDate: utc.tzDate,
+        series: [utc.series, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2, scale: 'pct', ...(l.dash ? { dash: l.dash } : {}) }))],
         scales: { x: { time: true, range: [startTime, endTime] }, pct: { range: [0, 100] } },
-        axes: [{ stroke: 'currentColor' }, { scale: 'pct', stroke: 'currentColor', label: '%' }],
+        axes: [utc.axis, { scale: 'pct', stroke: 'currentColor', label: '%' }],
       }, [xs, ...ys], el);
       el.dataset.drawn = 'true';
     }, setError);

@@ -8,7 +8,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, LiveLog, Loaded, money, Pager, Table, useAction, useLoad, when } from '../ui.js';
+import { ErrorBox, LiveLog, Loaded, Money, money, Pager, Table, useAction, useLoad, usd, when } from '../ui.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -108,6 +108,7 @@ function InstanceList() {
   const [created, setCreated] = useState(/** @type {{ id: string, name: string } | undefined} */ (undefined));
   const act = useAction();
   const state = useLoad(() => get(`${GPU}/gpu/instances`, { pageSize: PAGE, pageNum: page, ...filter }), [page, filter.name, filter.status]);
+  const costs = useCostsSoFar('gpu', state.data);
   const change = can('changeCompute');
   usePoll(!!state.data?.instances.some((/** @type {Json} */ i) => !STEADY.includes(i.status)), state);
   // asking for removed ones by status shows them
@@ -134,6 +135,7 @@ function InstanceList() {
         { label: 'Product', cell: (i) => `${i.productName} × ${i.gpuNum}` },
         { label: 'Status', cell: (i) => html`<${InstanceStatus} i=${i} />` },
         { label: 'Billing', cell: (i) => i.billingMode },
+        ...(costs ? [{ label: 'Cost so far', num: true, cell: (/** @type {Json} */ i) => html`<${Money} units=${costs.get(i.id) ?? 0n} />` }] : []),
         { label: 'Created', cell: (i) => when(i.createdAt) },
         ...(change ? [{ label: 'Actions', cell: (/** @type {Json} */ i) => html`<${Actions} i=${i} act=${act} onDone=${state.reload} />` }] : []),
       ])} />
@@ -216,6 +218,7 @@ function CreateInstance({ onOpen, onCreated }) {
       ${field('rootfsSize', 'Root disk (GB)', (a) => html`<input name="rootfsSize" type="number" min="1" value=${disk} disabled=${fromTemplate} onInput=${set('rootfsSize')} ...${a} />`,
         fromTemplate ? 'from the template' : product ? `${product.minRootFS}–${product.maxRootFS} GB for ${product.name}` : undefined)}
       ${field('ports', 'Ports', (a) => html`<input name="ports" placeholder="80/http,22/tcp" value=${form.ports} disabled=${fromTemplate} onInput=${set('ports')} ...${a} />`)}
+      <${CostPreview} price=${product?.price} gpus=${form.gpuNum} what="this instance" />
       <div class="buttons">
         <button class="primary" type="submit" disabled=${act.busy}>Create</button>
         <button type="button" onClick=${close}>Cancel</button>
@@ -257,7 +260,7 @@ function Instance({ id }) {
     <div class="cards">
       <div class="card"><div class="label">Status</div><div class="value" data-testid="instance-status"><${InstanceStatus} i=${i} reason=${false} /></div></div>
       <div class="card"><div class="label">Product</div><div class="value">${i.productName} × ${i.gpuNum}</div></div>
-      ${cost !== undefined && html`<div class="card"><div class="label">Cost so far (last 31 days)</div><div class="value">${money(cost)}</div></div>`}
+      ${cost !== undefined && html`<div class="card"><div class="label">Cost so far (last 31 days)</div><div class="value"><${Money} units=${cost} /></div></div>`}
     </div>
     ${i.statusError?.message && html`<p class=${`why tone-${statusLook(i).tone}`} data-testid="instance-reason"><strong>${statusLook(i).tone === 'failed' ? 'Failed' : 'Reason'}:</strong> ${i.statusError.message}</p>`}
     <p class="row">
@@ -310,4 +313,47 @@ function TerminalSection({ id, available }) {
     ${open ? html`<${open.Panel} url=${open.url} onClose=${() => setOpen(undefined)} />`
       : html`<p><button type="button" class="primary" onClick=${start} disabled=${act.busy}>Open terminal</button> <span class="muted">a shell inside the running instance</span></p>`}
     <${ErrorBox} error=${act.error} />`;
+}
+
+/**
+ * What GPU time would cost before it is started: the product's price (1/10000 USD per
+ * GPU-hour, compat.md "Decision") × GPUs × hours; `workers` (an endpoint's min–max) multiplies
+ * again. An amount the form cannot read yet (no GPUs typed) shows nothing.
+ * @param {{ price: string | number | undefined, gpus: string | number, workers?: [number, number], what: string }} props
+ */
+export function CostPreview({ price, gpus, workers, what }) {
+  const n = Number(gpus);
+  if (price === undefined || price === '' || !Number.isInteger(n) || n < 0) return null;
+  const perWorker = BigInt(price) * BigInt(n);
+  const [lo, hi] = workers ?? [1, 1];
+  const hour = (/** @type {number} */ w) => perWorker * BigInt(w);
+  const range = (/** @type {number} */ hours) => (lo === hi ? usd(hour(lo) * BigInt(hours)) : `${usd(hour(lo) * BigInt(hours))} to ${usd(hour(hi) * BigInt(hours))}`);
+  const how = `${money(price)} per GPU-hour × ${n} GPU${n === 1 ? '' : 's'}${workers ? ` × ${lo === hi ? lo : `${lo}–${hi}`} workers` : ''}`;
+  return html`<p class="cost-preview" role="status" aria-label=${`Cost of ${what}`} title=${`exactly ${money(hour(hi))} per hour at the most`}>
+    <strong>${range(1)} per hour</strong> <span class="muted">(${how}); ${range(24)} a day, ${range(24 * 30)} for 30 days${workers && lo === 0 ? '; nothing while scaled to zero' : ''}</span></p>`;
+}
+
+/**
+ * What each running or stopped instance (or endpoint) of a list has cost so far: one bill
+ * query for the page (the bill API answers at most 31 days: the last 31), summed by owner.
+ * Undefined until known, and for a role that may not read bills.
+ * @param {'gpu' | 'serverless'} category
+ * @param {Json} listed the list answer, to read again when it changes
+ * @returns {Map<string, bigint> | undefined}
+ */
+export function useCostsSoFar(category, listed) {
+  const [costs, setCosts] = useState(/** @type {Map<string, bigint> | undefined} */ (undefined));
+  useEffect(() => {
+    if (!can('readBilling') || !listed) return undefined;
+    let live = true;
+    const now = Math.floor(Date.now() / 1000);
+    get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: category, startTime: now - 31 * 86400, endTime: now }).then((r) => {
+      /** @type {Map<string, bigint>} */
+      const m = new Map();
+      for (const b of r.bills) m.set(b.ownerID, (m.get(b.ownerID) ?? 0n) + BigInt(b.amount));
+      if (live) setCosts(m);
+    }, () => { if (live) setCosts(undefined); }); // a detail: a failing bill query leaves the list as it is
+    return () => { live = false; };
+  }, [listed]);
+  return costs;
 }

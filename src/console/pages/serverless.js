@@ -1,45 +1,260 @@
 // @ts-check
-// Serverless endpoints: a page of endpoints, one endpoint with its workers and their states,
+// Serverless endpoints: a page of endpoints with what each has cost so far, creating one (image,
+// port, GPU product and count, workers, policy, health path, environment; the ranges of
+// /endpoint/limit; its cost per hour before it starts; the API's refusal shown at its field,
+// what was typed kept) and deleting one; an endpoint's page with its workers and their states,
 // a chart of its requests and workers over time (endpoint-metrics.js), its scaling events and
-// worker logs followed live (EventSource), and editing its worker limits (the update replaces
-// the endpoint: every other field is sent back as read).
+// worker logs followed live (EventSource), and editing its scaling (the update replaces the
+// endpoint and rolls its workers over: every other field is sent back as read, and the form
+// says so before Save).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, fields, LiveLog, Loaded, Pager, Status, Table, useAction, useLoad } from '../ui.js';
-import { GPU } from './instances.js';
+import { ErrorBox, Field, LiveLog, Loaded, Money, money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
+import { CostPreview, GPU, useCostsSoFar } from './instances.js';
 import { EndpointMetrics } from './endpoint-metrics.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
+/**
+ * @template {EventTarget} [E=HTMLInputElement]
+ * @typedef {import('../ui.js').On<E>} On
+ */
 
 const PAGE = 20;
 
 /** @param {import('../ui.js').PageProps} props */
 export function Serverless({ args }) {
   if (args?.[0]) return html`<${Endpoint} id=${args[0]} />`;
+  return html`<${EndpointList} />`;
+}
+
+/**
+ * Deletes an endpoint after asking; `onDone` after the API took it (it is terminating).
+ * @param {ReturnType<typeof useAction>} act
+ * @param {Json} e
+ * @param {() => void} onDone
+ */
+function deleteEndpoint(act, e, onDone) {
+  void act.run(async () => {
+    if (!confirm(`Delete ${e.name || e.id}? Its workers stop and its URL stops answering.`)) return;
+    await post(`${GPU}/endpoint/delete`, { name: e.id }); // the field is called name and holds the id (compat.md)
+    onDone();
+  });
+}
+
+function EndpointList() {
   const [page, setPage] = useState(1);
+  const [created, setCreated] = useState(/** @type {{ id: string, name: string } | undefined} */ (undefined));
+  const act = useAction();
   const state = useLoad(() => get(`${GPU}/endpoints`, { pageSize: PAGE, pageNum: page }), [page]);
+  const costs = useCostsSoFar('serverless', state.data);
+  const change = can('changeCompute');
   return html`<h1>Serverless endpoints</h1>
-    <button type="button" onClick=${state.reload}>Refresh</button>
+    ${change && html`<${CreateEndpoint} onOpen=${() => setCreated(undefined)} onCreated=${(/** @type {{ id: string, name: string }} */ c) => { setCreated(c); state.reload(); }} />`}
+    ${created && html`<p class="notice" role="status">Endpoint <a href=${`#/serverless/${created.id}`}>${created.name || created.id}</a> created: its workers are starting.</p>`}
+    <p><button type="button" onClick=${state.reload}>Refresh</button></p>
+    <${ErrorBox} error=${act.error} />
     <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
       <${Table} label="Endpoints" rows=${d.endpoints} empty="No endpoints." columns=${/** @type {Columns} */ ([
         { label: 'Name', cell: (e) => html`<a href=${`#/serverless/${e.id}`}>${e.name || e.id}</a>` },
         { label: 'State', cell: (e) => html`<${Status} value=${e.state.state} />${e.state.message ? html`<div class="muted">${e.state.message}</div>` : ''}` },
         { label: 'Workers', cell: (e) => `${e.workers.filter((/** @type {Json} */ w) => w.state.state === 'running').length} running of ${e.workers.length} (min ${e.workerConfig.minNum}, max ${e.workerConfig.maxNum})` },
+        ...(costs ? [{ label: 'Cost so far', num: true, cell: (/** @type {Json} */ e) => html`<${Money} units=${costs.get(e.id) ?? 0n} />` }] : []),
         { label: 'URL', cell: (e) => html`<code>${e.url}</code>` },
+        ...(change ? [{ label: 'Actions', cell: (/** @type {Json} */ e) => (e.state.state === 'terminating' ? html`<span class="muted">deleting…</span>`
+          : html`<button type="button" class="danger" disabled=${act.busy} onClick=${() => deleteEndpoint(act, e, state.reload)}>Delete</button>`) }] : []),
       ])} />
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
 }
 
+/** The create form's fields as typed (text: kept exactly when the API refuses). */
+const BLANK = {
+  name: '', image: '', port: '8000', productId: '', gpuNum: '1', minNum: '1', maxNum: '3', maxConcurrent: '1',
+  policyType: 'queue', policyValue: '4', healthPath: '/', envs: '',
+};
+/** @typedef {typeof BLANK} CreateFields */
+
+/**
+ * The form's field for a field the API names in a refusal (its body's path), or undefined.
+ * @param {string} apiField
+ * @param {string} prefix `endpoint.` on create, `` on update
+ */
+function formFieldOf(apiField, prefix) {
+  if (!apiField.startsWith(prefix)) return undefined;
+  const f = apiField.slice(prefix.length);
+  if (f.startsWith('envs') || f.startsWith('env[') || f === 'env') return 'envs';
+  if (f.startsWith('ports')) return 'port';
+  if (f.startsWith('products')) return 'productId';
+  if (f.startsWith('workerConfig.')) return f.slice('workerConfig.'.length);
+  return /** @type {Record<string, string>} */ ({ name: 'name', appName: 'name', 'image.image': 'image', 'policy.type': 'policyType', 'policy.value': 'policyValue', 'healthy.path': 'healthPath' })[f];
+}
+
+/**
+ * The API's refusal at the form's field it names.
+ * @param {unknown} error
+ * @param {string} prefix
+ */
+function refusedAt(error, prefix) {
+  const field = /** @type {{ field?: string } | undefined} */ (error)?.field;
+  const k = field ? formFieldOf(field, prefix) : undefined;
+  return k ? refusalAt(error, { [/** @type {string} */ (field)]: k }) : {};
+}
+
+/**
+ * A whole number typed in `[min, max]`, or the message at its field.
+ * @param {string} text
+ * @param {number} min
+ * @param {number} max
+ */
+function wholeIn(text, min, max) {
+  const t = text.trim();
+  if (!/^\d+$/.test(t)) return t === '' ? 'required' : 'must be a whole number';
+  const n = Number(t);
+  return n < min || n > max ? `must be in ${min}–${max}` : undefined;
+}
+
+/**
+ * Environment variables typed one per line as KEY=value, or the line that is not.
+ * @param {string} text
+ * @returns {{ envs: { key: string, value: string }[] } | { error: string }}
+ */
+function parseEnvs(text) {
+  /** @type {{ key: string, value: string }[]} */
+  const envs = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = /** @type {string} */ (lines[i]);
+    if (!line.trim()) continue;
+    const eq = line.indexOf('=');
+    if (eq < 1) return { error: `line ${i + 1}: write KEY=value` };
+    envs.push({ key: line.slice(0, eq).trim(), value: line.slice(eq + 1) });
+  }
+  return { envs };
+}
+
+/** @param {{ onOpen: () => void, onCreated: (c: { id: string, name: string }) => void }} props */
+function CreateEndpoint({ onOpen, onCreated }) {
+  const act = useAction();
+  const [open, setOpen] = useState(false);
+  const [form, setForm] = useState(BLANK);
+  // the form's own checks, at their fields (the API judges again)
+  const [checks, setChecks] = useState(/** @type {Record<string, string>} */ ({}));
+  const choices = useLoad(async () => {
+    if (!open) return undefined;
+    const [products, limits] = await Promise.all([get(`${GPU}/products`), get(`${GPU}/endpoint/limit`)]);
+    return { products: /** @type {Json[]} */ (products.data), limits };
+  }, [open]);
+  if (!open) return html`<p><button type="button" class="primary" onClick=${() => { onOpen(); setOpen(true); }}>Create an endpoint</button></p>`;
+  const close = () => { setOpen(false); setForm(BLANK); setChecks({}); act.clear(); };
+  const refused = refusedAt(act.error, 'endpoint.');
+  /** @param {keyof CreateFields} k */
+  const set = (k) => (/** @type {On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} */ e) => {
+    const value = e.currentTarget.value;
+    setForm((f) => ({ ...f, [k]: value }));
+    if (refused[k]) act.clear(); // the refused field is being corrected
+    if (checks[k]) setChecks(({ [k]: _, ...rest }) => rest);
+  };
+  return html`<${Loaded} state=${choices}>${(/** @type {Json} */ c) => {
+    if (!c) return null;
+    const l = c.limits;
+    const products = /** @type {Json[]} */ (c.products);
+    const product = products.find((p) => p.id === form.productId) ?? products.find((p) => p.availableDeploy) ?? products[0];
+    const errors = { ...checks, ...refused };
+    /** @param {Submit} ev */
+    const create = (ev) => {
+      ev.preventDefault();
+      const envs = parseEnvs(form.envs);
+      const policyRange = form.policyType === 'queue' ? [l.minQueueWaitTime, l.maxQueueWaitTime] : [l.minRequestNum, l.maxRequestNum];
+      /** @type {Record<string, string | undefined>} */
+      const found = {
+        image: form.image.trim() ? undefined : 'required: the image to run, like ghcr.io/acme/api:1',
+        port: wholeIn(form.port, 1, 65535) ?? (['2222', '2223', '2224'].includes(form.port.trim()) ? '2222–2224 are reserved' : undefined),
+        gpuNum: wholeIn(form.gpuNum, l.minGPUNum, l.maxGPUNum),
+        minNum: wholeIn(form.minNum, l.minWorkerNum, l.maxWorkerNum),
+        maxNum: wholeIn(form.maxNum, Math.max(1, l.minWorkerNum), l.maxWorkerNum)
+          ?? (Number(form.maxNum) < Number(form.minNum) ? `must be at least the minimum (${form.minNum})` : undefined),
+        maxConcurrent: wholeIn(form.maxConcurrent, l.minConcurrencyNum, l.maxConcurrencyNum),
+        policyValue: wholeIn(form.policyValue, policyRange[0], policyRange[1]),
+        healthPath: form.healthPath.startsWith('/') ? undefined : 'must start with /',
+        envs: 'error' in envs ? envs.error : undefined,
+      };
+      const bad = /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(found).filter(([, v]) => v)));
+      setChecks(bad);
+      act.clear();
+      if (Object.keys(bad).length || 'error' in envs) return;
+      const name = form.name.trim();
+      const body = {
+        endpoint: {
+          ...(name ? { name } : {}),
+          image: { image: form.image.trim() },
+          ports: [{ port: Number(form.port) }],
+          products: [{ id: product?.id ?? '' }],
+          workerConfig: { gpuNum: Number(form.gpuNum), minNum: Number(form.minNum), maxNum: Number(form.maxNum), maxConcurrent: Number(form.maxConcurrent) },
+          policy: { type: form.policyType, value: Number(form.policyValue) },
+          healthy: { path: form.healthPath },
+          envs: envs.envs,
+        },
+      };
+      void act.run(async () => {
+        const r = await post(`${GPU}/endpoint/create`, body);
+        close();
+        onCreated({ id: r.id, name });
+      });
+    };
+    /**
+     * @param {keyof CreateFields} k
+     * @param {string} label
+     * @param {(a: Record<string, string | undefined>) => unknown} control
+     * @param {unknown} [hint]
+     */
+    const field = (k, label, control, hint) => html`<${Field} id=${`ce-${k}`} label=${label} error=${errors[k]} hint=${hint} control=${control} />`;
+    /** @param {keyof CreateFields} k @param {number} min @param {number} max */
+    const num = (k, min, max) => (/** @type {Record<string, string | undefined>} */ a) => html`<input name=${k} type="number" min=${min} max=${max} value=${form[k]} onInput=${set(k)} ...${a} />`;
+    const policyHint = form.policyType === 'queue' ? `seconds a request may wait before a worker is added: ${l.minQueueWaitTime}–${l.maxQueueWaitTime}`
+      : `requests waiting before a worker is added: ${l.minRequestNum}–${l.maxRequestNum}`;
+    return html`<form class="grid" onSubmit=${create} aria-label="Create an endpoint" novalidate>
+      ${field('name', 'Endpoint name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`, 'optional')}
+      ${field('image', 'Image', (a) => html`<input name="image" maxlength="511" placeholder="ghcr.io/acme/api:1" value=${form.image} onInput=${set('image')} ...${a} />`)}
+      ${field('port', 'HTTP port', num('port', 1, 65535), 'the one port the workers answer on')}
+      ${field('productId', 'GPU product', (a) => html`<select name="productId" value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${products.map((p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
+      ${field('gpuNum', 'GPUs per worker', num('gpuNum', l.minGPUNum, l.maxGPUNum), `${l.minGPUNum}–${l.maxGPUNum}`)}
+      ${field('minNum', 'Min workers', num('minNum', l.minWorkerNum, l.maxWorkerNum), `${l.minWorkerNum}–${l.maxWorkerNum}${l.minWorkerNum === 0 ? ' (0: scale to zero)' : ''}`)}
+      ${field('maxNum', 'Max workers', num('maxNum', Math.max(1, l.minWorkerNum), l.maxWorkerNum), `at least the minimum, at most ${l.maxWorkerNum}`)}
+      ${field('maxConcurrent', 'Requests per worker', num('maxConcurrent', l.minConcurrencyNum, l.maxConcurrencyNum), `${l.minConcurrencyNum}–${l.maxConcurrencyNum} at once`)}
+      ${field('policyType', 'Scale by', (a) => html`<select name="policyType" value=${form.policyType} onChange=${set('policyType')} ...${a}>
+        <option value="queue">queue wait (seconds)</option><option value="concurrency">queued requests</option></select>`)}
+      ${field('policyValue', 'Scaling threshold', num('policyValue', 0, 100000), policyHint)}
+      ${field('healthPath', 'Health path', (a) => html`<input name="healthPath" maxlength="255" value=${form.healthPath} onInput=${set('healthPath')} ...${a} />`, 'a worker takes requests once this answers 200')}
+      ${field('envs', 'Environment', (a) => html`<textarea name="envs" rows="3" placeholder="KEY=value, one a line" value=${form.envs} onInput=${set('envs')} ...${a}></textarea>`, 'KEY=value, one a line')}
+      <${CostPreview} price=${product?.price} gpus=${form.gpuNum} workers=${[Number(form.minNum) || 0, Number(form.maxNum) || 0]} what="this endpoint" />
+      <div class="buttons">
+        <button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button>
+        <button type="button" onClick=${close}>Cancel</button>
+      </div>
+    </form>${!Object.keys(refused).length && html`<${ErrorBox} error=${act.error} />`}`;
+  }}<//>`;
+}
+
 /** @param {{ id: string }} props */
 function Endpoint({ id }) {
-  const state = useLoad(() => get(`${GPU}/endpoint`, { id }).then((r) => r.endpoint), [id]);
+  const act = useAction();
+  const state = useLoad(async () => {
+    const endpoint = (await get(`${GPU}/endpoint`, { id })).endpoint;
+    const now = Math.floor(Date.now() / 1000);
+    // cost so far, a detail: a bill query that fails does not hide the endpoint
+    const bills = can('readBilling') ? await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'serverless', ownerId: id, startTime: now - 31 * 86400, endTime: now }).catch(() => undefined) : undefined;
+    return { e: endpoint, cost: bills?.bills.reduce((/** @type {bigint} */ a, /** @type {Json} */ b) => a + BigInt(b.amount), 0n) };
+  }, [id]);
   const [logOf, setLogOf] = useState({ kind: 'endpoint', id });
-  return html`<p><a href="#/serverless">← Serverless</a></p><${Loaded} state=${state}>${(/** @type {Json} */ e) => html`
+  const change = can('changeCompute');
+  return html`<p><a href="#/serverless">← Serverless</a></p><${Loaded} state=${state}>${(/** @type {{ e: Json, cost: bigint | undefined }} */ { e, cost }) => html`
     <h1>${e.name || e.id}</h1>
-    <p><${Status} value=${e.state.state} /> ${e.state.message} · <code>${e.url}</code> <button type="button" onClick=${state.reload}>Refresh</button></p>
+    <p><${Status} value=${e.state.state} /> ${e.state.message} · <code>${e.url}</code> <button type="button" onClick=${state.reload}>Refresh</button>
+      ${change && e.state.state !== 'terminating' && html` <button type="button" class="danger" disabled=${act.busy} onClick=${() => deleteEndpoint(act, e, state.reload)}>Delete endpoint</button>`}</p>
+    <${ErrorBox} error=${act.error} />
+    ${cost !== undefined && html`<div class="cards"><div class="card"><div class="label">Cost so far (last 31 days)</div><div class="value"><${Money} units=${cost} /></div></div></div>`}
     <h2>Workers</h2>
     <${Table} label="Workers" rows=${e.workers} empty="No workers (scaled to zero)." columns=${/** @type {Columns} */ ([
       { label: 'Worker', cell: (w) => w.id }, { label: 'State', cell: (w) => html`<${Status} value=${w.state.state} />${w.state.message ? html`<div class="muted">${w.state.message}</div>` : ''}` },
@@ -47,30 +262,54 @@ function Endpoint({ id }) {
       { label: 'Log', cell: (w) => html`<button type="button" onClick=${() => setLogOf({ kind: 'worker', id: w.id })}>Follow log</button>` },
     ])} />
     <${EndpointMetrics} id=${id} />
-    ${can('changeCompute') && html`<${Edit} e=${e} onSaved=${state.reload} />`}
+    ${change && e.state.state !== 'terminating' && html`<${Edit} key=${e.id} e=${e} onSaved=${state.reload} />`}
     <h2>${logOf.kind === 'endpoint' ? 'Scaling events (endpoint log)' : `Log of worker ${logOf.id}`}</h2>
     ${logOf.kind === 'worker' && html`<button type="button" onClick=${() => setLogOf({ kind: 'endpoint', id })}>Back to the endpoint log</button>`}
     <${LiveLog} key=${`${logOf.kind}:${logOf.id}`} url=${`${GPU}/endpoint${logOf.kind === 'worker' ? '/worker' : ''}/log?${new URLSearchParams({ id: logOf.id, follow: '1', sse: '1', timestamps: '1', tail: '200' })}`} />`}<//>`;
 }
 
-/** @param {{ e: Json, onSaved: () => void }} props */
+/**
+ * The scaling settings. An update replaces the whole endpoint (interface.md: every field in
+ * full; domain/serverless/README.md: a new spec version whose workers start before the old
+ * ones drain), so every other field is sent back as read, and the form warns before Save.
+ * What was typed stays after a refusal; the refusal shows at its field.
+ * @param {{ e: Json, onSaved: () => void }} props
+ */
 function Edit({ e, onSaved }) {
   const act = useAction();
+  const [form, setForm] = useState({ minNum: String(e.workerConfig.minNum), maxNum: String(e.workerConfig.maxNum), maxConcurrent: String(e.workerConfig.maxConcurrent) });
+  const [saved, setSaved] = useState(false);
+  const refused = refusedAt(act.error, '');
+  /** @param {keyof typeof form} k */
+  const set = (k) => (/** @type {On} */ ev) => {
+    const value = ev.currentTarget.value;
+    setForm((f) => ({ ...f, [k]: value }));
+    setSaved(false);
+    if (refused[k]) act.clear();
+  };
   /** @param {Submit} ev */
   const save = (ev) => {
-    const f = fields(ev);
+    ev.preventDefault();
+    setSaved(false);
     const body = {
       id: e.id, name: e.name, appName: e.appName, rootfsSize: e.rootfsSize, volumeMounts: e.volumeMounts, envs: e.envs, healthy: e.healthy, products: e.products,
       ...(e.clusterID ? { clusterID: e.clusterID } : {}), ports: e.ports.map((/** @type {Json} */ p) => ({ port: Number(p.port) })),
       image: e.image, policy: { type: e.policy.type, value: Number(e.policy.value) },
-      workerConfig: { minNum: Number(f.minNum), maxNum: Number(f.maxNum), freeTimeout: Number(e.workerConfig.freeTimeout), maxConcurrent: Number(f.maxConcurrent), gpuNum: e.workerConfig.gpuNum, requestTimeout: e.workerConfig.requestTimeout },
+      // typed text as it is: the API judges it and names the field it refuses
+      workerConfig: { minNum: form.minNum.trim(), maxNum: form.maxNum.trim(), freeTimeout: Number(e.workerConfig.freeTimeout), maxConcurrent: form.maxConcurrent.trim(), gpuNum: e.workerConfig.gpuNum, requestTimeout: e.workerConfig.requestTimeout, cudaVersion: e.workerConfig.cudaVersion },
     };
-    void act.run(async () => { await post(`${GPU}/endpoint/update`, body); onSaved(); });
+    void act.run(async () => { await post(`${GPU}/endpoint/update`, body); setSaved(true); onSaved(); });
   };
-  return html`<h2>Scaling</h2><form class="inline" onSubmit=${save} aria-label="Edit scaling">
-    <label>Min workers<input name="minNum" type="number" min="0" value=${e.workerConfig.minNum} /></label>
-    <label>Max workers<input name="maxNum" type="number" min="1" value=${e.workerConfig.maxNum} /></label>
-    <label>Requests per worker<input name="maxConcurrent" type="number" min="1" value=${e.workerConfig.maxConcurrent} /></label>
-    <button class="primary" type="submit" disabled=${act.busy}>Save</button>
-  </form><${ErrorBox} error=${act.error} />`;
+  /** @param {keyof typeof form} k @param {string} label @param {number} min */
+  const field = (k, label, min) => html`<${Field} id=${`es-${k}`} label=${label} error=${refused[k]}
+    control=${(/** @type {Record<string, string | undefined>} */ a) => html`<input name=${k} type="number" min=${min} value=${form[k]} onInput=${set(k)} ...${a} />`} />`;
+  return html`<h2>Scaling</h2>
+    <p class="warn" id="scaling-warning"><strong>Saving replaces every worker.</strong> New workers start with these settings; the current ones stop once the new ones are healthy (both are billed while they overlap).</p>
+    <form class="grid" onSubmit=${save} aria-label="Edit scaling" novalidate>
+      ${field('minNum', 'Min workers', 0)}
+      ${field('maxNum', 'Max workers', 1)}
+      ${field('maxConcurrent', 'Requests per worker', 1)}
+      <div class="buttons"><button class="primary" type="submit" disabled=${act.busy} aria-describedby="scaling-warning">Save and replace workers</button>
+        ${saved && !act.error && html`<span role="status">Saved: new workers are starting.</span>`}</div>
+    </form>${!Object.keys(refused).length && html`<${ErrorBox} error=${act.error} />`}`;
 }

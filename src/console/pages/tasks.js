@@ -2,8 +2,8 @@
 // Async tasks (loaded when first opened): create a txt2img task (a checkpoint of the catalogue
 // by its sd_name_in_api) or a txt2speech task, and the team's recent tasks (GET
 // /v3/async/tasks, Gantry's extension: newest first, cursor pages, a status filter) with
-// their progress and results: the PNGs as images, the WAVs as players. The list reads itself
-// again while a task on it is queued or processing.
+// what each was asked (its prompt or text), their progress and results: the PNGs as images,
+// the WAVs as players. The list reads itself again while a task on it is queued or processing.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -20,6 +20,8 @@ import { ErrorBox, Loaded, Table, useAction, useLoad, when } from '../ui.js';
 const PAGE = 20;
 const POLL_MS = 1500;
 const STATUSES = [['TASK_STATUS_QUEUED', 'queued'], ['TASK_STATUS_PROCESSING', 'processing'], ['TASK_STATUS_SUCCEED', 'succeeded'], ['TASK_STATUS_FAILED', 'failed']];
+/** @type {Record<string, string>} */
+const TYPES = { TXT_TO_IMG: 'text to image', TXT_TO_SPEECH: 'text to speech', IMG_TO_IMG: 'image to image' };
 /** @param {string} status */
 const label = (status) => STATUSES.find(([s]) => s === status)?.[1] ?? status;
 /** @param {Json} t */
@@ -64,7 +66,7 @@ function Txt2Img({ act, onCreated }) {
     <${Loaded} state=${models}>${(/** @type {Json} */ list) => (list.length
       ? html`<form class="stack" onSubmit=${submit} aria-label="Create an image task">
         <label>Checkpoint<select name="model_name" required>${list.map((/** @type {Json} */ m) => html`<option value=${m.sd_name_in_api}>${m.name} (${m.sd_name_in_api})</option>`)}</select></label>
-        <label>Prompt<textarea name="prompt" required maxlength="1024" rows="2">a lighthouse at dusk</textarea></label>
+        <label>Prompt<textarea name="prompt" required maxlength="1024" rows="2" defaultValue="a lighthouse at dusk"></textarea></label>
         <div class="row">
           <label>Width<input name="width" type="number" min="128" max="2048" step="8" defaultValue="512" required /></label>
           <label>Height<input name="height" type="number" min="128" max="2048" step="8" defaultValue="512" required /></label>
@@ -92,14 +94,25 @@ function Txt2Speech({ act, onCreated }) {
         <label>Language<input name="language" maxlength="35" defaultValue="en-US" /></label>
         <label>Speed<input name="speed" type="number" min="0.5" max="2" step="0.1" defaultValue="1" /></label>
       </div>
-      <label>Text to speak<textarea name="text" required maxlength="10000" rows="2">Hello from Gantry.</textarea></label>
+      <label>Text to speak<textarea name="text" required maxlength="10000" rows="2" defaultValue="Hello from Gantry."></textarea></label>
       <div><button class="primary" type="submit" disabled=${act.busy}>Create speech task</button></div>
     </form>`;
 }
 
+/** What a task was asked for: the prompt and checkpoint, or the text and voice. @param {{ t: Json }} props */
+function Asked({ t }) {
+  const i = t.input;
+  if (!i) return '—';
+  if (!i.texts) { // an image task: its prompt (when it takes one) and checkpoint or operation
+    return html`${i.prompt && html`<div class="prompt">${i.prompt}</div>`}
+      ${i.negative_prompt && html`<div class="prompt muted">not: ${i.negative_prompt}</div>`}<div class="muted">${i.model_name}</div>`;
+  }
+  return html`<div class="prompt">${(i.texts ?? []).join('\n')}</div><div class="muted">${i.voice_id}${i.language ? ` · ${i.language}` : ''}</div>`;
+}
+
 /** @param {{ t: Json }} props */
 function Outputs({ t }) {
-  if (!t.images.length && !t.audios.length) return html`<span class="muted">${t.task.reason || '—'}</span>`;
+  if (!t.images.length && !t.audios.length) return html`<span class=${t.task.status === 'TASK_STATUS_FAILED' ? 'why-failed' : 'muted'}>${t.task.reason || '—'}</span>`;
   return html`<div class="outputs">
     ${t.images.map((/** @type {Json} */ o, /** @type {number} */ i) => html`<a href=${o.image_url} target="_blank" rel="noopener"><img src=${o.image_url} alt=${`Image ${i + 1} of ${t.task.task_id}`} /></a>`)}
     ${t.audios.map((/** @type {Json} */ o, /** @type {number} */ i) => html`<audio controls preload="none" src=${o.audio_url} aria-label=${`Speech ${i + 1} of ${t.task.task_id}`}></audio>`)}
@@ -122,11 +135,13 @@ function TaskList({ status, setStatus, cursors, setCursors, reloadKey }) {
         <option value="">any</option>${STATUSES.map(([v, l]) => html`<option value=${v}>${l}</option>`)}
       </select></label>
       <button type="button" onClick=${state.reload}>Refresh</button>
+      ${running && html`<span class="muted" role="status">A task is running: this list reads itself again every ${POLL_MS / 1000} s.</span>`}
     </div>
     <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
       <${Table} label="Tasks" rows=${d.tasks} empty="No tasks yet." columns=${/** @type {Columns} */ ([
         { label: 'Task', cell: (t) => html`<code>${t.task.task_id}</code><div class="muted">${when(t.created_at)}</div>` },
-        { label: 'Type', cell: (t) => (t.task.task_type === 'TXT_TO_IMG' ? 'text to image' : 'text to speech') },
+        { label: 'Type', cell: (t) => TYPES[t.task.task_type] ?? t.task.task_type.toLowerCase().replace(/_/g, ' ') },
+        { label: 'Asked', cell: (t) => html`<${Asked} t=${t} />` },
         { label: 'Status', cell: (t) => html`<span class=${`status ${t.task.status}`}>${label(t.task.status)}</span>` },
         { label: 'Progress', cell: (t) => html`<progress max="100" value=${t.task.progress_percent}></progress> ${t.task.progress_percent} %` },
         { label: 'Result', cell: (t) => html`<${Outputs} t=${t} />` },

@@ -1,11 +1,12 @@
 // @ts-check
 // Webhooks (Owner/Admin): the team's endpoints (server paging), create, enable/disable, edit,
-// delete; an endpoint's delivery log (server paging) with a retry of ended deliveries; the
-// signing secret shown on demand, and its rotation.
+// delete, a test send; an endpoint whose attempts fail reads as failing; an endpoint's delivery
+// log (server paging) with each delivery's payload and a retry of ended deliveries; the signing
+// secret shown on demand, and its rotation. Forms keep what was typed when the API refuses it.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, get, post } from '../api.js';
-import { ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
+import { confirmDialog, ErrorBox, fields, Loaded, Pager, Status, Table, useAction, useLoad, when } from '../ui.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -36,7 +37,7 @@ export function Webhooks({ args }) {
 function EventChoices({ chosen = [] }) {
   const state = useLoad(loadEvents);
   return html`<fieldset><legend>Events (at least one)</legend>
-    <${Loaded} state=${state}>${(/** @type {Json} */ list) => list.map((/** @type {Json} */ e) => html`<label class="check"><input type="checkbox" name="events" value=${e} checked=${chosen.includes(e)} /> ${e}</label>`)}<//>
+    <${Loaded} state=${state}>${(/** @type {Json} */ list) => list.map((/** @type {Json} */ e) => html`<label class="check"><input type="checkbox" name="events" value=${e} defaultChecked=${chosen.includes(e)} /> ${e}</label>`)}<//>
   </fieldset>`;
 }
 
@@ -45,10 +46,16 @@ function eventsOf(e) {
   return new FormData(e.currentTarget).getAll('events');
 }
 
-/** @param {{ e: Json }} props */
+/**
+ * An endpoint's state: enabled, disabled (and why), or failing: enabled, and every attempt
+ * since `failing_since` failed (it is disabled after 5 days of that).
+ * @param {{ e: Json }} props
+ */
 function State({ e }) {
-  return html`<${Status} value=${e.state} />${e.disabled_reason ? html`<div class="muted">${e.disabled_reason}${e.disabled_at ? ` (since ${when(e.disabled_at)})` : ''}</div>` : ''}
-    ${e.state === 'enabled' && e.failing_since ? html`<div class="muted">failing since ${when(e.failing_since)}</div>` : ''}`;
+  if (e.state === 'enabled' && e.failing_since) {
+    return html`<span class="status failing">failing</span><div class="why-failed">every attempt since ${when(e.failing_since)} failed; disabled after 5 days of failures</div>`;
+  }
+  return html`<${Status} value=${e.state} />${e.disabled_reason ? html`<div class="muted">${e.disabled_reason}${e.disabled_at ? ` (since ${when(e.disabled_at)})` : ''}</div>` : ''}`;
 }
 
 /**
@@ -64,18 +71,21 @@ function useEndpointActions(act, done) {
   });
   /** @type {(e: Json, after?: () => void) => void} */
   const remove = (e, after = done) => void act.run(async () => {
-    if (!confirm(`Delete the endpoint ${e.url}? Its delivery log goes with it.`)) return;
+    if (!await confirmDialog(`Delete the endpoint ${e.url}?`, { confirm: 'Delete endpoint', detail: 'Its delivery log goes with it.' })) return;
     await api('DELETE', ep(e.id));
     after();
   });
-  return { toggle, remove };
+  /** @type {(e: Json, after: (delivery: Json) => void) => void} */
+  const sendTest = (e, after) => void act.run(async () => after(await post(`${ep(e.id)}/test`)));
+  return { toggle, remove, sendTest };
 }
 
 function EndpointList() {
   const [page, setPage] = useState(1);
   const act = useAction();
   const state = useLoad(() => get(`${BASE}/endpoints`, { pageSize: PAGE, pageNum: page }), [page]);
-  const { toggle, remove } = useEndpointActions(act, state.reload);
+  const { toggle, remove, sendTest } = useEndpointActions(act, state.reload);
+  const [tested, setTested] = useState(/** @type {Json} */ (undefined));
   /** @param {Submit} e */
   const create = (e) => {
     const f = fields(e);
@@ -101,6 +111,7 @@ function EndpointList() {
       <div><button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button></div>
     </form>
     <${ErrorBox} error=${act.error} />
+    ${tested && !act.error && html`<p class="notice" role="status">Test event sent as <code>${tested.d.id}</code> to ${tested.url}: <a href=${`#/webhooks/${tested.id}`}>see its delivery</a>.</p>`}
     <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
       <${Table} label="Endpoints" rows=${d.endpoints} empty="No endpoints yet." columns=${/** @type {Columns} */ ([
         { label: 'URL', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>${e.url}</a>${e.description && html`<div class="muted">${e.description}</div>`}` },
@@ -108,6 +119,7 @@ function EndpointList() {
         { label: 'State', cell: (e) => html`<${State} e=${e} />` },
         { label: 'Created', cell: (e) => when(e.created_at) },
         { label: 'Actions', cell: (e) => html`<a href=${`#/webhooks/${e.id}`}>Deliveries</a>${' '}
+          ${e.state === 'enabled' && html`<button type="button" onClick=${() => sendTest(e, (x) => setTested({ d: x, url: e.url, id: e.id }))} disabled=${act.busy}>Send test</button> `}
           <button type="button" onClick=${() => toggle(e)} disabled=${act.busy}>${e.state === 'enabled' ? 'Disable' : 'Enable'}</button>${' '}
           <button type="button" class="danger" onClick=${() => remove(e)} disabled=${act.busy}>Delete</button>` },
       ])} />
@@ -120,7 +132,7 @@ function SigningSecret() {
   const [rotated, setRotated] = useState();
   const show = () => void act.run(async () => { setShown((await get(`${BASE}/secret`)).secret); });
   const rotate = () => void act.run(async () => {
-    if (!confirm('Rotate the signing secret? Deliveries are signed with the new one at once; the old one keeps signing beside it for 24 hours.')) return;
+    if (!await confirmDialog('Rotate the signing secret?', { confirm: 'Rotate secret', detail: 'Deliveries are signed with the new one at once; the old one keeps signing beside it for 24 hours.' })) return;
     const r = await post(`${BASE}/secret/rotate`);
     setShown(r.secret);
     setRotated(r.previous_valid_until);
@@ -130,7 +142,7 @@ function SigningSecret() {
     ${shown
       ? html`<div class="notice" role="status">Secret: <span class="secret" data-testid="webhook-secret">${shown}</span>
         <button type="button" onClick=${() => { setShown(undefined); setRotated(undefined); }}>Hide</button>
-        ${rotated && html`<div>Rotated. The previous secret keeps signing beside the new one for 24 hours, until ${when(rotated)} UTC.</div>`}</div>`
+        ${rotated && html`<div>Rotated. The previous secret keeps signing beside the new one for 24 hours, until ${when(rotated)}.</div>`}</div>`
       : html`<button type="button" onClick=${show} disabled=${act.busy}>Show secret</button>`}
     ${' '}<button type="button" class="danger" onClick=${rotate} disabled=${act.busy}>Rotate secret</button>
     <span class="muted"> (the old secret keeps signing for 24 hours)</span>
@@ -142,12 +154,14 @@ function Endpoint({ id }) {
   const act = useAction();
   const [saved, setSaved] = useState(false);
   const state = useLoad(() => get(ep(id)), [id]);
-  const { toggle, remove } = useEndpointActions(act, state.reload);
+  const { toggle, remove, sendTest } = useEndpointActions(act, state.reload);
+  const [tested, setTested] = useState(/** @type {string | undefined} */ (undefined));
   /** @param {Submit} e */
   const save = (e) => {
     const f = fields(e);
     const events = eventsOf(e);
     setSaved(false);
+    setTested(undefined);
     void act.run(async () => {
       await api('PATCH', ep(id), { url: f.url, description: f.description, events });
       setSaved(true);
@@ -161,25 +175,31 @@ function Endpoint({ id }) {
       <div class="card"><div class="label">Created</div><div class="value">${when(e.created_at)}</div></div>
     </div>
     <p>
+      ${e.state === 'enabled' && html`<button type="button" onClick=${() => sendTest(e, (x) => setTested(x.id))} disabled=${act.busy}>Send test</button> `}
       <button type="button" onClick=${() => toggle(e)} disabled=${act.busy}>${e.state === 'enabled' ? 'Disable' : 'Enable (forgets its failures)'}</button>
       ${' '}<button type="button" class="danger" onClick=${() => remove(e, () => { location.hash = '#/webhooks'; })} disabled=${act.busy}>Delete</button>
     </p>
     <h2>Edit</h2>
-    <form key=${e.updated_at} onSubmit=${save} aria-label="Edit the endpoint" class="stack">
-      <label>Endpoint URL<input name="url" type="url" required maxlength="2048" value=${e.url} /></label>
-      <label>Description<input name="description" maxlength="500" value=${e.description} /></label>
+    <form key=${e.id} onSubmit=${save} aria-label="Edit the endpoint" class="stack">
+      <label>Endpoint URL<input name="url" type="url" required maxlength="2048" defaultValue=${e.url} /></label>
+      <label>Description<input name="description" maxlength="500" defaultValue=${e.description} /></label>
       <${EventChoices} chosen=${e.events} />
-      <div><button class="primary" type="submit" disabled=${act.busy}>Save endpoint</button>${saved && html`<span role="status"> Saved.</span>`}</div>
+      <div><button class="primary" type="submit" disabled=${act.busy}>Save endpoint</button>${saved && !act.error && html`<span role="status"> Saved.</span>`}</div>
     </form>
     <${ErrorBox} error=${act.error} />
-    <${Deliveries} id=${id} />`}<//>`;
+    ${tested && !act.error && html`<p class="notice" role="status">Test event sent as <code>${tested}</code>: it is at the top of the log below.</p>`}
+    <${Deliveries} id=${id} reloadKey=${tested} onData=${state.reload} />`}<//>`;
 }
 
-/** @param {{ id: string }} props */
-function Deliveries({ id }) {
+/**
+ * The delivery log; `onData` is told each time it is read (the endpoint's failing state moves with it).
+ * @param {{ id: string, reloadKey?: string, onData?: () => void }} props
+ */
+function Deliveries({ id, reloadKey, onData }) {
   const [page, setPage] = useState(1);
   const act = useAction();
-  const state = useLoad(() => get(`${ep(id)}/deliveries`, { pageSize: PAGE, pageNum: page }), [id, page]);
+  const state = useLoad(() => get(`${ep(id)}/deliveries`, { pageSize: PAGE, pageNum: page }), [id, page, reloadKey]);
+  useEffect(() => { if (state.data) onData?.(); }, [state.data]);
   const pending = state.data?.deliveries.some((/** @type {Json} */ d) => d.state === 'pending');
   useEffect(() => {
     if (!pending || state.loading) return undefined;
@@ -198,14 +218,24 @@ function Deliveries({ id }) {
     <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
       <${Table} label="Deliveries" rows=${d.deliveries} empty="No deliveries yet." columns=${/** @type {Columns} */ ([
         { label: 'Delivery', cell: (x) => html`<code>${x.id}</code><div class="muted">${x.event}</div>` },
+        { label: 'Payload', cell: (x) => html`<details class="payload"><summary>Payload</summary><pre aria-label=${`Payload of ${x.id}`}>${pretty(x.payload)}</pre></details>` },
         { label: 'State', cell: (x) => html`<${Status} value=${x.state} />` },
         { label: 'Attempts', num: true, cell: (x) => x.attempts },
         { label: 'Status code', num: true, cell: (x) => x.status_code ?? '—' },
         { label: 'Latency', num: true, cell: (x) => (x.latency_ms === null ? '—' : `${x.latency_ms} ms`) },
-        { label: 'Error', cell: (x) => x.error ?? '—' },
+        { label: 'Error', cell: (x) => (x.error ? html`<span class="why-failed">${x.error}</span>` : '—') },
         { label: 'Last try', cell: (x) => when(x.last_attempt_at) },
         { label: 'Next try', cell: (x) => when(x.next_attempt_at) },
         { label: 'Actions', cell: (x) => x.state !== 'pending' && html`<button type="button" onClick=${() => retry(x)} disabled=${act.busy}>Retry</button>` },
       ])} />
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
+}
+
+/**
+ * A payload as sent (JSON), indented to read; as it is when it is not JSON.
+ * @param {string | undefined} body
+ */
+function pretty(body) {
+  if (!body) return '';
+  try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
 }

@@ -1,4 +1,4 @@
-import { microToUnitString } from '../../lib/money.ts';
+import { microToUnits } from '../../lib/money.ts';
 import { findTeam, type TeamRow } from '../../store/accounts.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Ctx } from '../context.ts';
@@ -14,12 +14,22 @@ export function spendableMicro(team: TeamRow, liveReservedMicro: bigint): bigint
 }
 
 export function balanceView(team: TeamRow, liveReservedMicro: bigint) {
+  const available = microToUnits(spendableMicro(team, liveReservedMicro));
+  const cash = microToUnits(team.cashMicro);
+  const credit = microToUnits(team.creditLimitMicro);
+  const pending = microToUnits(team.pendingMicro + liveReservedMicro);
+  const owed = microToUnits(team.outstandingMicro);
   return {
-    availableBalance: microToUnitString(spendableMicro(team, liveReservedMicro)),
-    cashBalance: microToUnitString(team.cashMicro),
-    creditLimit: microToUnitString(team.creditLimitMicro),
-    pendingCharges: microToUnitString(team.pendingMicro + liveReservedMicro),
-    outstandingInvoices: microToUnitString(team.outstandingMicro),
+    availableBalance: available.toString(),
+    cashBalance: cash.toString(),
+    creditLimit: credit.toString(),
+    pendingCharges: pending.toString(),
+    outstandingInvoices: owed.toString(),
+    // Gantry's addition: the voucher part of availableBalance, so a client can show what the
+    // available balance is made of. It is the rest of the parts as shown, so that they add up
+    // exactly in whole units (the billing rule: parts add up); it differs from the vouchers
+    // rounded alone by a unit or two ($0.0002) at most, when the other parts have fractions.
+    voucherBalance: (available - cash - credit + owed + pending).toString(),
   };
 }
 

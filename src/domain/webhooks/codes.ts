@@ -9,6 +9,12 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * The event of a test send (POST …/endpoints/{id}/test): sent to that one endpoint whatever it
+ * subscribes to, never subscribable, so receivers can tell a test from a real event.
+ */
+export const TEST_EVENT = 'webhook.test';
+
 export function isWebhookEvent(s: string): s is WebhookEvent {
   return (WEBHOOK_EVENTS as readonly string[]).includes(s);
 }

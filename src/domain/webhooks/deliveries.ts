@@ -1,8 +1,10 @@
-// An endpoint's delivery log, and a manual retry of one delivery.
+// An endpoint's delivery log, a manual retry of one delivery, and a test send.
+import { newId } from '../../lib/ids.ts';
 import * as q from '../../store/webhooks.ts';
 import { inTransaction } from '../changes.ts';
 import { paging } from '../compute/templates.ts';
-import { ENDPOINT_JOB, queueAttempt } from './enqueue.ts';
+import { TEST_EVENT } from './codes.ts';
+import { ENDPOINT_JOB, envelope, queueAttempt } from './enqueue.ts';
 import { getEndpoint } from './endpoints.ts';
 import { conflict, deliveryNotFound } from './errors.ts';
 import type { Webhooks } from './service.ts';
@@ -34,6 +36,30 @@ export async function retryDelivery(w: Webhooks, teamId: string, endpointId: str
     if (!row) throw conflict(`delivery ${deliveryId} changed meanwhile; try again`, { delivery_id: deliveryId, rule: 'the delivery ended' });
     await queueAttempt(w.ctx.jobs, tx, ENDPOINT_JOB, deliveryId);
     return row;
+  });
+}
+
+/**
+ * A test send: one delivery of the event `webhook.test` to this endpoint only, whatever it
+ * subscribes to, signed and retried like any other (so a receiver that fails it shows in the
+ * log, and the endpoint reads as failing), its data naming the endpoint. Refused while the
+ * endpoint is disabled (nothing is sent to a disabled endpoint).
+ */
+export async function sendTestDelivery(w: Webhooks, teamId: string, endpointId: string): Promise<q.DeliveryRow> {
+  const endpoint = await getEndpoint(w, teamId, endpointId);
+  if (endpoint.state !== 'enabled') {
+    throw conflict(`endpoint ${endpointId} is disabled: enable it first (update with enabled: true)`, { endpoint_id: endpointId, rule: 'the endpoint is enabled' });
+  }
+  const now = w.ctx.clock.nowMs();
+  const row: q.NewDeliveryRow = {
+    id: newId('webhookDelivery', now), teamId, endpointId, url: endpoint.url, event: TEST_EVENT,
+    body: envelope(TEST_EVENT, now, { endpoint_id: endpointId, message: 'A test send from Gantry: this endpoint is reachable and verifies the signature.' }),
+    state: 'pending', attempts: 0, nextAttemptAtMs: now, createdAtMs: now, updatedAtMs: now,
+  };
+  return inTransaction(w.ctx, async (tx) => {
+    await q.insertDeliveries(tx, [row]);
+    await queueAttempt(w.ctx.jobs, tx, ENDPOINT_JOB, row.id);
+    return (await q.findDelivery(tx, row.id))!;
   });
 }
 

@@ -21,7 +21,7 @@ import * as q from '../../store/webhooks.ts';
 import type { Ctx } from '../context.ts';
 import type { JobName } from '../jobs/catalog.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { isWebhookEvent, type WebhookEvent } from './codes.ts';
+import { isWebhookEvent, type TEST_EVENT, type WebhookEvent } from './codes.ts';
 
 export type WebhookMessage =
   /** to the team's endpoints subscribed to `event`, in the envelope {type, timestamp, data: payload} */
@@ -39,7 +39,7 @@ function json(v: unknown): string {
 }
 
 /** The envelope of a team endpoint's event (Standard Webhooks' suggestion). */
-export function envelope(event: WebhookEvent, nowMs: number, data: unknown): string {
+export function envelope(event: WebhookEvent | typeof TEST_EVENT, nowMs: number, data: unknown): string {
   return json({ type: event, timestamp: new Date(nowMs).toISOString(), data });
 }
 

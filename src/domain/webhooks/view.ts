@@ -16,5 +16,6 @@ export function deliveryView(d: DeliveryRow) {
     id: d.id, event: d.event, state: d.state, attempts: d.attempts,
     status_code: d.lastStatusCode, latency_ms: d.lastLatencyMs, error: d.lastError,
     last_attempt_at: s(d.lastAttemptAtMs), next_attempt_at: s(d.nextAttemptAtMs), created_at: s(d.createdAtMs)!,
+    payload: d.body,
   };
 }

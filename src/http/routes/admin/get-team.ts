@@ -17,7 +17,7 @@ export default function getTeamRoute(app: App, s: Pick<Services, 'ctx' | 'spend'
           effectiveTier: Type.String(),
           balance: Type.Object({
             availableBalance: Type.String(), cashBalance: Type.String(), creditLimit: Type.String(),
-            pendingCharges: Type.String(), outstandingInvoices: Type.String(),
+            pendingCharges: Type.String(), outstandingInvoices: Type.String(), voucherBalance: Type.String(),
           }),
         })]),
         ...errors(401, 404),

@@ -13,6 +13,7 @@ export default function getBalanceRoute(app: App, s: Pick<Services, 'ctx' | 'spe
       response: {
         200: Type.Object({
           availableBalance: Money, cashBalance: Money, creditLimit: Money, pendingCharges: Money, outstandingInvoices: Money,
+          voucherBalance: Type.String({ description: '1/10000 USD of vouchers left (Gantry extension): availableBalance = voucherBalance + cashBalance + creditLimit - outstandingInvoices - pendingCharges, each rounded' }),
         }),
         ...errors(401, 403),
       },

@@ -9,6 +9,7 @@ import updateEndpoint from './update-endpoint.ts';
 import deleteEndpoint from './delete-endpoint.ts';
 import listDeliveries from './list-deliveries.ts';
 import retryDelivery from './retry-delivery.ts';
+import testEndpoint from './test-endpoint.ts';
 import listEvents from './list-events.ts';
 
 export default [
@@ -21,5 +22,6 @@ export default [
   deleteEndpoint,
   listDeliveries,
   retryDelivery,
+  testEndpoint,
   listEvents,
 ] satisfies RouteRegistrar[];

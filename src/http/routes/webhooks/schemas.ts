@@ -40,6 +40,7 @@ export const DeliveryView = Type.Object({
   last_attempt_at: SecondsOrNull,
   next_attempt_at: Type.Union([Seconds, Type.Null()], { description: 'when the next attempt is due; null once the delivery ended' }),
   created_at: Seconds,
+  payload: Type.String({ description: 'the body sent, exactly as signed (JSON: {type, timestamp, data})' }),
 });
 
 export const EndpointParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

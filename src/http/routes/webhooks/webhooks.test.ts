@@ -269,6 +269,49 @@ test('manual retry: refused while pending or disabled, then sent again with the 
   });
 });
 
+test('a test send: webhook.test to that endpoint only, signed, in its log with the payload; a failing receiver shows the endpoint failing; refused when disabled', async () => {
+  await withApp(async (t, team, rx) => {
+    const owner = as(t.app, team.owner.apiKey);
+    const secret = (await owner.get(`${BASE}/secret`)).body.secret as string;
+    const id = await endpoint(t, team, rx.url, ['batch.failed']);
+    const other = await endpoint(t, team, `${rx.url}other`, ['task.succeeded']);
+    let r = await owner.post(`${BASE}/endpoints/${id}/test`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.event, 'webhook.test');
+    assert.equal(r.body.state, 'pending');
+    const sent = JSON.parse(r.body.payload);
+    assert.deepEqual(Object.keys(sent), ['type', 'timestamp', 'data']);
+    assert.equal(sent.type, 'webhook.test');
+    assert.equal(sent.data.endpoint_id, id);
+    assert.equal(await deliver(t), 1, 'one delivery, to this endpoint only (not subscribed to the event, sent anyway)');
+    const got = rx.received.at(-1)!;
+    assert.equal(got.headers['webhook-id'], r.body.id);
+    assert.equal(got.body, r.body.payload, 'the payload shown is the body sent');
+    assert.ok(verifyStandardWebhook(secret, got.headers, got.body, nowS(t)));
+    let [d] = await deliveries(t, team, id);
+    assert.deepEqual({ id: d.id, state: d.state, status: d.status_code, payload: d.payload }, { id: r.body.id, state: 'succeeded', status: 200, payload: r.body.payload });
+    assert.equal((await deliveries(t, team, other)).length, 0);
+
+    // a receiver that fails it: the delivery failed at its first attempt, the endpoint failing since then
+    rx.answer(503);
+    t.clock.advance(1000); // the log is newest first by id, and ids sort by their millisecond
+    r = await owner.post(`${BASE}/endpoints/${id}/test`);
+    await deliver(t);
+    [d] = await deliveries(t, team, id);
+    assert.deepEqual({ id: d.id, state: d.state, status: d.status_code }, { id: r.body.id, state: 'pending', status: 503 });
+    const e = (await owner.get(`${BASE}/endpoints/${id}`)).body;
+    assert.equal(e.state, 'enabled');
+    assert.equal(e.failing_since, nowS(t));
+
+    await call(t.app, 'PATCH', `${BASE}/endpoints/${id}`, { token: team.owner.apiKey, body: { enabled: false } });
+    r = await owner.post(`${BASE}/endpoints/${id}/test`);
+    assert.equal(r.status, 409, 'disabled');
+    assert.equal(r.body.reason, 'CONFLICT');
+    assert.equal((await owner.post(`${BASE}/endpoints/whe_nope/test`)).status, 404);
+    assert.equal((await as(t.app, team.members.Developer.apiKey).post(`${BASE}/endpoints/${id}/test`)).status, 403, 'a Developer may not manage webhooks');
+  });
+});
+
 test('a request URL delivery: the body as given, signed, up to 5 retries, then failed for the operator to see', async () => {
   await withApp(async (t, team, rx) => {
     rx.answer(500);
