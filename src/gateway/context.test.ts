@@ -224,13 +224,13 @@ test('the official openai package reads the refusal as a BadRequestError with Op
 
 test('lower bounds never over-refuse: a rerank pair is bounded over its bytes together', async () => {
   const body = { query: 'q'.repeat(64), documents: ['d'.repeat(64), 'e'.repeat(65)] };
-  const measured = await measurePrompts('rerank', body, false);
+  const measured = await measurePrompts('rerank', body, 'bound');
   assert.deepEqual(measured.counts, [1, 1, 1]);
   assert.equal(measured.exact, false);
   // 64 + 64 bytes could be one token; 64 + 65 bytes are at least two.
   assert.throws(() => checkContext('rerank', body, measured, 1), (e: any) => e.metadata.index === 1 && /at least 2 tokens together/.test(e.message));
-  checkContext('rerank', { ...body, documents: [body.documents[0]] }, await measurePrompts('rerank', { ...body, documents: [body.documents[0]] }, false), 1);
+  checkContext('rerank', { ...body, documents: [body.documents[0]] }, await measurePrompts('rerank', { ...body, documents: [body.documents[0]] }, 'bound'), 1);
   // the simulator's exact count: two words are two tokens
-  const exact = await measurePrompts('chat.completions', { messages: [{ role: 'user', content: 'two words' }] }, true);
+  const exact = await measurePrompts('chat.completions', { messages: [{ role: 'user', content: 'two words' }] }, 'simulator');
   assert.deepEqual(exact, { counts: [3 + 3 + 2], exact: true, simulator: true });
 });

@@ -10,10 +10,15 @@
 //  - the simulator's own tokenizer, exactly, when every upstream of the model is the simulator
 //    (which therefore never receives a prompt it would find too long);
 //  - token-id prompts (completions, embeddings) exactly: one token per id;
+//  - the tokenizer the operator named for the model's upstreams (`tokenizer`: an OpenAI
+//    encoding or a tokenizer.json, lib/tokenizers.ts), exactly: chat prompts over what the
+//    chat template makes of them (tokens.ts namedChatPromptTokens), other texts as they are;
 //  - any other upstream: a lower bound, ⌈text bytes / 128⌉ (tokens.ts, MAX_BYTES_PER_TOKEN),
 //    so only prompts too long for any tokenizer are refused here, and the upstream judges the
 //    rest itself (its 400 reaches the client as INVALID_REQUEST_BODY too).
-import { chatTextBytes, contentText, promptUnits, simChatPromptTokensAsync, simTokenCounts, tokensAtLeast } from './tokens.ts';
+import { chatTextBytes, contentText, namedChatPromptTokens, promptUnits, simChatPromptTokensAsync, simTokenCounts, tokensAtLeast } from './tokens.ts';
+import { tokenizerFor, type TextTokenizer } from '../lib/tokenizers.ts';
+import { upstreamTokenizer } from '../domain/models/models.ts';
 import type { Endpoint, ModelBody } from './upstreams/upstream.ts';
 import { badRequest } from './errors.ts';
 
@@ -23,10 +28,12 @@ type Body = ModelBody;
 export interface PromptTokens {
   /** chat: [the whole prompt, framing included]; completions: one per prompt; embeddings: one per input; rerank: [query, ...documents] */
   counts: number[];
-  /** exact counts (the simulator's tokenizer, or token ids), else lower bounds */
+  /** exact counts (the simulator's tokenizer, the model's named tokenizer, or token ids), else lower bounds */
   exact: boolean;
   /** counted with the simulator's tokenizer: the simulator takes these instead of counting again */
   simulator: boolean;
+  /** counted with the tokenizer the operator named (the worst case then reserves these counts) */
+  named?: boolean;
   /** UTF-8 bytes of each unit's text, when the counts are lower bounds (so units judged together are bounded together) */
   bytes?: number[];
 }
@@ -37,23 +44,57 @@ export function simulatorOnly(upstream: unknown): boolean {
   return list.length > 0 && list.every((t) => t === 'sim');
 }
 
+/** How a model's prompts are counted: the simulator's tokenizer, the one the operator named, or a lower bound. */
+export type Counting = 'simulator' | 'bound' | TextTokenizer;
+
+/** The counting for a model's upstreams (a named tokenizer is loaded on its first use, then cached). */
+export async function countingFor(upstream: unknown): Promise<Counting> {
+  if (simulatorOnly(upstream)) return 'simulator';
+  const spec = upstreamTokenizer(upstream);
+  return spec === undefined ? 'bound' : tokenizerFor(spec);
+}
+
 function rerankTexts(body: Body): string[] {
   const docs = (body.documents as unknown[]).map((d) => (typeof d === 'string' ? d : String((d as { text?: unknown }).text ?? '')));
   return [String(body.query), ...docs];
 }
 
-export async function measurePrompts(endpoint: Endpoint, body: Body, simulator: boolean): Promise<PromptTokens> {
+/**
+ * Counts a request's prompts. `limit` is the most a unit may have and still fit: a named
+ * tokenizer stops counting a long text past it (the count is then a lower bound, exact false).
+ */
+export async function measurePrompts(endpoint: Endpoint, body: Body, counting: Counting, limit = Number.MAX_SAFE_INTEGER): Promise<PromptTokens> {
+  const simulator = counting === 'simulator';
   if (endpoint === 'chat.completions') {
     const msgs = body.messages as Array<{ content?: unknown; name?: unknown }>;
     if (simulator) return { counts: [await simChatPromptTokensAsync(msgs)], exact: true, simulator };
+    if (counting !== 'bound') {
+      const c = await namedChatPromptTokens(counting, msgs, limit);
+      return { counts: [c.tokens], exact: c.complete, simulator, named: true };
+    }
     return { counts: [tokensAtLeast(chatTextBytes(msgs))], exact: false, simulator };
   }
   const units: Array<string | number[]> = endpoint === 'rerank' ? rerankTexts(body) : promptUnits(endpoint === 'completions' ? body.prompt : body.input);
   if (units.every((u) => Array.isArray(u))) return { counts: units.map((u) => u.length), exact: true, simulator };
   const texts = units.map((u) => (typeof u === 'string' ? u : contentText(u)));
   if (simulator) return { counts: await simTokenCounts(texts), exact: true, simulator };
+  if (counting !== 'bound') {
+    const counts: number[] = [];
+    let exact = true;
+    for (const t of texts) {
+      const c = await counting.count(t, limit);
+      counts.push(c.tokens);
+      exact &&= c.complete;
+    }
+    return { counts, exact, simulator, named: true };
+  }
   const bytes = texts.map((t) => Buffer.byteLength(t));
   return { counts: bytes.map(tokensAtLeast), exact: false, simulator, bytes };
+}
+
+/** The most prompt tokens one unit of a request may have and fit the context (the counting's `limit`). */
+export function promptLimit(body: Body, contextSize: number): number {
+  return Math.max(0, contextSize - Math.min(maxOutput(body)?.tokens ?? 0, contextSize));
 }
 
 /** The max output a request asks for and the field that says it (max_completion_tokens wins, as at OpenAI). */

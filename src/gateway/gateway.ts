@@ -9,14 +9,14 @@ import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
 import type { SpendAdmission } from '../domain/spend/admission.ts';
 import { usageCostMicro, type UsageRecord } from '../domain/usage/record.ts';
-import { modelRecord } from '../domain/models/models.ts';
+import { modelRecord, upstreamTokenizer } from '../domain/models/models.ts';
 import { AppError } from '../lib/errors.ts';
 import { dependencyRefusal, isDatabaseUnreachable } from '../lib/dependencies.ts';
 import type { DependencyHealth } from '../store/health.ts';
 import { Admission, type Admitted, type BatchLine, type Worst } from './admission.ts';
 import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
-import { checkContext, measurePrompts, simulatorOnly, type PromptTokens } from './context.ts';
+import { checkContext, countingFor, measurePrompts, promptLimit, type Counting, type PromptTokens } from './context.ts';
 import { checkRequestRules } from './request-rules.ts';
 import { badRequest, modelNotFound, upstreamUnavailable, usageNotRecorded } from './errors.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
@@ -55,18 +55,25 @@ const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
 
 /**
  * The worst case of a request, from its body and the model's context size: linear in the
- * body, never re-serializing it (lib/json-encode.ts jsonBytes).
+ * body, never re-serializing it (lib/json-encode.ts jsonBytes). `measured`: the prompts'
+ * exact counts under the model's named tokenizer, which then stand for the prompt instead of
+ * its bytes (tools and an output schema still count by their bytes: how a template renders
+ * them is its own).
  */
-export function worstCase(endpoint: Endpoint, body: Body, contextSize: number): Worst {
+export function worstCase(endpoint: Endpoint, body: Body, contextSize: number, measured?: PromptTokens): Worst {
   if (endpoint === 'chat.completions' || endpoint === 'completions') {
     const prompt = endpoint === 'chat.completions' ? body.messages : body.prompt;
     const prompts = endpoint === 'completions' && Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== 'number' ? prompt.length : 1;
     // Tool definitions and an output schema reach the model as prompt text: they count in
     // the worst case (TPM and budget admission) as the messages do.
     const extras = endpoint === 'chat.completions' ? [body.tools, body.functions, body.response_format].filter((v) => v !== undefined) : [];
-    const size = promptSize(extras.length ? [prompt, ...extras] : prompt);
     const choices = prompts * Number(body.n ?? 1);
     const maxOut = Math.min(Number(body.max_completion_tokens ?? body.max_tokens ?? contextSize), contextSize);
+    if (measured?.named && measured.exact) {
+      const exact = measured.counts.reduce((a, b) => a + b, 0) + (extras.length ? promptSize(extras).bound : 0);
+      return { promptTokens: Math.min(exact, contextSize * prompts), promptEstimate: exact, outputTokens: maxOut * choices };
+    }
+    const size = promptSize(extras.length ? [prompt, ...extras] : prompt);
     return { promptTokens: Math.min(size.bound, contextSize * prompts), promptEstimate: size.estimate, outputTokens: maxOut * choices };
   }
   const size = promptSize(endpoint === 'embeddings' ? body.input : [body.query, body.documents]);
@@ -82,6 +89,8 @@ export class Gateway {
   private readonly log: FastifyBaseLogger;
 
   private readonly health: DependencyHealth;
+  /** tokenizer settings already reported as not loadable here (counting) */
+  private readonly tokenizerWarned = new Set<string>();
   /** Model calls need Redis unless the operator lets them fail open. */
   private readonly needs: ('database' | 'redis')[];
 
@@ -121,9 +130,9 @@ export class Gateway {
     if (endpoint === 'completions' && body.max_tokens === undefined) body.max_tokens = 16; // OpenAI's default for legacy completions
     let measured: PromptTokens | undefined;
     const adm = await this.admission.admit(call.principal, endpoint, modelId, async (model) => {
-      measured = await measurePrompts(endpoint, body, simulatorOnly(model.upstream));
+      measured = await measurePrompts(endpoint, body, await this.counting(model.upstream), promptLimit(body, model.contextSize));
       checkContext(endpoint, body, measured, model.contextSize); // 400 before any upstream call
-      return worstCase(endpoint, body, model.contextSize);
+      return worstCase(endpoint, body, model.contextSize, measured);
     }, call.batch);
     const started = performance.now();
     const ac = new AbortController();
@@ -210,6 +219,23 @@ export class Gateway {
         id: `${chat ? 'chatcmpl' : 'cmpl'}-${req.requestId}`, object: chat ? 'chat.completion.chunk' : 'text_completion',
         created: req.createdS, model: req.modelId, choices: [], usage: usageBody(out.usage),
       };
+    }
+  }
+
+  /**
+   * How the model's prompts are counted. A named tokenizer this host cannot load (a file
+   * saved on another replica's disk only) falls back to the lower bound, said once in the log.
+   */
+  private async counting(upstream: unknown): Promise<Counting> {
+    try {
+      return await countingFor(upstream);
+    } catch (e) {
+      const spec = String(upstreamTokenizer(upstream));
+      if (!this.tokenizerWarned.has(spec)) {
+        this.tokenizerWarned.add(spec);
+        this.log.warn({ err: e, tokenizer: spec }, 'the model\'s tokenizer cannot be loaded here: its prompts are counted by the lower bound');
+      }
+      return 'bound';
     }
   }
 

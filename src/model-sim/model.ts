@@ -2,9 +2,9 @@
 // function of the request (the prompt, `seed`, `temperature`, the choice index), streamed
 // at a configured time to first token and speed, with exact usage by its tokenizer
 // (tokenizer.ts). What it honours: tools and tool_choice (tools.ts), response_format
-// (json.ts), stop, temperature, seed, logprobs/top_logprobs, n, max_(completion_)tokens,
-// ignore_eos; the text model itself is in text.ts. It answers OpenAI's shapes (chat,
-// completions, embeddings, rerank).
+// (json.ts; in JSON mode the schema the prompt gives, prompt-schema.ts), stop, temperature,
+// seed, logprobs/top_logprobs, n, max_(completion_)tokens, ignore_eos; the text model
+// itself is in text.ts. It answers OpenAI's shapes (chat, completions, embeddings, rerank).
 // A leaf: it imports lib/ only. The gateway serves it as an upstream
 // (gateway/upstreams/sim.ts), and the sim compute driver's serverless workers answer with it
 // (drivers/sim/worker.ts).
@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../lib/errors.ts';
 import { contentText, promptUnits, simChatPromptTokensAsync, simTokenCount, simTokenCounts, simTokens, Turns } from './tokenizer.ts';
 import { jsonFor, Unsatisfiable } from './json.ts';
+import { schemaInPrompt } from './prompt-schema.ts';
 import { chatLogprobs, completionLogprobs, cutAtStop, forced, prose, rng, textOf, type Piece } from './text.ts';
 import { toolCalls, toolsToCall, type ToolCall } from './tools.ts';
 
@@ -111,10 +112,24 @@ const JSON_OBJECT = {
   properties: { answer: { type: 'string', minLength: 12 }, topics: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', maxLength: 24 } } },
 };
 
+/** JSON mode's answer: an object following the schema the prompt gives (prompt-schema.ts), else JSON_OBJECT. */
+function jsonObject(body: SimBody, rand: () => number): string {
+  const schema = schemaInPrompt(body.messages);
+  if (schema) {
+    try {
+      return JSON.stringify(jsonFor(schema, rand));
+    } catch (e) {
+      // A schema written in prose may be one no value satisfies: the answer is then any object, as JSON mode promises.
+      if (!(e instanceof Unsatisfiable)) throw e;
+    }
+  }
+  return JSON.stringify(jsonFor(JSON_OBJECT, rand));
+}
+
 /** The JSON a response_format asks for, or undefined for text. */
 function structured(body: SimBody, rand: () => number): string | undefined {
   const f = body.response_format;
-  if (f?.type === 'json_object') return JSON.stringify(jsonFor(JSON_OBJECT, rand));
+  if (f?.type === 'json_object') return jsonObject(body, rand);
   if (f?.type !== 'json_schema') return undefined;
   try {
     return JSON.stringify(jsonFor(f.json_schema?.schema, rand));

@@ -1,6 +1,7 @@
 // The LLM model catalogue and which models a team may use.
 import { invalid, notFound } from '../../lib/errors.ts';
 import { MAX_PRICE_UNITS } from '../../lib/money.ts';
+import { reloadTokenizer, TOKENIZER_RULE, tokenizerKind } from '../../lib/tokenizers.ts';
 import type { Ctx } from '../context.ts';
 import * as q from '../../store/models.ts';
 import type { TeamRow } from '../../store/accounts.ts';
@@ -8,8 +9,13 @@ import type { TeamRow } from '../../store/accounts.ts';
 export const MODEL_STATUSES = ['available', 'offline'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
-/** Where a model is served: the built-in simulator, or OpenAI-compatible HTTP servers in failover order. */
-export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string; responses?: boolean };
+/**
+ * Where a model is served: the built-in simulator, or OpenAI-compatible HTTP servers in
+ * failover order. `tokenizer` names the tokenizer the server's model uses (lib/tokenizers.ts),
+ * so the gateway counts its prompts exactly (gateway/context.ts); every server of a list that
+ * names one names the same.
+ */
+export type UpstreamTarget = 'sim' | { url: string; model?: string; apiKeyEnv?: string; responses?: boolean; tokenizer?: string };
 export type UpstreamSpec = UpstreamTarget | UpstreamTarget[];
 
 export interface ModelInput {
@@ -30,7 +36,7 @@ export interface ModelInput {
 
 function validateTarget(t: unknown, field: string): UpstreamTarget {
   if (t === 'sim') return 'sim';
-  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?, responses?}');
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw invalid(field, 'must be "sim" or {url, model?, apiKeyEnv?, responses?, tokenizer?}');
   const o = t as Record<string, unknown>;
   if (typeof o.url !== 'string') throw invalid(`${field}.url`, 'required, an http(s) URL');
   let u: URL;
@@ -45,11 +51,41 @@ function validateTarget(t: unknown, field: string): UpstreamTarget {
     throw invalid(`${field}.apiKeyEnv`, 'must be an environment variable name');
   }
   if (o.responses !== undefined && typeof o.responses !== 'boolean') throw invalid(`${field}.responses`, 'must be a boolean');
-  const out: { url: string; model?: string; apiKeyEnv?: string; responses?: boolean } = { url: o.url };
+  if (o.tokenizer !== undefined && (typeof o.tokenizer !== 'string' || !tokenizerKind(o.tokenizer))) throw invalid(`${field}.tokenizer`, TOKENIZER_RULE);
+  const out: Exclude<UpstreamTarget, 'sim'> = { url: o.url };
   if (typeof o.model === 'string') out.model = o.model;
   if (typeof o.apiKeyEnv === 'string') out.apiKeyEnv = o.apiKeyEnv;
   if (o.responses === true) out.responses = true;
+  if (typeof o.tokenizer === 'string') out.tokenizer = o.tokenizer;
   return out;
+}
+
+/** The tokenizer the model's servers name (validateTokenizers: the same on each that names one), or undefined. */
+export function upstreamTokenizer(spec: unknown): string | undefined {
+  for (const t of Array.isArray(spec) ? spec : [spec]) {
+    if (t && typeof t === 'object' && typeof (t as { tokenizer?: unknown }).tokenizer === 'string') return (t as { tokenizer: string }).tokenizer;
+  }
+  return undefined;
+}
+
+/**
+ * A model's tokenizer is one: when a server of a list names one, every server names it (a
+ * count is the model's, whichever server answers). It is loaded here, so an unreadable or
+ * invalid file is refused now rather than at the first request, and the gateway finds it loaded.
+ */
+async function validateTokenizers(spec: UpstreamSpec): Promise<void> {
+  const list = Array.isArray(spec) ? spec : [spec];
+  const named = upstreamTokenizer(spec);
+  if (named === undefined) return;
+  const at = (i: number) => (Array.isArray(spec) ? `upstream[${i}].tokenizer` : 'upstream.tokenizer');
+  for (const [i, t] of list.entries()) {
+    if (t !== 'sim' && t.tokenizer !== named) throw invalid(at(i), `every upstream of the list must name the same tokenizer (${named}): a prompt's count is the model's`);
+  }
+  try {
+    await reloadTokenizer(named);
+  } catch (e) {
+    throw invalid(at(list.findIndex((t) => t !== 'sim' && t.tokenizer === named)), (e as Error).message);
+  }
 }
 
 export function validateUpstream(u: unknown): UpstreamSpec {
@@ -87,6 +123,7 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
     upstream: validateUpstream(input.upstream),
     createdAt: new Date(ctx.clock.nowMs()),
   };
+  await validateTokenizers(row.upstream);
   const existing = await q.findModel(ctx.db, input.id);
   if (existing) row.createdAt = existing.createdAt; // `created` is when the model first appeared
   await q.upsertModel(ctx.db, row);

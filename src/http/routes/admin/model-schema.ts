@@ -7,6 +7,7 @@ const Target = Type.Union([
     model: Type.Optional(Type.String({ description: 'model name upstream' })),
     apiKeyEnv: Type.Optional(Type.String({ description: 'environment variable holding the upstream key' })),
     responses: Type.Optional(Type.Boolean({ description: 'the server implements the Responses API (POST /responses): Responses requests are forwarded as sent instead of translated to chat' })),
+    tokenizer: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'the tokenizer of the model the server runs, so prompts are counted exactly (the context rule and budget reservations): an OpenAI encoding (r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony) or the absolute path of a Hugging Face tokenizer.json on the Gantry host; omitted: a lower bound' })),
   }),
 ]);
 export const UpstreamSchema = Type.Union([Target, Type.Array(Target, { minItems: 1, description: 'failover order' })]);
