@@ -56,6 +56,8 @@ export interface RouteEntry {
   url: string;
   auth: RouteAuth | undefined;
   family: Family | undefined;
+  /** the largest body it reads, bytes */
+  bodyLimit: number;
 }
 
 /** A route must declare its family, and the compat families go with their path prefixes. */
@@ -119,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
     const modelCall = r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels';
     for (const method of [r.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family });
+      if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family, bodyLimit: r.bodyLimit });
       if (modelCall) schemas.eager.add(`${method} ${r.url}`); // the hot path's schemas compile now (lazy-schemas.ts)
     }
   });

@@ -108,11 +108,13 @@ export interface MediaConfig {
   /** price of text to speech per million characters, units (GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS, default 150000 = $15) */
   ttsPricePerMCharsUnits: bigint;
   /**
-   * txt2img upstream: an OpenAI-compatible base URL (`…/v1`) serving /images/generations
-   * (GANTRY_MEDIA_IMAGE_UPSTREAM; unset: the built-in simulator) and its key
-   * (GANTRY_MEDIA_IMAGE_UPSTREAM_KEY).
+   * The image upstream (GANTRY_MEDIA_IMAGE_UPSTREAM; unset: the built-in simulator), its key
+   * (GANTRY_MEDIA_IMAGE_UPSTREAM_KEY) and kind (GANTRY_MEDIA_IMAGE_UPSTREAM_KIND): `openai`
+   * (default), a base URL (`…/v1`) serving /images/generations, for txt2img; `a1111`, the
+   * AUTOMATIC1111/Forge web UI API (its root URL), for txt2img, img2img, inpainting and
+   * upscale (domain/media/a1111.ts; the key `user:password` of its --api-auth).
    */
-  imageUpstream: { url: string; apiKey: string | undefined } | undefined;
+  imageUpstream: { url: string; apiKey: string | undefined; kind: 'openai' | 'a1111' } | undefined;
   /**
    * Text-to-speech voices served by an OpenAI-compatible /audio/speech upstream
    * (GANTRY_MEDIA_TTS_VOICES, JSON: `{"<voice_id>": {"url": "…/v1", "model": "tts-1", "voice": "alloy", "apiKeyEnv": "NAME"}}`);
@@ -543,7 +545,10 @@ function readMedia(env: Env, r: EnvReaders, problems: string[]): MediaConfig {
     imagePriceUnits: BigInt(r.int('GANTRY_MEDIA_IMAGE_PRICE', 30, 0, 1_000_000_000)),
     ttsPricePerMCharsUnits: BigInt(r.int('GANTRY_MEDIA_TTS_PRICE_PER_M_CHARS', 150_000, 0, 1_000_000_000)),
     imageUpstream: env.GANTRY_MEDIA_IMAGE_UPSTREAM
-      ? { url: r.url('GANTRY_MEDIA_IMAGE_UPSTREAM', ['http:', 'https:'])!.replace(/\/+$/, ''), apiKey: env.GANTRY_MEDIA_IMAGE_UPSTREAM_KEY || undefined }
+      ? {
+        url: r.url('GANTRY_MEDIA_IMAGE_UPSTREAM', ['http:', 'https:'])!.replace(/\/+$/, ''), apiKey: env.GANTRY_MEDIA_IMAGE_UPSTREAM_KEY || undefined,
+        kind: r.oneOf('GANTRY_MEDIA_IMAGE_UPSTREAM_KIND', ['openai', 'a1111'] as const, 'openai'),
+      }
       : undefined,
     ttsVoices: ttsVoices(env, problems),
     espeak: env.GANTRY_ESPEAK || 'espeak-ng',

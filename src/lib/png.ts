@@ -1,4 +1,4 @@
-// A PNG encoder for 8-bit RGB pixels (no dependency: node:zlib deflates and checksums), and
+// A PNG encoder for 8-bit RGB or RGBA pixels (no dependency: node:zlib deflates and checksums), and
 // the reader of a PNG's size (IHDR) that tests and upstream checks use.
 import { crc32, deflate } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -16,19 +16,19 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /**
- * Encode `rgb` (width × height × 3 bytes, rows top to bottom) as a PNG. Rows are filtered
- * with "none"; the deflate runs on the thread pool, not the event loop.
+ * Encode `rgb` (width × height × `channels` bytes, rows top to bottom: 3 RGB, 4 RGBA) as a
+ * PNG. Rows are filtered with "none"; the deflate runs on the thread pool, not the event loop.
  */
-export async function encodePng(width: number, height: number, rgb: Uint8Array): Promise<Buffer> {
-  if (rgb.length !== width * height * 3) throw new Error(`expected ${width * height * 3} bytes of RGB, got ${rgb.length}`);
-  const stride = width * 3;
+export async function encodePng(width: number, height: number, rgb: Uint8Array, channels: 3 | 4 = 3): Promise<Buffer> {
+  if (rgb.length !== width * height * channels) throw new Error(`expected ${width * height * channels} bytes of ${channels === 3 ? 'RGB' : 'RGBA'}, got ${rgb.length}`);
+  const stride = width * channels;
   const raw = Buffer.alloc((stride + 1) * height);
   for (let y = 0; y < height; y++) raw.set(rgb.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // colour type: RGB
+  ihdr[9] = channels === 3 ? 2 : 6; // colour type: RGB or RGBA
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', await deflateAsync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 

@@ -27,6 +27,8 @@ export interface Operation {
   auth: RouteAuth | undefined;
   params: Param[];
   body: Schema | undefined;
+  /** the largest body the route reads, bytes */
+  bodyLimit: number;
 }
 
 /** The routes of the app with their schemas; a route the document hides is fuzzed without any. */
@@ -38,7 +40,7 @@ export function operations(doc: any, routes: RouteEntry[]): Operation[] {
     out.push({
       method: r.method, url: r.url, family: r.family ?? familyOfPath(r.url), auth: r.auth,
       params: (o?.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema ?? {} })),
-      body: o?.requestBody?.content?.['application/json']?.schema,
+      body: o?.requestBody?.content?.['application/json']?.schema, bodyLimit: r.bodyLimit,
     });
   }
   return out;

@@ -21,8 +21,28 @@ export const TASK_STATUSES = ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'T
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const ENDED_TASK_STATUSES = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] as const;
 
-export const TASK_TYPES = { txt2img: 'TXT_TO_IMG', txt2speech: 'TXT_TO_SPEECH' } as const;
-export type TaskType = (typeof TASK_TYPES)[keyof typeof TASK_TYPES];
+/**
+ * Each task's operation (its name in the path, /v3/async/<op> or /v3/<op>) and its
+ * task_type. The image edits (IMAGE_EDITS) answer at once with the image, as the vendor's
+ * API does; the others answer a task id.
+ */
+export const TASK_TYPES = {
+  txt2img: 'TXT_TO_IMG', txt2speech: 'TXT_TO_SPEECH', img2img: 'IMG_TO_IMG', inpainting: 'INPAINTING', upscale: 'UPSCALE',
+  cleanup: 'CLEANUP', 'remove-background': 'REMOVE_BACKGROUND', 'replace-background': 'REPLACE_BACKGROUND',
+  'merge-face': 'MERGE_FACE', 'remove-text': 'REMOVE_TEXT',
+} as const;
+export type TaskOp = keyof typeof TASK_TYPES;
+export type TaskType = (typeof TASK_TYPES)[TaskOp];
+
+export const IMAGE_EDITS = ['cleanup', 'remove-background', 'replace-background', 'merge-face', 'remove-text'] as const satisfies readonly TaskOp[];
+export type ImageEdit = (typeof IMAGE_EDITS)[number];
+
+/** The operation of a task type (a bill row's product id). */
+export const opOfType = (type: string): TaskOp | undefined => (Object.keys(TASK_TYPES) as TaskOp[]).find((op) => TASK_TYPES[op] === type);
+
+/** Video operations the vendor's client calls; Gantry refuses them (docs/compat-decisions.md). */
+export const VIDEO_OPS = ['hunyuan-video-fast', 'wan-t2v', 'txt2video', 'img2video'] as const;
+export type VideoOp = (typeof VIDEO_OPS)[number];
 
 /** Bill rows of media tasks: their own category (billing/bills.ts USAGE_CATEGORIES), billed per use. */
 export const MEDIA_BILL_CATEGORY = 'media';

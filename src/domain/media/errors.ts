@@ -28,3 +28,11 @@ export function recordChanged(message: string, field: string): AppError {
 export function upstreamFailed(message: string): AppError {
   return new AppError('SERVICE_NOT_AVAILABLE', message);
 }
+
+/**
+ * An operation this server does not run: a video operation (none is served), or an image
+ * operation the configured image upstream has no counterpart for. 400: asking again will not help.
+ */
+export function notServed(operation: string, why: string): AppError {
+  return new AppError('INVALID_REQUEST_BODY', `${operation}: ${why}`, { operation, rule: 'operation_not_served' });
+}

@@ -10,6 +10,11 @@ import { rng } from '../../lib/prng.ts';
 
 
 export async function simImage(width: number, height: number, seed: number): Promise<Buffer> {
+  return encodePng(width, height, simPixels(width, height, seed));
+}
+
+/** The simulator's picture for `seed` as RGB bytes (what image edits draw new content from). */
+export function simPixels(width: number, height: number, seed: number): Uint8Array {
   const rnd = rng(seed); // the same seed, the same image
   const c0 = [rnd() * 255, rnd() * 255, rnd() * 255];
   const c1 = [rnd() * 255, rnd() * 255, rnd() * 255];
@@ -43,7 +48,7 @@ export async function simImage(width: number, height: number, seed: number): Pro
       rgb[i + 2] = b;
     }
   }
-  return encodePng(width, height, rgb);
+  return rgb;
 }
 
 export interface SpeechOptions {

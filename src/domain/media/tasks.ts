@@ -5,7 +5,8 @@
 // charges the hold to the ledger (category media), FAILED gives it back. That is also where
 // the end is announced, in the same transaction: `task.succeeded` / `task.failed` to the
 // team's webhook endpoints, and `{event_type: "ASYNC_TASK_RESULT", payload: <task result>}`
-// to the task's own extra.webhook.url (domain/webhooks/enqueue.ts).
+// to the task's own extra.webhook.url (domain/webhooks/enqueue.ts). The image edits are
+// tasks too, run by their request instead of the job (runImageEdit), ended in the same place.
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
 import type { SpendAdmission } from '../spend/admission.ts';
@@ -22,9 +23,14 @@ import { checkWebhookUrl } from '../webhooks/endpoints.ts';
 import { ASYNC_TASK_RESULT } from '../webhooks/codes.ts';
 import { lockTeamOrThrow, postLockedTx } from '../billing/ledger.ts';
 import { BILLING_METHOD } from '../billing/codes.ts';
-import { MEDIA_BILL_CATEGORY, TASK_TYPES, type TaskStatus, type TaskType } from './codes.ts';
-import { checkTxt2Img, txt2ImgCostMicro, type Txt2ImgRequest, type Txt2ImgTask } from './txt2img.ts';
+import { encodePng } from '../../lib/png.ts';
+import { type ImageEdit, MEDIA_BILL_CATEGORY, opOfType, TASK_TYPES, type TaskStatus, type TaskType } from './codes.ts';
+import { checkTxt2Img, imagesCostMicro, type Txt2ImgRequest, type Txt2ImgTask } from './txt2img.ts';
 import { charCount, checkTxt2Speech, txt2SpeechCostMicro, type Txt2SpeechRequest, type Txt2SpeechTask } from './txt2speech.ts';
+import { checkImg2Img, checkInpainting, type CheckedImageTask, type Img2ImgRequest, type InpaintingRequest } from './img2img.ts';
+import { checkUpscale, type UpscaleRequest } from './upscale.ts';
+import { checkImageEdit, renderImageEdit, type ImageEditBody } from './image-edits.ts';
+import { checkImageBackend } from './image-backends.ts';
 
 export interface WebhookSpec {
   url: string;
@@ -47,11 +53,18 @@ export interface TaskResult {
   audios: { audio_url: string; audio_url_ttl: number; audio_type: string }[];
 }
 
-/** A task in the team's listing: its result, and when it was created and ended (Unix seconds). */
+/** A task in the team's listing: its result, when it was created and ended (Unix seconds), and what was asked. */
 export interface ListedTask extends TaskResult {
   created_at: number;
   ended_at: number | null;
+  /** what the task was asked for, for the team to recognise it (the console's list) */
+  input: TaskInput;
 }
+
+/** The asked-for part of a task's request: txt2img's checkpoint and prompts, txt2speech's voice and texts. */
+export type TaskInput =
+  | { model_name: string; prompt: string; negative_prompt: string }
+  | { voice_id: string; language: string; texts: string[] };
 
 export interface TaskPage {
   tasks: ListedTask[];
@@ -81,7 +94,7 @@ const ENDED: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
 
 function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: boolean): TaskExtra {
   const e = extra ?? {};
-  if (type === TASK_TYPES.txt2img && e.response_image_type !== undefined && e.response_image_type !== 'png') {
+  if (type !== TASK_TYPES.txt2speech && e.response_image_type !== undefined && e.response_image_type !== 'png') {
     throw bad('extra.response_image_type', 'png (the one type Gantry writes)');
   }
   if (type === TASK_TYPES.txt2speech && e.response_audio_type !== undefined && e.response_audio_type !== 'wav') {
@@ -101,8 +114,69 @@ function checkExtra(extra: TaskExtra | undefined, type: TaskType, allowPrivate: 
 export async function createTxt2ImgTask(tasks: MediaTasks, p: Principal, body: { request: Txt2ImgRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
   const extra = checkExtra(body.extra, TASK_TYPES.txt2img, tasks.webhooksAllowPrivate);
   const task = await checkTxt2Img(tasks.ctx, p, body.request);
-  const cost = txt2ImgCostMicro(task, tasks.config.imagePriceUnits);
+  const cost = imagesCostMicro(task, tasks.config.imagePriceUnits);
   return startTask(tasks, p, TASK_TYPES.txt2img, task, extra, cost, `${task.image_num} image(s) of ${task.model_name}`);
+}
+
+type ImageTaskBody =
+  | { op: 'img2img'; request: Img2ImgRequest }
+  | { op: 'inpainting'; request: InpaintingRequest }
+  | { op: 'upscale'; request: UpscaleRequest };
+
+/** img2img, inpainting, upscale: checked (the source images decoded), admitted, their sources stored with the task. */
+export async function createImageTask(tasks: MediaTasks, p: Principal, body: ImageTaskBody & { extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
+  checkImageBackend(tasks.config.imageUpstream, body.op);
+  const type = TASK_TYPES[body.op];
+  const extra = checkExtra(body.extra, type, tasks.webhooksAllowPrivate);
+  const checked: CheckedImageTask<{ model_name: string; image_num: number }> = body.op === 'img2img'
+    ? await checkImg2Img(tasks.ctx, p, body.request)
+    : body.op === 'inpainting' ? await checkInpainting(tasks.ctx, p, body.request) : await checkUpscale(tasks.ctx, p, body.request);
+  const cost = imagesCostMicro(checked.task, tasks.config.imagePriceUnits);
+  return startTask(tasks, p, type, checked.task, extra, cost, `${body.op}: ${checked.task.image_num} image(s)`, { inputs: checked.inputs });
+}
+
+/** How long an image edit's request may run before its safety job fails the task (the request died with its process). */
+export const EDIT_WATCH_MS = 10 * 60_000;
+
+/**
+ * An image edit, answered with its image while the request waits, and a task all the same:
+ * admitted and held like the others, written PROCESSING with a job due in EDIT_WATCH_MS (if
+ * the process dies now, that job fails the task, unbilled), then rendered here and ended
+ * here: the charge, the announcement and the result at /v3/async/task-result as for any task.
+ */
+export async function runImageEdit(tasks: MediaTasks, p: Principal, op: ImageEdit, body: ImageEditBody & { extra?: TaskExtra | undefined }): Promise<{ image_file: string; image_type: string; task_id: string }> {
+  checkImageBackend(tasks.config.imageUpstream, op);
+  const type = TASK_TYPES[op];
+  if (body.extra?.webhook) throw bad('extra.webhook', `${op} answers with its image: it takes no webhook`);
+  const extra = checkExtra(body.extra, type, tasks.webhooksAllowPrivate);
+  const checked = await checkImageEdit(op, body);
+  const cost = imagesCostMicro(checked.task, tasks.config.imagePriceUnits);
+  const { task_id } = await startTask(tasks, p, type, { ...checked.task, inline: true }, extra, cost, `${op}: 1 image`, { inline: true });
+  let png: Buffer;
+  let outputs: TaskOutput[];
+  try {
+    const img = await renderImageEdit(op, checked);
+    png = await encodePng(img.width, img.height, img.data, 4);
+    const key = taskBlobKey(p.teamId, task_id, '0.png');
+    await tasks.blobs.store.put(key, once(png), { contentType: 'image/png' });
+    outputs = [{ kind: 'image', key, type: 'png' }];
+  } catch (err) {
+    await inTransaction(tasks.ctx, (tx) => endTaskTx(tasks, tx, task_id, { ok: false, reason: `${op} failed: ${(err as Error).message}` }));
+    throw err;
+  }
+  await inTransaction(tasks.ctx, (tx) => endTaskTx(tasks, tx, task_id, { ok: true, outputs }));
+  return { image_file: png.toString('base64'), image_type: 'png', task_id };
+}
+
+/** Why the safety job of an image edit fails it: the request that ran it ended before it did. */
+export const EDIT_LOST = 'the request running this edit ended before the edit did (its process stopped): nothing was charged';
+
+/** Where a task's blobs go: its outputs (`0.png`…) and its stored inputs (`in-<name>.png`). */
+export const taskBlobKey = (teamId: string, taskId: string, name: string) => `media/tasks/${teamId}/${taskId}/${name}`;
+
+/** Bytes as the blob store takes them (a stream of one chunk). */
+export async function* once(b: Buffer): AsyncGenerator<Uint8Array> {
+  yield b;
 }
 
 export async function createTxt2SpeechTask(tasks: MediaTasks, p: Principal, body: { request: Txt2SpeechRequest; extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
@@ -117,12 +191,15 @@ export async function createTxt2SpeechTask(tasks: MediaTasks, p: Principal, body
  * charged) and announces it. Otherwise the cost is admitted and held, the row written and
  * the job queued in one transaction.
  */
-async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, request: Txt2ImgTask | Txt2SpeechTask, extra: TaskExtra, costMicro: bigint, what: string): Promise<{ task_id: string }> {
+async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, request: object, extra: TaskExtra, costMicro: bigint, what: string, o: StartOptions = {}): Promise<{ task_id: string }> {
   const { ctx } = tasks;
   const now = ctx.clock.nowMs();
+  const id = newId('task', now);
+  const inputs = Object.entries(o.inputs ?? {}).map(([name, bytes]) => ({ key: taskBlobKey(p.teamId, id, `in-${name}.png`), name, bytes }));
   const row: q.NewMediaTaskRow = {
-    id: newId('task', now), teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, taskType: type, status: 'TASK_STATUS_QUEUED',
-    request, extra, costMicro, createdAtMs: now, updatedAtMs: now,
+    id, teamId: p.teamId, memberId: p.memberId, keyId: p.keyId, taskType: type, status: o.inline ? 'TASK_STATUS_PROCESSING' : 'TASK_STATUS_QUEUED',
+    request: inputs.length ? { ...request, inputs: Object.fromEntries(inputs.map((i) => [i.name, i.key])) } : request,
+    extra, costMicro, createdAtMs: now, updatedAtMs: now,
   };
   const test = extra.webhook?.test_mode;
   if (test?.enabled) {
@@ -134,12 +211,33 @@ async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, reques
     return { task_id: row.id };
   }
   const payer = { teamId: p.teamId, memberId: p.memberId, keyId: p.keyId };
-  await tasks.spend.withReservation(payer, costMicro, what, () => inTransaction(ctx, async (tx) => {
-    await q.insertMediaTask(tx, row);
-    if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
-    await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx });
-  }));
+  await tasks.spend.withReservation(payer, costMicro, what, async () => {
+    // the sources first: a task row never names an input that is not stored
+    for (const i of inputs) await tasks.blobs.store.put(i.key, once(i.bytes), { contentType: 'image/png' });
+    try {
+      await inTransaction(ctx, async (tx) => {
+        await q.insertMediaTask(tx, row);
+        if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
+        await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx, ...(o.inline ? { delayMs: EDIT_WATCH_MS } : {}) });
+      });
+    } catch (err) {
+      for (const i of inputs) await tasks.blobs.store.delete(i.key).catch(() => undefined);
+      throw err;
+    }
+  });
   return { task_id: row.id };
+}
+
+interface StartOptions {
+  /** source images to store with the task (name → PNG bytes); the stored request names their keys in `inputs` */
+  inputs?: Record<string, Buffer> | undefined;
+  /** the request runs the task itself (an image edit): PROCESSING at once, its job only a safety net */
+  inline?: boolean | undefined;
+}
+
+/** The blob keys of a task's stored inputs. */
+export function taskInputKeys(row: q.MediaTaskRow): string[] {
+  return Object.values((row.request as { inputs?: Record<string, string> }).inputs ?? {});
 }
 
 /** The task as the job sees it; undefined when gone or ended. */
@@ -169,8 +267,8 @@ export async function endTaskTx(tasks: MediaTasks, tx: Tx, id: string, outcome: 
     await postLockedTx(tx, team, [{
       teamId: row.teamId, kind: 'charge', amountMicro: row.costMicro, idempotencyKey: `media-task:${row.id}`,
       category: MEDIA_BILL_CATEGORY, billingMethod: BILLING_METHOD.payAsYouGo,
-      productId: row.taskType === TASK_TYPES.txt2img ? 'txt2img' : 'txt2speech',
-      productName: String(row.taskType === TASK_TYPES.txt2img ? request.model_name : request.voice_id),
+      productId: opOfType(row.taskType) ?? row.taskType,
+      productName: String(request.model_name ?? request.voice_id ?? opOfType(row.taskType) ?? row.taskType),
       ownerId: row.id, memberId: row.memberId, keyId: row.keyId, detail: { task_id: row.id, task_type: row.taskType },
     }], now);
   }
@@ -219,7 +317,7 @@ export async function pruneEndedTasks(tasks: MediaTasks, signal?: AbortSignal): 
     const rows = await q.endedTasksBefore(tasks.ctx.db, tasks.ctx.clock.nowMs() - tasks.config.taskTtlMs, 100);
     for (const r of rows) {
       if (signal?.aborted) return n;
-      for (const o of r.outputs) await tasks.blobs.store.delete(o.key);
+      for (const key of [...r.outputs.map((o) => o.key), ...taskInputKeys(r)]) await tasks.blobs.store.delete(key);
       await q.deleteMediaTask(tasks.ctx.db, r.id);
       n++;
     }
@@ -251,18 +349,30 @@ export async function listMediaTasks(tasks: MediaTasks, p: Principal, query: { l
   return {
     tasks: page.map((r) => ({
       ...taskResultView(tasks, r), created_at: Math.floor(r.createdAtMs / 1000), ended_at: r.endedAtMs === null ? null : Math.floor(r.endedAtMs / 1000),
+      input: taskInput(r),
     })),
     pagination: { next_cursor: rows.length > limit ? `t_${page.at(-1)!.id}` : '' },
   };
+}
+
+/** What a task was asked for (its request as checked: the model resolved, defaults filled). */
+function taskInput(row: q.MediaTaskRow): TaskInput {
+  if (row.taskType !== TASK_TYPES.txt2speech) {
+    // an image task; upscale and the edits have no prompt, and the edits no model: their operation stands for it
+    const r = row.request as Partial<Txt2ImgTask>;
+    return { model_name: r.model_name ?? opOfType(row.taskType) ?? row.taskType, prompt: r.prompt ?? '', negative_prompt: r.negative_prompt ?? '' };
+  }
+  const r = row.request as Txt2SpeechTask;
+  return { voice_id: r.voice_id, language: r.language ?? '', texts: r.texts ?? [] };
 }
 
 /** The task result body (also what a webhook delivers): output links signed now. */
 export function taskResultView(tasks: MediaTasks, row: q.MediaTaskRow): TaskResult {
   const ttl = tasks.config.linkTtlS;
   const url = (key: string) => tasks.blobs.links.url(key, ttl);
-  const request = row.request as Partial<Txt2ImgTask>;
+  const request = row.request as { seed?: number };
   return {
-    extra: row.taskType === TASK_TYPES.txt2img && request.seed !== undefined ? { seed: String(request.seed) } : {},
+    extra: request.seed !== undefined ? { seed: String(request.seed) } : {},
     task: {
       task_id: row.id, status: row.status as TaskStatus, reason: row.reason, task_type: row.taskType,
       eta: row.endedAtMs !== null ? 0 : etaSeconds(row), progress_percent: row.progressPercent,

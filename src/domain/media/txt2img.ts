@@ -1,7 +1,8 @@
 // txt2img (POST /v3/async/txt2img): the request checked against the catalogue (the
-// checkpoint, LoRAs, embeddings and VAE must be available records the team sees), its cost
-// (images × the operator's price per image), and its rendering: PNGs from an
-// OpenAI-compatible upstream, or the simulator's, deterministic per seed.
+// checkpoint, LoRAs, embeddings and VAE must be available records the team sees; the same
+// check serves img2img and inpainting, checkGeneration), its cost (images × the operator's
+// price per image), and its rendering: PNGs from an OpenAI-compatible or AUTOMATIC1111
+// upstream, or the simulator's, deterministic per seed.
 import { randomInt } from 'node:crypto';
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
@@ -11,17 +12,17 @@ import * as q from '../../store/media.ts';
 import { MODEL_STATUS, type ModelType } from './codes.ts';
 import { simImage } from './sim.ts';
 import { upstreamImages, type ImageUpstream } from './upstream.ts';
+import { a1111Generate } from './a1111.ts';
 
 export const IMAGE_LIMITS = {
   minSide: 128, maxSide: 2048, maxImages: 8, maxSteps: 100, maxPrompt: 1024, maxLoras: 5, maxEmbeddings: 5, maxSeed: 4_294_967_295,
 } as const;
 
-export interface Txt2ImgRequest {
+/** What every generation (txt2img, img2img, inpainting) names: the model, the prompt, the sampler. */
+export interface GenerationRequest {
   model_name: string;
   prompt: string;
   negative_prompt?: string | undefined;
-  width: number;
-  height: number;
   image_num?: number | undefined;
   steps?: number | undefined;
   seed?: number | undefined;
@@ -33,13 +34,16 @@ export interface Txt2ImgRequest {
   embeddings?: { model_name: string }[] | undefined;
 }
 
-/** What a txt2img task keeps: the request as checked, the seed fixed (a rerun draws the same images). */
-export interface Txt2ImgTask {
+export interface Txt2ImgRequest extends GenerationRequest {
+  width: number;
+  height: number;
+}
+
+/** A generation as a task keeps it: the request as checked, the seed fixed (a rerun draws the same images). */
+export interface Generation {
   model_name: string;
   prompt: string;
   negative_prompt: string;
-  width: number;
-  height: number;
   image_num: number;
   steps: number;
   seed: number;
@@ -51,8 +55,13 @@ export interface Txt2ImgTask {
   embeddings: { model_name: string }[];
 }
 
+export interface Txt2ImgTask extends Generation {
+  width: number;
+  height: number;
+}
+
 /** An integer in [min, max]; `def` when absent (no `def`: required). */
-function int(v: number | undefined, field: string, min: number, max: number, def?: number): number {
+export function int(v: number | undefined, field: string, min: number, max: number, def?: number): number {
   if (v === undefined) {
     if (def === undefined) throw bad(field, 'required');
     return def;
@@ -63,9 +72,14 @@ function int(v: number | undefined, field: string, min: number, max: number, def
 
 /** Check the request against the catalogue the team sees; the seed is drawn now when -1 or absent. */
 export async function checkTxt2Img(ctx: Ctx, p: Principal, r: Txt2ImgRequest): Promise<Txt2ImgTask> {
+  const width = int(r.width, 'request.width', IMAGE_LIMITS.minSide, IMAGE_LIMITS.maxSide);
+  const height = int(r.height, 'request.height', IMAGE_LIMITS.minSide, IMAGE_LIMITS.maxSide);
+  return { ...await checkGeneration(ctx, p, r), width, height };
+}
+
+/** The generation's fields (all but the size) checked, its names against the catalogue the team sees. */
+export async function checkGeneration(ctx: Ctx, p: Principal, r: GenerationRequest): Promise<Generation> {
   const L = IMAGE_LIMITS;
-  const width = int(r.width, 'request.width', L.minSide, L.maxSide);
-  const height = int(r.height, 'request.height', L.minSide, L.maxSide);
   const prompt = (r.prompt ?? '').trim();
   if (!prompt || prompt.length > L.maxPrompt) throw bad('request.prompt', `1-${L.maxPrompt} characters`);
   if ((r.negative_prompt ?? '').length > L.maxPrompt) throw bad('request.negative_prompt', `at most ${L.maxPrompt} characters`);
@@ -95,19 +109,21 @@ export async function checkTxt2Img(ctx: Ctx, p: Principal, r: Txt2ImgRequest): P
   }
   const seed = r.seed === undefined || r.seed === -1 ? randomInt(0, 2 ** 32 - 1) : int(r.seed, 'request.seed', 0, L.maxSeed);
   return {
-    model_name: r.model_name, prompt, negative_prompt: r.negative_prompt ?? '', width, height,
+    model_name: r.model_name, prompt, negative_prompt: r.negative_prompt ?? '',
     image_num: int(r.image_num, 'request.image_num', 1, L.maxImages, 1), steps: int(r.steps, 'request.steps', 1, L.maxSteps, 20),
     seed, guidance_scale: guidance, sampler_name: r.sampler_name || 'Euler a', clip_skip: int(r.clip_skip, 'request.clip_skip', 1, 12, 1),
     sd_vae: r.sd_vae ?? '', loras: loras.map((l) => ({ model_name: l.model_name, strength: l.strength ?? 1 })), embeddings,
   };
 }
 
-export function txt2ImgCostMicro(t: Txt2ImgTask, pricePerImageUnits: bigint): bigint {
+/** images × the operator's price per image (every image operation's cost). */
+export function imagesCostMicro(t: { image_num: number }, pricePerImageUnits: bigint): bigint {
   return unitsToMicro(pricePerImageUnits) * BigInt(t.image_num);
 }
 
 /** The task's PNGs: image i of the simulator is drawn from seed + i. */
 export async function renderTxt2Img(t: Txt2ImgTask, upstream: ImageUpstream | undefined, signal?: AbortSignal): Promise<Buffer[]> {
+  if (upstream?.kind === 'a1111') return a1111Generate(upstream, t, undefined, signal);
   if (upstream) {
     return upstreamImages(upstream, { model: t.model_name, prompt: t.prompt, n: t.image_num, width: t.width, height: t.height, seed: t.seed }, signal);
   }

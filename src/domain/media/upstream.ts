@@ -1,6 +1,6 @@
 // Real upstreams of media tasks: any OpenAI-compatible server. txt2img asks
 // `{url}/images/generations` for PNGs (b64_json); text to speech asks `{url}/audio/speech`
-// for a WAV. A refusal the request caused (4xx) fails the task at once; the server away or
+// for a WAV. (The AUTOMATIC1111 kind of image upstream is a1111.ts, on the same `post`.) A refusal the request caused (4xx) fails the task at once; the server away or
 // failing (connection, timeout, 5xx, 429) is retried by the task's job.
 import { upstreamFailed } from './errors.ts';
 import { pngSize } from '../../lib/png.ts';
@@ -16,13 +16,16 @@ export class TaskRefused extends Error {
 
 const TIMEOUT_MS = 300_000;
 
-async function post(url: string, apiKey: string | undefined, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
+/** The Authorization header for a key: a bearer token. */
+export const bearer = (apiKey: string | undefined) => (apiKey ? `Bearer ${apiKey}` : undefined);
+
+export async function post(url: string, authorization: string | undefined, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
   const timeout = AbortSignal.timeout(TIMEOUT_MS);
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
       body: JSON.stringify(body),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
@@ -40,11 +43,12 @@ async function post(url: string, apiKey: string | undefined, body: unknown, sign
 export interface ImageUpstream {
   url: string;
   apiKey: string | undefined;
+  kind: 'openai' | 'a1111';
 }
 
 /** `n` PNGs of `width`×`height` from an OpenAI-compatible images server. */
 export async function upstreamImages(u: ImageUpstream, r: { model: string; prompt: string; n: number; width: number; height: number; seed: number }, signal?: AbortSignal): Promise<Buffer[]> {
-  const res = await post(`${u.url}/images/generations`, u.apiKey, {
+  const res = await post(`${u.url}/images/generations`, bearer(u.apiKey), {
     model: r.model, prompt: r.prompt, n: r.n, size: `${r.width}x${r.height}`, response_format: 'b64_json', seed: r.seed,
   }, signal);
   const body = await res.json().catch(() => undefined) as { data?: { b64_json?: unknown }[] } | undefined;
@@ -64,7 +68,7 @@ export interface SpeechUpstream {
 
 /** A WAV of `input` from an OpenAI-compatible speech server. */
 export async function upstreamSpeech(u: SpeechUpstream, r: { input: string; speed: number }, signal?: AbortSignal): Promise<Buffer> {
-  const res = await post(`${u.url}/audio/speech`, u.apiKey, { model: u.model, input: r.input, voice: u.voice, speed: r.speed, response_format: 'wav' }, signal);
+  const res = await post(`${u.url}/audio/speech`, bearer(u.apiKey), { model: u.model, input: r.input, voice: u.voice, speed: r.speed, response_format: 'wav' }, signal);
   const wav = Buffer.from(await res.arrayBuffer());
   if (!wavInfo(wav)) throw upstreamFailed('the upstream did not answer a WAV file');
   return wav;

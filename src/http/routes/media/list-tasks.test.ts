@@ -39,6 +39,9 @@ test('the team\'s tasks: newest first, keyset pages while tasks are added, statu
     assert.equal(first.body.tasks[0].task.task_type, 'TXT_TO_SPEECH');
     assert.equal(first.body.tasks[0].task.status, 'TASK_STATUS_QUEUED');
     assert.equal(first.body.tasks[0].ended_at, null);
+    // what each was asked for, to tell them apart
+    assert.deepEqual(first.body.tasks[0].input, { voice_id: 'Emily', language: first.body.tasks[0].input.language, texts: ['hello'] });
+    assert.deepEqual(first.body.tasks[1].input, { model_name: 'base.safetensors', prompt: 'picture 4', negative_prompt: '' });
     assert.equal(first.body.tasks[0].created_at, Math.floor(t.clock.nowMs() / 1000));
     assert.deepEqual((await list({}, other.owner.apiKey)).body.tasks.map((x: any) => x.task.status), ['TASK_STATUS_QUEUED'], 'only its own');
 

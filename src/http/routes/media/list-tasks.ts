@@ -1,6 +1,7 @@
 // GET /v3/async/tasks (Gantry's extension; the interface has only task-result by id): the
 // team's async tasks, newest first, keyset paged (`next_cursor`), optionally of one status;
-// each is its task result plus created_at / ended_at (docs/compat-decisions.md).
+// each is its task result plus created_at / ended_at and what it was asked for, `input`
+// (docs/compat-decisions.md).
 import { Type } from 'typebox';
 import { listMediaTasks, DEFAULT_TASK_PAGE, MAX_TASK_PAGE } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
@@ -23,6 +24,10 @@ export default function listTasks(app: App, s: Pick<Services, 'media'>): void {
             ...TaskResult.properties,
             created_at: Type.Integer({ description: 'Unix seconds' }),
             ended_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds; null while the task runs' }),
+            input: Type.Union([
+              Type.Object({ model_name: Type.String(), prompt: Type.String(), negative_prompt: Type.String() }, { description: 'txt2img: the checkpoint and prompts asked for' }),
+              Type.Object({ voice_id: Type.String(), language: Type.String(), texts: Type.Array(Type.String()) }, { description: 'txt2speech: the voice and texts asked for' }),
+            ], { description: 'what the task was asked for' }),
           })),
           pagination: Type.Object({ next_cursor: Type.String({ description: 'empty on the last page' }) }),
         }),

@@ -1,6 +1,8 @@
 // Shapes of the media routes (interface.md "Media model record", compat.md "Media and async tasks").
 import { Type } from 'typebox';
 import { MODEL_SOURCES, MODEL_TYPES } from '../../../domain/media/codes.ts';
+import { IMAGE_LIMITS } from '../../../domain/media/txt2img.ts';
+import { Int32 } from '../../schemas.ts';
 
 export const MediaModelRecord = Type.Object({
   id: Type.Integer(),
@@ -29,9 +31,9 @@ export const ModelIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,
 export const TaskStatus = Type.String({ enum: ['TASK_STATUS_QUEUED', 'TASK_STATUS_PROCESSING', 'TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'] });
 
 export const TaskResult = Type.Object({
-  extra: Type.Record(Type.String(), Type.Unknown(), { description: 'txt2img: the seed used' }),
+  extra: Type.Record(Type.String(), Type.Unknown(), { description: 'txt2img, img2img, inpainting: the seed used' }),
   task: Type.Object({
-    task_id: Type.String(), status: TaskStatus, reason: Type.String(), task_type: Type.String({ description: 'TXT_TO_IMG | TXT_TO_SPEECH' }),
+    task_id: Type.String(), status: TaskStatus, reason: Type.String(), task_type: Type.String({ description: 'TXT_TO_IMG | TXT_TO_SPEECH | IMG_TO_IMG | INPAINTING | UPSCALE | CLEANUP | REMOVE_BACKGROUND | REPLACE_BACKGROUND | MERGE_FACE | REMOVE_TEXT' }),
     eta: Type.Integer({ description: 'seconds, an estimate' }), progress_percent: Type.Integer(),
   }),
   images: Type.Array(Type.Object({ image_url: Type.String(), image_url_ttl: Type.Integer(), image_type: Type.String(), nsfw_detection_result: Type.Null() })),
@@ -73,3 +75,46 @@ export const catalogueQueryFields = {
 };
 
 export const visibilityField = { 'filter.visibility': param('public | private; all when unset') };
+
+/** A base64 PNG in a request (the vendor's `image_base64`, `image_file`…); its content is judged by the domain (domain/media/image-input.ts). */
+export const ImageBase64 = (description: string) => Type.String({ minLength: 1, maxLength: 64 * 1024 * 1024, description: `${description}: a base64-encoded PNG (a data: URL prefix is allowed), at most 2048×2048` });
+
+/** An image edit's answer: the vendor's `{image_file, image_type}`, and the task that records it. */
+export const ImageEditAnswer = Type.Object({
+  image_file: Type.String({ description: 'the edited image, base64 PNG' }),
+  image_type: Type.String({ description: 'png' }),
+  task_id: Type.String({ description: 'the task that ran it (GET /v3/async/task-result)' }),
+});
+
+/** `extra` of an image edit: the image type only (it answers with the image, so no webhook). */
+export const EditExtra = Type.Optional(Type.Object({
+  response_image_type: Type.Optional(Type.String({ maxLength: 16, description: 'png' })),
+  enterprise_plan: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()) })),
+}));
+
+const L = IMAGE_LIMITS;
+const Name = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+
+/** What every generation (txt2img, img2img, inpainting) names: the model, the prompt, the sampler (domain/media/txt2img.ts). */
+export const generationFields = {
+  model_name: Name('sd_name_in_api of an available checkpoint (GET /v3/model)'),
+  prompt: Type.String({ minLength: 1, maxLength: L.maxPrompt }),
+  negative_prompt: Type.Optional(Type.String({ maxLength: L.maxPrompt })),
+  image_num: Type.Optional(Int32({ minimum: 1, maximum: L.maxImages })),
+  steps: Type.Optional(Int32({ minimum: 1, maximum: L.maxSteps })),
+  seed: Type.Optional(Type.Integer({ minimum: -1, maximum: L.maxSeed, description: '-1 or absent: a random seed (shown in the result\'s extra.seed)' })),
+  guidance_scale: Type.Optional(Type.Number({ minimum: 1, maximum: 30 })),
+  sampler_name: Type.Optional(Type.String({ maxLength: 64 })),
+  clip_skip: Type.Optional(Int32({ minimum: 1, maximum: 12 })),
+  sd_vae: Type.Optional(Name('sd_name_in_api of a VAE')),
+  loras: Type.Optional(Type.Array(Type.Object({
+    model_name: Name('sd_name_in_api of a LoRA'), strength: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+  }), { maxItems: L.maxLoras })),
+  embeddings: Type.Optional(Type.Array(Type.Object({ model_name: Name('sd_name_in_api of an embedding') }), { maxItems: L.maxEmbeddings })),
+};
+
+/** An output size (txt2img, img2img). */
+export const sizeFields = {
+  width: Int32({ minimum: L.minSide, maximum: L.maxSide }),
+  height: Int32({ minimum: L.minSide, maximum: L.maxSide }),
+};

@@ -1,0 +1,4 @@
+// POST /v3/async/img2video: refused, video generation is not served (domain/media/video.ts).
+import { videoRoute } from './video-route.ts';
+
+export default videoRoute('img2video');
