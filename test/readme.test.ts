@@ -1,7 +1,10 @@
-// The README's examples work as written on a fresh start: every `npx gantry admin …` and
-// `curl …` command of its ```sh blocks (with the variable assignments around them) runs, in
-// order, in one bash against a real server on a fresh data dir, and each must succeed (exit
-// 0; curl with --fail-with-body, so a 4xx/5xx fails). What the test fills in: the server's
+// The README's examples work as written on a fresh start, each after the ones above it: every
+// command of its ```sh blocks but those that start servers, install or run test suites (npm,
+// an env-prefixed command, createdb, kind, kubectl, npx node --test) runs, in order, in one bash
+// against a real server on a fresh data dir, and each must succeed (exit 0; curl with
+// --fail-with-body, so a 4xx/5xx fails). Then its ```js blocks run with the pinned Node, in
+// order, against the same server: a block that imports is a program, and a block without
+// imports continues the program above it (in a block scope of its own, so it may reuse a name). What the test fills in: the server's
 // address for http://127.0.0.1:8080, the first team's ids for the `usr_…` and `mem_…`
 // placeholders, `npx gantry` as this checkout's bin/gantry.mjs (npx would resolve the same
 // file from the project directory; here the working directory is the fresh data dir's parent).
@@ -10,7 +13,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,15 +98,31 @@ function splitWords(cmd: string): { words: string[]; assignments: number } {
   return { words: words.slice(assignments), assignments };
 }
 
+/** Commands that set up a machine or run the test suites, not examples of the running service. */
+const NOT_EXAMPLES = new Set(['npm', 'createdb', 'kind', 'kubectl']);
+
 function runnable(cmd: string): boolean {
   const { words, assignments } = splitWords(cmd);
   if (words.length === 0) return true; // KEY=$(…), B=…: the examples read them
   if (assignments > 0) return false; // env-prefixed: servers and test runs, not examples
   const [w0, w1, w2] = words;
-  if (w0 === 'curl') return true;
-  if (w0 === 'npx' && w1 === 'gantry' && w2 === 'admin') return true;
-  if (w0 === 'gantry' && w1 === 'admin') return true;
-  return false; // npm, kind, node --test: not examples of the running service
+  if (NOT_EXAMPLES.has(w0!)) return false;
+  if (w0 === 'npx' && w1 === 'node' && w2 === '--test') return false;
+  return true; // curl, gantry admin, and the set-up they need (mkdir, printf, export)
+}
+
+/** The ```js blocks as programs: a block that imports starts one; a block without imports continues the one above, in a scope of its own. */
+export function jsPrograms(markdown: string): string[] {
+  const programs: string[] = [];
+  for (const m of markdown.matchAll(/^```js\n([\s\S]*?)^```/gm)) {
+    const code = m[1]!;
+    if (/^import /m.test(code)) programs.push(code);
+    else {
+      assert.ok(programs.length > 0, `a js block without imports continues no program:\n${code}`);
+      programs[programs.length - 1] += `{\n${code}}\n`;
+    }
+  }
+  return programs;
 }
 
 let server: Server | undefined;
@@ -121,6 +140,11 @@ test('the README\'s sh blocks are read as commands (quotes, continuations and co
   assert.equal(runnable('DATABASE_URL=postgres://x REDIS_URL=redis://y PORT=8080 npm start'), false);
   assert.equal(runnable('KEY=$(node -p "require(\'./data/credentials.json\').apiKey")'), true);
   assert.equal(runnable('B=http://127.0.0.1:8080'), true);
+  assert.equal(runnable('mkdir -p models/vae && printf x > models/vae/a.safetensors'), true);
+  assert.equal(runnable('npx node --test src/drivers/docker/driver.test.ts'), false);
+  assert.equal(runnable('createdb -h 127.0.0.1 -U postgres gantry'), false);
+  assert.deepEqual(jsPrograms(['```js', "import a from 'a';", 'const x = 1;', '```', 'text', '```js', 'const x = 2;', '```', '```js', "import b from 'b';", '```'].join('\n')),
+    ["import a from 'a';\nconst x = 1;\n{\nconst x = 2;\n}\n", "import b from 'b';\n"]);
 });
 
 /** The fences of shell blocks: bare (run by the test below) or marked as needing a GPU server. */
@@ -128,11 +152,12 @@ const SHELL_FENCE = /^```(sh|bash|shell)([^\n]*)$/gm;
 
 test('shell blocks are run, or marked as needing a GPU server', () => {
   for (const m of README.matchAll(SHELL_FENCE)) {
-    assert.ok(m[2] === '' || m[2] === ' on-a-gpu-server', `unknown shell fence "${m[0]}": bare, or "${m[1]} on-a-gpu-server" (not run)`);
+    // deploy: builds and starts Gantry's own image (README, "Deploy Gantry itself"); test/container-image.test.ts runs the image
+    assert.ok(m[2] === '' || m[2] === ' on-a-gpu-server' || m[2] === ' deploy', `unknown shell fence "${m[0]}": bare, or "${m[1]} on-a-gpu-server" or "${m[1]} deploy" (not run)`);
   }
 });
 
-test('every gantry admin and curl example of the README succeeds against a fresh Gantry', { timeout: 90_000 }, async () => {
+test('every shell and JavaScript example of the README succeeds against a fresh Gantry', { timeout: 240_000 }, async () => {
   const commands = shellCommands(README).filter(runnable);
   const admin = commands.filter((c) => /^(npx )?gantry admin/.test(c));
   const curls = commands.filter((c) => /(^|\$\()curl /.test(c));
@@ -166,7 +191,7 @@ test('every gantry admin and curl example of the README succeeds against a fresh
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 75_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
     child.once('exit', (c) => {
       clearTimeout(timer);
       resolve({ out: text, code: c });
@@ -183,4 +208,26 @@ test('every gantry admin and curl example of the README succeeds against a fresh
     assert.equal(rc, 0, `README command failed (exit ${rc}):\n${filled[step]}\n--- output ---\n${parts[i - 1]!.slice(-2000)}`);
   }
   assert.deepEqual(seen, filled.map((_, i) => i), `not every command ran:\n${out.slice(-2000)}`);
+
+  // the JavaScript examples, in the same directory (./data/credentials.json), with the
+  // project's packages (openai, @anthropic-ai/sdk) found through a node_modules link
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const programs = jsPrograms(README);
+  assert.ok(programs.length >= 4, `found ${programs.length} js programs: has the README's layout changed?`);
+  for (const [i, program] of programs.entries()) {
+    const file = join(dir, `readme-${i}.mjs`);
+    writeFileSync(file, program.replaceAll('http://127.0.0.1:8080', server.url));
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [file], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.stderr.on('data', (d) => (text += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, out: text });
+      });
+    });
+    assert.equal(r.code, 0, `README js example failed (exit ${r.code}):\n${program}\n--- output ---\n${r.out.slice(-3000)}`);
+  }
 });

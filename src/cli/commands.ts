@@ -168,6 +168,10 @@ export const USAGE = `usage: gantry <command>
   serve       start the server (what npm start runs): the embedded store in GANTRY_DATA_DIR
               (default ./data), or PostgreSQL at DATABASE_URL; HOST and PORT say where to listen
   migrate     bring the store's schema up to date (a first start's seeding included), then exit
+  backup DIR  copy the embedded store (database, usage journal, secret.key, credentials,
+              local blobs) into a new directory; the server must be stopped (PostgreSQL:
+              pg_dump or PITR, docs/production.md)
+  restore DIR put a backup into GANTRY_DATA_DIR, which must be empty or not exist
   admin …     the operator CLI: gantry admin help lists its commands
   help        this text (also --help, -h)
 
@@ -175,6 +179,8 @@ Settings are read from the environment, not from flags (README, Configuration):
   PORT=9000 DATABASE_URL=postgres://… gantry serve`;
 
 const HELP = new Set(['help', '--help', '-h']);
+/** The commands of this file (admin has a help of its own). */
+const OWN_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore']);
 
 /** What is wrong with the command line before anything starts, or undefined. */
 function commandLineProblem(command: string | undefined, rest: string[]): string | undefined {
@@ -186,6 +192,13 @@ function commandLineProblem(command: string | undefined, rest: string[]): string
       ? `unknown option "${first}" for gantry ${command}: it takes none (settings come from the environment, e.g. PORT=9000 gantry ${command})`
       : `gantry ${command} takes no arguments, got "${rest.join(' ')}"`;
   }
+  if (command === 'backup' || command === 'restore') {
+    const what = command === 'backup' ? 'the directory to write the backup into' : 'the backup\'s directory';
+    const option = rest.find((a) => a.startsWith('-'));
+    if (option !== undefined) return `unknown option "${option}" for gantry ${command}: it takes one argument, ${what}`;
+    if (rest.length !== 1) return `gantry ${command} takes one argument, ${what}${rest.length ? `; got ${rest.length}: ${rest.join(' ')}` : ''}`;
+    return undefined;
+  }
   if (command === 'admin') return undefined;
   return command.startsWith('-') ? `unknown option "${command}"` : `unknown command "${command}"`;
 }
@@ -193,7 +206,7 @@ function commandLineProblem(command: string | undefined, rest: string[]): string
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // Help and a wrong command line are answered before the configuration is read: they need none.
-  if ((command !== undefined && HELP.has(command)) || ((command === 'serve' || command === 'migrate') && rest.some((a) => HELP.has(a)))) {
+  if ((command !== undefined && HELP.has(command)) || (OWN_COMMANDS.has(command ?? '') && rest.some((a) => HELP.has(a)))) {
     process.stdout.write(USAGE + '\n');
     return;
   }
@@ -218,6 +231,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'serve') return await serve(config);
     if (command === 'migrate') return await migrate(config);
+    if (command === 'backup' || command === 'restore') return await backupOrRestore(config, command, rest[0]!);
   } catch (e) {
     // Refusals an operator acts on: said in one sentence, not as a stack trace.
     if (e instanceof DataDirError || e instanceof DatabaseConnectError) {
@@ -228,6 +242,20 @@ export async function main(argv: string[]): Promise<void> {
     throw e;
   }
   process.exitCode = await runAdminCli(rest, process.env, config);
+}
+
+/** `gantry backup DIR` / `gantry restore DIR` (backup.ts): a refusal is one sentence and exit 1. */
+async function backupOrRestore(config: Config, command: 'backup' | 'restore', dir: string): Promise<void> {
+  const { backup, restore, BackupError } = await import('./backup.ts');
+  try {
+    process.stdout.write((command === 'backup' ? backup(config, dir) : restore(config, dir)) + '\n');
+  } catch (e) {
+    // a refusal, or the file system's own error (no space, no permission): one line, nothing left half-made
+    const fsError = typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined;
+    if (!(e instanceof BackupError) && !fsError) throw e;
+    process.stderr.write(`gantry ${command}: ${(e as Error).message}\n`);
+    process.exitCode = e instanceof BackupError ? e.exitCode : 1;
+  }
 }
 
 async function migrate(config: Config): Promise<void> {
