@@ -60,17 +60,17 @@ test('balance detail follows vouchers → cash → outstanding up to the credit 
   const admin = as(h.app, h.creds.adminToken);
   const team = await createTeam(h.app, h.creds.adminToken);
   const bal = async () => (await as(h.app, team.owner.apiKey).get('/openapi/v1/billing/balance/detail')).body;
-  assert.deepEqual(await bal(), { availableBalance: '0', cashBalance: '0', creditLimit: '0', pendingCharges: '0', outstandingInvoices: '0' });
+  assert.deepEqual(await bal(), { availableBalance: '0', cashBalance: '0', creditLimit: '0', pendingCharges: '0', outstandingInvoices: '0', voucherBalance: '0' });
   await admin.post(`/admin/v1/teams/${team.userId}/vouchers`, { amount: 10000, idempotencyKey: 'v1' });
   await admin.post(`/admin/v1/teams/${team.userId}/topups`, { amount: 50000, idempotencyKey: 't1' });
   await admin.put(`/admin/v1/teams/${team.userId}/credit-limit`, { creditLimit: 20000 });
-  assert.deepEqual(await bal(), { availableBalance: '80000', cashBalance: '50000', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '0' });
+  assert.deepEqual(await bal(), { availableBalance: '80000', cashBalance: '50000', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '0', voucherBalance: '10000' });
   const c = await admin.post(`/admin/v1/teams/${team.userId}/charges`, { amount: 70000, category: 'gpu', billingMethod: 1, productId: 'p', productName: 'P', idempotencyKey: 'c1' });
   assert.equal(c.status, 200);
   assert.deepEqual({ v: c.body.voucherAmount, c: c.body.cashAmount, d: c.body.debtAmount }, { v: '10000', c: '50000', d: '10000' });
-  assert.deepEqual(await bal(), { availableBalance: '10000', cashBalance: '0', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '10000' });
+  assert.deepEqual(await bal(), { availableBalance: '10000', cashBalance: '0', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '10000', voucherBalance: '0' });
   await admin.post(`/admin/v1/teams/${team.userId}/topups`, { amount: 15000, idempotencyKey: 't2' });
-  assert.deepEqual(await bal(), { availableBalance: '25000', cashBalance: '5000', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '0' });
+  assert.deepEqual(await bal(), { availableBalance: '25000', cashBalance: '5000', creditLimit: '20000', pendingCharges: '0', outstandingInvoices: '0', voucherBalance: '0' });
 });
 
 test('a repeated idempotency key is a no-op; the same key with another amount is a conflict', async () => {
@@ -127,5 +127,5 @@ test('concurrent postings serialize per team: the balance equals the ledger repl
   assert.equal(sum('cashAmount'), 5000, 'cash spent exactly once');
   assert.equal(sum('debtAmount'), total - 8000);
   const bal = (await as(h.app, team.owner.apiKey).get('/openapi/v1/billing/balance/detail')).body;
-  assert.deepEqual(bal, { availableBalance: String(-(total - 8000)), cashBalance: '0', creditLimit: '0', pendingCharges: '0', outstandingInvoices: String(total - 8000) });
+  assert.deepEqual(bal, { availableBalance: String(-(total - 8000)), cashBalance: '0', creditLimit: '0', pendingCharges: '0', outstandingInvoices: String(total - 8000), voucherBalance: '0' });
 });

@@ -9,7 +9,7 @@ import { principalOf, type App, type Services } from '../../types.ts';
 import { imageRouteOptions } from './image-task-route.ts';
 import { generationFields, ImageBase64, TaskCreated, TaskExtra } from './schemas.ts';
 
-const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description }));
+const Flag = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1, description }));
 
 export default function inpainting(app: App, s: Pick<Services, 'media' | 'config'>): void {
   app.post('/v3/async/inpainting', {
