@@ -54,6 +54,12 @@ export async function launch(viewport = { width: 1200, height: 900 }): Promise<B
   const page = context.pages()[0] ?? await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // What the page asked for and has no answer to yet, for shows() to name when a page stalls.
+  const started = new Map<unknown, string>();
+  page.on('request', (r) => started.set(r, `${r.method()} ${r.url()} since ${new Date().toISOString()}`));
+  page.on('requestfinished', (r) => started.delete(r));
+  page.on('requestfailed', (r) => started.delete(r));
+  inFlight.set(page, () => [...started.values()]);
   return {
     context, page, pageErrors,
     async close() {
@@ -62,6 +68,9 @@ export async function launch(viewport = { width: 1200, height: 900 }): Promise<B
     },
   };
 }
+
+/** Per page, the requests it has made that have no answer yet (launch() keeps them). */
+const inFlight = new WeakMap<Page, () => string[]>();
 
 /** A full-page screenshot into test-artifacts/console/<name>.png. */
 export async function shot(page: Page, name: string): Promise<void> {
@@ -81,7 +90,7 @@ export async function shows(page: Page, what: string, locator: Locator, pageErro
     const file = `stalled-${what.replace(/[^a-z0-9]+/gi, '-')}`;
     await shot(page, file).catch(() => {});
     const shown = await page.locator('body').textContent().catch((err: unknown) => String(err));
-    console.error(`browser: no ${what} in 20 s (${String(e)}); the page at ${page.url()} showed: ${(shown ?? '').slice(0, 1000)}; page errors: ${pageErrors.join(' | ')}; loading it again`);
+    console.error(`browser: no ${what} in 20 s (${String(e)}); the page at ${page.url()} showed: ${(shown ?? '').slice(0, 1000)}; page errors: ${pageErrors.join(' | ')}; requests without an answer: ${(inFlight.get(page)?.() ?? []).join(' | ') || 'none'}; loading it again`);
     await page.reload();
     await locator.waitFor({ timeout: 30_000 });
   }
