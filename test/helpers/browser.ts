@@ -59,7 +59,12 @@ export async function launch(viewport = { width: 1200, height: 900 }): Promise<B
   page.on('request', (r) => started.set(r, `${r.method()} ${r.url()} since ${new Date().toISOString()}`));
   page.on('requestfinished', (r) => started.delete(r));
   page.on('requestfailed', (r) => started.delete(r));
+  // and what the browser said (a CSP refusal or a module that does not resolve is a console
+  // message, not a page error): a stalled page once showed neither an error nor a pending request
+  const said: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') said.push(`${m.type()}: ${m.text()}`); });
   inFlight.set(page, () => [...started.values()]);
+  consoleOf.set(page, () => said.slice(-20));
   return {
     context, page, pageErrors,
     async close() {
@@ -71,6 +76,8 @@ export async function launch(viewport = { width: 1200, height: 900 }): Promise<B
 
 /** Per page, the requests it has made that have no answer yet (launch() keeps them). */
 const inFlight = new WeakMap<Page, () => string[]>();
+/** Per page, the browser's last console errors and warnings. */
+const consoleOf = new WeakMap<Page, () => string[]>();
 
 /** A full-page screenshot into test-artifacts/console/<name>.png. */
 export async function shot(page: Page, name: string): Promise<void> {
@@ -90,7 +97,7 @@ export async function shows(page: Page, what: string, locator: Locator, pageErro
     const file = `stalled-${what.replace(/[^a-z0-9]+/gi, '-')}`;
     await shot(page, file).catch(() => {});
     const shown = await page.locator('body').textContent().catch((err: unknown) => String(err));
-    console.error(`browser: no ${what} in 20 s (${String(e)}); the page at ${page.url()} showed: ${(shown ?? '').slice(0, 1000)}; page errors: ${pageErrors.join(' | ')}; requests without an answer: ${(inFlight.get(page)?.() ?? []).join(' | ') || 'none'}; loading it again`);
+    console.error(`browser: no ${what} in 20 s (${String(e)}); the page at ${page.url()} showed: ${(shown ?? '').slice(0, 1000)}; page errors: ${pageErrors.join(' | ')}; requests without an answer: ${(inFlight.get(page)?.() ?? []).join(' | ') || 'none'}; console: ${(consoleOf.get(page)?.() ?? []).join(' | ') || 'nothing'}; loading it again`);
     await page.reload();
     await locator.waitFor({ timeout: 30_000 });
   }
