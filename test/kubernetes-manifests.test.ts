@@ -21,11 +21,11 @@ import { validate as pdbSchema } from 'kubernetes-models/_schemas/IoK8sApiPolicy
 import { validate as roleSchema } from 'kubernetes-models/_schemas/IoK8sApiRbacV1Role';
 import { validate as roleBindingSchema } from 'kubernetes-models/_schemas/IoK8sApiRbacV1RoleBinding';
 
+import { unknownFields, type Validator } from './helpers/kube-schemas.ts';
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIR = join(ROOT, 'deploy/kubernetes');
 
-interface AjvError { instancePath: string; keyword: string; params: unknown }
-type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 const SCHEMAS: Record<string, { validate: Validator; model: string }> = {
   Deployment: { validate: deploymentSchema, model: 'V1Deployment' },
   ConfigMap: { validate: configMapSchema, model: 'V1ConfigMap' },
@@ -37,33 +37,6 @@ const SCHEMAS: Record<string, { validate: Validator; model: string }> = {
   Role: { validate: roleSchema, model: 'V1Role' },
   RoleBinding: { validate: roleBindingSchema, model: 'V1RoleBinding' },
 };
-
-interface Attr { name: string; baseName: string; type: string }
-const models = k8s as unknown as Record<string, { getAttributeTypeMap?: () => Attr[] } | undefined>;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Keys the client's model of `type` does not have (the schema does not refuse unknown fields; an API server does). */
-function unknownFields(value: unknown, type: string, path: string, out: string[]): void {
-  if (value === null || value === undefined) return;
-  const list = /^Array<(.+)>$/.exec(type);
-  if (list) {
-    if (Array.isArray(value)) for (const [i, v] of value.entries()) unknownFields(v, list[1]!, `${path}[${i}]`, out);
-    return;
-  }
-  const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
-  if (map) {
-    if (isObject(value)) for (const [k, v] of Object.entries(value)) unknownFields(v, map[1]!, `${path}[${JSON.stringify(k)}]`, out);
-    return;
-  }
-  const attrs = models[type]?.getAttributeTypeMap?.();
-  if (!attrs || !isObject(value)) return;
-  for (const [key, v] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    const a = attrs.find((x) => x.baseName === key);
-    if (!a) out.push(`${at}: unknown field (${type} has no ${key})`);
-    else unknownFields(v, a.type, at, out);
-  }
-}
 
 function schemaProblems(manifest: Record<string, unknown>): string[] {
   const s = SCHEMAS[String(manifest.kind)];

@@ -22,7 +22,6 @@
 // construction and manifests.test.ts asserts value by value.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { validate as configMapSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap';
 import { validate as podSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Pod';
@@ -33,10 +32,9 @@ import { baseSpec } from '../contract.ts';
 import type { WorkloadSpec } from '../types.ts';
 import { KubernetesDriver } from './driver.ts';
 import { FakeApiServer } from './fake-apiserver.ts';
+import { isObject, unknownFields, type Validator } from '../../../test/helpers/kube-schemas.ts';
 import { markerManifest, podManifest, pullSecretManifest, readinessProbe, serviceManifest } from './manifests.ts';
 
-interface AjvError { instancePath: string; keyword: string; params: unknown }
-type Validator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 /** Each object the driver sends, by kind: its compiled schema and the client's model of it. */
 const SCHEMAS: Record<string, { validate: Validator; model: string }> = {
@@ -46,38 +44,6 @@ const SCHEMAS: Record<string, { validate: Validator; model: string }> = {
   ConfigMap: { validate: configMapSchema, model: 'V1ConfigMap' },
   Probe: { validate: probeSchema, model: 'V1Probe' },
 };
-
-interface Attr { name: string; baseName: string; type: string }
-const models = k8s as unknown as Record<string, { getAttributeTypeMap?: () => Attr[] } | undefined>;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Every key of `value` that the client's model `type` (and, below it, each field's type) does
- * not have. Wrong types are left to the schema: this only looks where the shape is right.
- */
-function unknownFields(value: unknown, type: string, path: string, out: string[]): void {
-  if (value === null || value === undefined) return;
-  const list = /^Array<(.+)>$/.exec(type);
-  if (list) {
-    if (Array.isArray(value)) for (const [i, v] of value.entries()) unknownFields(v, list[1]!, `${path}[${i}]`, out);
-    return;
-  }
-  const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
-  if (map) {
-    if (isObject(value)) for (const [k, v] of Object.entries(value)) unknownFields(v, map[1]!, `${path}[${JSON.stringify(k)}]`, out);
-    return;
-  }
-  const attrs = models[type]?.getAttributeTypeMap?.();
-  if (!attrs || !isObject(value)) return; // a string, number, boolean, Date, IntOrString: the schema's to judge
-  for (const [key, v] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    const a = attrs.find((x) => x.baseName === key);
-    if (!a) out.push(`${at}: unknown field (${type} has no ${key})`);
-    // the client reads `name` and sends `baseName`: a field whose two differ is never sent as written
-    else if (a.name !== key) out.push(`${at}: the client sends it only from its property ${a.name}`);
-    else unknownFields(v, a.type, at, out);
-  }
-}
 
 /** What the schema (and the strict field check) finds wrong in a manifest as sent: [] when nothing. */
 function schemaProblems(manifest: unknown, as?: string): string[] {
