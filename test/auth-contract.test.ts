@@ -27,7 +27,7 @@ after(() => h.close());
 // The console's files are public; its session routes check the session cookie themselves.
 // An instance's web terminal (a WebSocket: browsers send no Authorization on one) is public
 // by design too: its URL's ticket is signed, short-lived, used once, and the caller's key and
-// role are checked again at connect (domain/terminals, src/http/routes/compute/terminal.test.ts).
+// role are checked again at connect (domain/terminals, src/http/routes/compute/terminal.engines.test.ts).
 const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
   '/gpu-instance/openapi/v1/gpu/instance/terminal'];
 

@@ -1,5 +1,5 @@
 // Preloaded into a Gantry process (node --import) by bench/big-inputs/run.ts and
-// test/big-inputs.test.ts: on SIGUSR2 it prints one line `{"stalls":{maxMs, maxCpuMs,
+// test/big-inputs.process.test.ts: on SIGUSR2 it prints one line `{"stalls":{maxMs, maxCpuMs,
 // maxWaitMs}}` on stdout with the event loop's worst stalls since the previous signal, and
 // starts over. A 1 ms timer measures each stall (how long the loop could not run it) and how
 // much CPU the main thread itself spent in it (process.threadCpuUsage); the rest of a stall

@@ -1,7 +1,7 @@
 // Does a big request stall everyone else? A steady stream of GET /healthz (one every
 // `intervalMs`, each timed from its send to its last byte) runs first alone (the baseline),
 // then while big model requests are sent one after another. Shared by the bench
-// (bench/big-inputs/run.ts, absolute numbers) and test/big-inputs.test.ts (the check).
+// (bench/big-inputs/run.ts, absolute numbers) and test/big-inputs.process.test.ts (the check).
 import { Pool } from 'undici';
 
 export interface Latency {

@@ -7,7 +7,7 @@
 // The model calls' schemas (`eager`) are compiled at the start all the same: they are the
 // hot path, and their big ones (chat completions, responses) take 15–30 ms each, which a
 // first request would otherwise wait for in one turn of the event loop, holding every other
-// request (test/big-inputs.test.ts allows 50 ms).
+// request (test/big-inputs.process.test.ts allows 50 ms).
 // The same schema is compiled once: Fastify asks for a serializer per route, status code and
 // encapsulation context, and most are alike (every error answer is the same `ErrorBody` ref;
 // a path served under several prefixes repeats all of its schemas). At a start: 1,003

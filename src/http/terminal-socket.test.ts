@@ -3,7 +3,7 @@
 // backpressure pauses the session's output while the browser does not read and loses nothing,
 // the idle and lifetime limits close with their codes, the app closing closes with 1001, a
 // shell that ends closes with 1000, and the browser closing closes the session. The same
-// bridge on real engines: routes/compute/terminal.test.ts.
+// bridge on real engines: routes/compute/terminal.engines.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';

@@ -1,5 +1,5 @@
 // When `gantry serve` re-executes itself with glibc's allocator and V8's heap tuned, and when it
-// must not. (That a real server does, same pid, is asserted in src/main.test.ts.)
+// must not. (That a real server does, same pid, is asserted in src/main.process.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MALLOC_VARIABLE, missingV8Flags, V8_FLAGS, wantsMallocReexec } from './malloc-tuning.ts';

@@ -1,6 +1,6 @@
 // What a failed first connection to PostgreSQL is told as (pg-connect.ts): the errors
 // node-postgres and Node give, including the AggregateError of a host name with several
-// addresses, and never the password. The real processes: test/database-url.test.ts.
+// addresses, and never the password. The real processes: test/database-url.services.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeTarget, explainConnectError } from './pg-connect.ts';

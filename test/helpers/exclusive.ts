@@ -1,6 +1,6 @@
 // A lock across the test processes of one run: tests that must not overlap take it. The
 // console's terminal test in Chromium stalled for 30 s at a time (three CI runs, each while
-// test/serverless-docker.test.ts ran beside it: two engines making and removing containers,
+// test/serverless-docker.engines.test.ts ran beside it: two engines making and removing containers,
 // networks and netavark rules), and passed every time alone; until the cause is known they
 // take turns. A lock whose holder died is taken over.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// Gantry's image for the tests that build and run it (test/container-image.test.ts, and
-// test/container-image-postgres.test.ts in the services pass): built with Podman from the
+// Gantry's image for the tests that build and run it (test/container-image.image.test.ts, and
+// test/container-image-postgres.image.test.ts in the services pass): built with Podman from the
 // Containerfile on a local Debian base, in a storage of the tests' own, and run as an
 // operator would. No registry is reachable in CI: the base is a Debian made here by
 // `debootstrap --variant=minbase` (from the mirror the machine's apt uses, with the

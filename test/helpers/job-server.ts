@@ -1,5 +1,5 @@
 // A Gantry server (as `gantry serve` builds it) with one more job type, `test.crash`, for the
-// kill -9 tests of the job runner (src/jobs/crash.test.ts). Started by startServer({ entry }).
+// kill -9 tests of the job runner (src/jobs/crash.process.test.ts). Started by startServer({ entry }).
 // Its handler says on stdout when it starts, waits until the file JOB_RELEASE_FILE exists,
 // then completes with one effect (a counter in `settings`) in the completion's transaction.
 // JOB_ENQUEUE=<tag> queues one job at start; JOB_LEASE_MS sets the type's lease.

@@ -16,7 +16,7 @@ export interface Server {
  * What a replica of a multi-process test runs with: the shared PostgreSQL and Redis and a data
  * dir of its own. CI runs two test files at once on two cores beside PostgreSQL, Redis and these
  * servers: a Redis answer 250 ms late there is CPU starvation, not an outage, hence a 2 s command
- * deadline (GANTRY_REDIS_TIMEOUT_MS; test/faults/redis-hang.test.ts checks the default).
+ * deadline (GANTRY_REDIS_TIMEOUT_MS; test/faults/redis-hang.services.test.ts checks the default).
  */
 export function replicaEnv(databaseUrl: string, redisUrl: string, dataDir: string): Record<string, string> {
   return { GANTRY_REDIS_TIMEOUT_MS: '2000', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GANTRY_DATA_DIR: dataDir };

@@ -20,7 +20,7 @@ import { until } from './helpers/wait.ts';
 const SKIP = chromiumSkip || engineSkip('dockerd');
 
 test('the console\'s web terminal in chromium: Open terminal on a running docker instance, echo gantry-$((6*7)) shows gantry-42', { skip: SKIP, timeout: 300_000 }, async (t) => {
-  const release = await exclusive('engines-and-chromium'); // not beside test/serverless-docker.test.ts (helpers/exclusive.ts)
+  const release = await exclusive('engines-and-chromium'); // not beside test/serverless-docker.engines.test.ts (helpers/exclusive.ts)
   const engine = await startEngine('dockerd').catch((e: unknown) => { release(); throw e; });
   let h: TestApp | undefined;
   let browser: Browser | undefined;

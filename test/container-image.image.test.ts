@@ -2,7 +2,7 @@
 // start writes its credentials into the volume, /healthz and the README's first curl answer
 // from the host through a published port, and the container restarted (then replaced by a
 // new one on the same volume) keeps the store. How the image is built without a registry:
-// test/helpers/gantry-image.ts. The same image on PostgreSQL: container-image-postgres.test.ts.
+// test/helpers/gantry-image.ts. The same image on PostgreSQL: container-image-postgres.image.test.ts.
 // Skipped with the reason where podman, debootstrap or root are missing, never in CI.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

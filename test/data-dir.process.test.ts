@@ -1,7 +1,7 @@
 // The embedded data dir as an operator meets it, through real `gantry` processes: one process
 // owns an embedded store (a second is refused, a killed owner's lock is taken over),
 // everything in the data dir is the owner's alone, and a lost operator token is replaced with
-// `gantry admin token rotate`. The PostgreSQL case: data-dir-postgres.test.ts.
+// `gantry admin token rotate`. The PostgreSQL case: data-dir-postgres.services.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';

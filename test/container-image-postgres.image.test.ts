@@ -2,7 +2,7 @@
 // of its own, then `gantry serve` on the same data dir, both with a read-only root; the
 // machine's PostgreSQL (TEST_DATABASE_URL; a database of its own, dropped after) through the
 // host's network. The services pass runs it (scripts/services-tests.ts); the image is the one
-// test/container-image.test.ts built, from the build cache (test/helpers/gantry-image.ts).
+// test/container-image.image.test.ts built, from the build cache (test/helpers/gantry-image.ts).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -141,7 +141,7 @@ test('the README\'s sh blocks are read as commands (quotes, continuations and co
   assert.equal(runnable('KEY=$(node -p "require(\'./data/credentials.json\').apiKey")'), true);
   assert.equal(runnable('B=http://127.0.0.1:8080'), true);
   assert.equal(runnable('mkdir -p models/vae && printf x > models/vae/a.safetensors'), true);
-  assert.equal(runnable('npx node --test src/drivers/docker/driver.test.ts'), false);
+  assert.equal(runnable('npx node --test src/drivers/docker/driver.engines.test.ts'), false);
   assert.equal(runnable('createdb -h 127.0.0.1 -U postgres gantry'), false);
   assert.deepEqual(jsPrograms(['```js', "import a from 'a';", 'const x = 1;', '```', 'text', '```js', 'const x = 2;', '```', '```js', "import b from 'b';", '```'].join('\n')),
     ["import a from 'a';\nconst x = 1;\n{\nconst x = 2;\n}\n", "import b from 'b';\n"]);
@@ -152,7 +152,7 @@ const SHELL_FENCE = /^```(sh|bash|shell)([^\n]*)$/gm;
 
 test('shell blocks are run, or marked as needing a GPU server', () => {
   for (const m of README.matchAll(SHELL_FENCE)) {
-    // deploy: builds and starts Gantry's own image (README, "Deploy Gantry itself"); test/container-image.test.ts runs the image
+    // deploy: builds and starts Gantry's own image (README, "Deploy Gantry itself"); test/container-image.image.test.ts runs the image
     assert.ok(m[2] === '' || m[2] === ' on-a-gpu-server' || m[2] === ' deploy', `unknown shell fence "${m[0]}": bare, or "${m[1]} on-a-gpu-server" or "${m[1]} deploy" (not run)`);
   }
 });

@@ -101,7 +101,7 @@ for (const kind of ['dockerd', 'podman'] as EngineKind[]) {
   test(`serverless workers are real containers of the docker driver (${kind}): labelled, probed over HTTP, routed to, scaled out and in, replaced, removed, GPUs by UUID`, {
     skip: engineSkip(kind), timeout: 420_000,
   }, async (t) => {
-    const release = await exclusive('engines-and-chromium'); // not beside test/terminal-browser.test.ts (helpers/exclusive.ts)
+    const release = await exclusive('engines-and-chromium'); // not beside test/terminal-console.engines.test.ts (helpers/exclusive.ts)
     const engine = await startEngine(kind).catch((e: unknown) => { release(); throw e; });
     t.after(async () => {
       try {
