@@ -1,5 +1,5 @@
 // Gantry's image (Containerfile), built with Podman and run as an operator would: a first
-// start writes its credentials into the volume, /healthz and the README's first curl answer
+// start writes its credentials into the volume, /healthz and the README tour's first curl answer
 // from the host through a published port, and the container restarted (then replaced by a
 // new one on the same volume) keeps the store. How the image is built without a registry:
 // test/helpers/gantry-image.ts. The same image on PostgreSQL: container-image-postgres.image.test.ts.
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import {
   buildImage, cleanUp, containerName, credentialsInVolume, imageSkip, listening, podman, podmanRun, printed, readmeBalance, start, volumeName,
 } from './helpers/gantry-image.ts';
+import { deployCommands } from './helpers/doc-pages.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const skip = imageSkip;
@@ -49,13 +50,12 @@ test('the image builds on a local Debian base, small enough', { skip: skip || un
   assert.ok(config.Env.includes('GANTRY_DATA_DIR=/var/lib/gantry') && config.Env.includes('HOST=0.0.0.0'), config.Env.join(' '));
   assert.deepEqual(Object.keys(config.Volumes), ['/var/lib/gantry']);
   assert.match(healthcheck?.Test.join(' ') ?? '', /\/healthz/, 'no HEALTHCHECK on /healthz (built without --format docker?)');
-  // the README's commands (its `deploy` blocks) fit this image: the build keeps the health check, the run publishes its port and mounts its volume
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const deploy = [...readme.matchAll(/^```sh deploy\n([\s\S]*?)^```/gm)].map((m) => m[1]!).join('\n');
-  assert.match(deploy, /^podman build --format docker -t gantry \.\s/m, 'the README builds the image another way');
+  // the production page's commands (its `deploy` blocks) fit this image: the build keeps the health check, the run publishes its port and mounts its volume
+  const deploy = deployCommands(readFileSync(join(ROOT, 'docs', 'production.md'), 'utf8'));
+  assert.match(deploy, /^podman build --format docker -t gantry \.\s/m, 'docs/production.md builds the image another way');
   const runLine = /^podman run -d .*$/m.exec(deploy)?.[0] ?? '';
-  assert.match(runLine, / -p (\d+):8080 /, `the README's podman run does not publish 8080: ${runLine}`);
-  assert.match(runLine, new RegExp(` -v [\\w-]+:${Object.keys(config.Volumes)[0]} `), `the README's podman run does not mount the image's volume: ${runLine}`);
+  assert.match(runLine, / -p (\d+):8080 /, `docs/production.md's podman run does not publish 8080: ${runLine}`);
+  assert.match(runLine, new RegExp(` -v [\\w-]+:${Object.keys(config.Volumes)[0]} `), `docs/production.md's podman run does not mount the image's volume: ${runLine}`);
   built = true;
 });
 
@@ -78,7 +78,7 @@ test('embedded store: a first start writes its credentials into the volume, and 
   assert.equal(health.status, 200);
   assert.equal((await podmanRun(['healthcheck', 'run', first.name])).code, 0, 'the image\'s HEALTHCHECK fails');
   assert.equal((await readmeBalance(first.url, creds.apiKey)).availableBalance, '1000000');
-  // a change this store keeps: the key's model access narrowed to one model (the README's second example)
+  // a change this store keeps: the key's model access narrowed to one model (as docs/tenant-api.md's examples do)
   assert.equal((await keyPolicy(first.url, creds, 'PUT')).status, 200);
   const policy = await keyPolicy(first.url, creds);
   assert.equal(policy.body.policy?.mode, 'selected', JSON.stringify(policy.body));

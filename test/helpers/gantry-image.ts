@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstCurl } from './doc-pages.ts';
 import { exclusive } from './exclusive.ts';
 import { until } from './wait.ts';
 
@@ -150,7 +151,7 @@ async function localBase(diag: (s: string) => void): Promise<string> {
 
 export interface Built { image: string; base: string; size: number; baseSize: number; seconds: number }
 
-/** Builds the Containerfile on the local base (`podman build --format docker`, as the README says), tagged IMAGE. */
+/** Builds the Containerfile on the local base (`podman build --format docker`, as docs/production.md says), tagged IMAGE. */
 export async function buildImage(diag: (s: string) => void): Promise<Built> {
   const release = await exclusive('gantry-image-build', 900_000);
   try {
@@ -238,11 +239,9 @@ export function printed(logs: string): { apiKey: string; adminToken: string; key
   return { apiKey, adminToken, keyId };
 }
 
-/** The README's first curl example (the balance), run as written with B and KEY set. */
+/** The README tour's first curl example (the balance), run as written with B and KEY set. */
 function readmeFirstCurl(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## Examples with curl$/m)[1] ?? '';
-  const cmd = /^curl .*$/m.exec(section)?.[0] ?? '';
+  const cmd = firstCurl(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'A five-minute tour');
   assert.ok(cmd.includes('$KEY') && cmd.includes('$B'), `the README's first curl example is not where the test looks: ${cmd}`);
   return cmd;
 }
