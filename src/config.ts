@@ -49,7 +49,7 @@ export interface Config {
   usageMoveDelayMs: number;
   /**
    * While Redis cannot be reached: refuse model calls with 503 (false, the default), or
-   * admit them on this replica's own counters (true; see README for the overspend it allows).
+   * admit them on this replica's own counters (true; docs/production.md, "When a dependency fails", says what overspend it allows).
    */
   redisFailOpen: boolean;
   /** how long a Redis command may take before Redis counts as unreachable (GANTRY_REDIS_TIMEOUT_MS) */

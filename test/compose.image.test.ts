@@ -1,6 +1,6 @@
 // compose.yaml, as the compose tool itself reads it: Debian's docker-compose validates it
 // against the Compose schema and resolves it (`config`), and the resolved file must be the
-// deployment the README promises: two Gantry replicas from the Containerfile behind one
+// deployment docs/production.md promises: two Gantry replicas from the Containerfile behind one
 // published port (the proxy's, whose upstreams are those replicas), background jobs on
 // exactly one, every replica on the same PostgreSQL, Redis, bucket and secret key, settings
 // that src/config.ts reads, and secrets only from the operator's .env (the file refuses to

@@ -61,7 +61,7 @@ test('PostgreSQL: migrate, then serve, on the machine\'s database', { skip: imag
   assert.match((await again.logs()).split('Gantry listening on').at(-1)!, /Using the existing store/);
   assert.equal((await readmeBalance(again.url, creds.apiKey)).availableBalance, '1000000');
 
-  // a lost operator token: replaced from inside the running container (README, Kubernetes)
+  // a lost operator token: replaced from inside the running container (docs/production.md, Kubernetes)
   const asOperator = async (token: string) => (await fetch(`${again.url}/admin/v1/teams`, { headers: { authorization: `Bearer ${token}` } })).status;
   assert.equal(await asOperator(creds.adminToken), 200);
   const rotated = await podman(['exec', first.name, 'gantry', 'admin', 'token', 'rotate']);

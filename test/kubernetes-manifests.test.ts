@@ -153,7 +153,7 @@ test('background jobs: on every replica only with a driver whose work any replic
   const driver = configMap.data.GANTRY_COMPUTE_DRIVER ?? 'sim';
   const runners = runJobs ? deployment.spec.replicas : 0;
   assert.ok(runners >= 1, 'no replica runs background jobs');
-  // the sim driver's machines live in the process that runs the jobs (README, "PostgreSQL and several replicas")
+  // the sim driver's machines live in the process that runs the jobs (docs/production.md, "Replicas and GANTRY_RUN_JOBS")
   if (driver === 'sim') assert.equal(runners, 1, 'with the sim driver jobs run on one replica only');
 });
 

@@ -175,7 +175,7 @@ export const USAGE = `usage: gantry <command>
   admin …     the operator CLI: gantry admin help lists its commands
   help        this text (also --help, -h)
 
-Settings are read from the environment, not from flags (README, Configuration):
+Settings are read from the environment, not from flags (docs/configuration.md):
   PORT=9000 DATABASE_URL=postgres://… gantry serve`;
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -17,7 +17,7 @@ import { Operator } from './pages/operator.js';
 
 /**
  * A page whose module is fetched when it is first opened, not with the first view (the
- * README states the first view's weight); the module is kept once loaded.
+ * docs/console.md states the first view's weight); the module is kept once loaded.
  * @param {() => Promise<Page>} load
  */
 function lazy(load) {

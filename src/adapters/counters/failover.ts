@@ -1,6 +1,6 @@
 // Fail open (an operator's choice, GANTRY_REDIS_FAIL_OPEN): while Redis cannot be reached,
 // this replica admits on its own in-process counters, whose budget state is loaded from the
-// ledger like Redis's. What that allows is documented in the README: each replica enforces
+// ledger like Redis's. What that allows is documented in docs/production.md ("When a dependency fails"): each replica enforces
 // budgets, the balance and rate limits alone, so N replicas may together admit up to N times
 // what remains of a budget (and N times an RPM/TPM limit) until Redis is back. A reservation
 // is settled where it was taken. The default is to fail closed (503 naming Redis).

@@ -308,7 +308,7 @@ export interface UpgradeInput {
   entrypoint?: string | undefined;
   /**
    * Keep the previous root disk's data. Accepted and not acted on: neither driver keeps a root
-   * disk across a workload's recreation (network storage is what persists); see the README.
+   * disk across a workload's recreation (network storage is what persists); see docs/compute.md.
    */
   save: boolean;
   /** the instance's network storages from now on; an empty list unmounts them all */
