@@ -1,7 +1,7 @@
 // Gantry's image on PostgreSQL, as deploy/kubernetes runs it: `gantry migrate` in a container
 // of its own, then `gantry serve` on the same data dir, both with a read-only root; the
 // machine's PostgreSQL (TEST_DATABASE_URL; a database of its own, dropped after) through the
-// host's network. The services pass runs it (scripts/services-tests.ts); the image is the one
+// host's network. The services tier runs it (test/runner/tiers.ts: it reads TEST_DATABASE_URL); the image is the one
 // test/container-image.image.test.ts built, from the build cache (test/helpers/gantry-image.ts).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// Runs in a process of its own (test/runner): it asserts which modules a start loads, and other files would have loaded them.
 // What an embedded default start does not need is not loaded by it (the API docs page, the
 // Kubernetes client, the S3 SDK, undici; bench/README.md "Start and idle memory"), and a
 // configuration that needs one still gets it.

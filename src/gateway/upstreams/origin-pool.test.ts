@@ -1,3 +1,4 @@
+// Runs in a process of its own (test/runner): it asserts when undici is loaded, and other files would have loaded them.
 // The HTTP upstreams' pools are made on first use (undici loads then, lib/undici.ts): the
 // requests that arrive together while it loads share one pool, and a pool never used is
 // closed without loading anything.
