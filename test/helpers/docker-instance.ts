@@ -25,9 +25,9 @@ export interface DockerApp {
   team: Team;
 }
 
-/** Gantry on the docker driver of `engine`, listening on a free port, with a team topped up. */
-export async function dockerApp(engine: TestEngine, network: string): Promise<DockerApp> {
-  const app = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: network } });
+/** Gantry on the docker driver of `engine` (and settings of `env`), listening on a free port, with a team topped up. */
+export async function dockerApp(engine: TestEngine, network: string, env: Record<string, string> = {}): Promise<DockerApp> {
+  const app = await buildTestApp({ env: { GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: engine.host, GANTRY_DOCKER_NETWORK: network, ...env } });
   const base = await app.app.listen({ host: '127.0.0.1', port: 0 });
   app.config.serverless.publicBaseUrl = base;
   const admin = as(app.app, app.creds.adminToken);

@@ -87,8 +87,8 @@ function call(socketPath: string, method: string, path: string, body?: unknown, 
   });
 }
 
-/** A rootfs of busybox (applets as relative links) and a page for httpd. */
-function buildRootfs(dir: string): void {
+/** A rootfs of busybox (applets as relative links) and a page for httpd (the test image; helpers/registry.ts serves it too). */
+export function buildRootfs(dir: string): void {
   const busybox = staticBusybox();
   if (!busybox) throw new Error('no static busybox (apt-get install busybox-static)');
   for (const d of ['bin', 'tmp', 'etc', 'proc', 'sys', 'dev', 'www', 'data']) mkdirSync(join(dir, d), { recursive: true });

@@ -4,6 +4,7 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../../store/db.ts';
 import type { ComputeDriver, WorkloadSpec } from '../../drivers/types.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
+import { parseImageRef } from '../../lib/image-ref.ts';
 import type { SpendAdmission } from '../spend/admission.ts';
 import type { Payer } from '../spend/scopes.ts';
 import * as q from '../../store/compute.ts';
@@ -113,8 +114,7 @@ export async function pullAuthOf(c: Compute, teamId: string, image: string, auth
   return { server: registryOf(image), username: auth.username, password: c.secrets.open(auth.passwordEnc) };
 }
 
-/** The registry host of an image reference (Docker Hub when none is named). */
+/** The registry of an image reference, as Docker reads it (Docker Hub when none is named, or the reference is none: the driver refuses it). */
 export function registryOf(image: string): string {
-  const first = image.split('/')[0] ?? '';
-  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io';
+  return parseImageRef(image)?.domain ?? 'docker.io';
 }

@@ -166,10 +166,14 @@ function problems(env: Record<string, string>): string[] {
 
 test('settings: GANTRY_COMPUTE_DRIVER=docker reads the engine address, network and publish host', () => {
   assert.deepEqual(loadConfig({ GANTRY_COMPUTE_DRIVER: 'docker' }, '/tmp').computeDriver, {
-    kind: 'docker', settings: { host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi' },
+    kind: 'docker', settings: {
+      host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+      localImages: ['localhost/'], privateRegistries: [],
+    },
   });
   assert.deepEqual(loadConfig({ GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: 'tcp://10.0.0.2:2375', GANTRY_DOCKER_NETWORK: 'gpu', GANTRY_DOCKER_PUBLISH_HOST: '0.0.0.0' }, '/tmp').computeDriver.settings, {
     host: 'tcp://10.0.0.2:2375', network: 'gpu', publishHost: '0.0.0.0', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+    localImages: ['localhost/'], privateRegistries: [],
   });
   assert.deepEqual(problems({ GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: 'docker.sock', GANTRY_DOCKER_NETWORK: '-x', GANTRY_DOCKER_PUBLISH_HOST: 'example.com' }), [
     'GANTRY_DOCKER_HOST must be unix:///path/to/socket or tcp://host:port, got "docker.sock"',

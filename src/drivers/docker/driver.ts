@@ -17,10 +17,11 @@
 // calls of.
 import type { ComputeDriver, DriverInventory, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec, WorkloadUsage } from '../types.ts';
 import {
-  type ContainerInspect, createBody, engineName, imagePullQuery, LABEL, libpodCreateBody, LogDemuxer, LogLineTimer, markerName,
-  observedFromInspect, portsOf, registryAuthHeader, storageVolumeName,
+  type ContainerInspect, createBody, engineName, LABEL, libpodCreateBody, LogDemuxer, LogLineTimer, markerName,
+  observedFromInspect, portsOf, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
+import { ImageGate, ImageRefused } from './images.ts';
 import type { TerminalSession, TerminalSize } from '../types.ts';
 import { ContainerTerminals } from './exec.ts';
 import { cdiName, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
@@ -80,6 +81,8 @@ export class DockerDriver implements ComputeDriver {
   private closed = false;
   /** usage samples for metrics (usage.ts): keeps each running container's last CPU mark */
   private readonly sampler: UsageSampler;
+  /** which image a workload may run, pulled when the registry must say (images.ts) */
+  private readonly images: ImageGate;
   /** the server's GPUs, the inventory of its cluster (GANTRY_DOCKER_CLUSTER): the catalogue follows them */
   readonly inventory: DriverInventory;
 
@@ -91,6 +94,7 @@ export class DockerDriver implements ComputeDriver {
     this.engine = new EngineClient(target, opts);
     this.terminals = new ContainerTerminals(this.engine);
     this.sampler = new UsageSampler(this.engine, settings);
+    this.images = new ImageGate(this.engine, settings);
     this.inventory = { clusterId: settings.cluster ?? DEFAULT_DOCKER_CLUSTER, gpus: () => readInventory(settings) };
   }
 
@@ -293,14 +297,10 @@ export class DockerDriver implements ComputeDriver {
         body: { Name: storageVolumeName(v.id), Labels: { [LABEL.managed]: 'true', [LABEL.storage]: v.id } }, signal,
       });
     }
-    if (!(await this.imagePresent(spec.image))) {
-      p.phase = 'pulling';
-      await this.pull(spec, signal);
-      p.phase = 'creating';
-    }
+    const image = await this.image(spec, p, signal);
     if (signal.aborted) return;
     try {
-      await this.createContainer(spec, name, gpus, signal);
+      await this.createContainer({ ...spec, image }, name, gpus, signal);
     } catch (err) {
       if (signal.aborted) {
         // the engine may have made it all the same: a delete came meanwhile, so it goes
@@ -332,37 +332,17 @@ export class DockerDriver implements ComputeDriver {
     await this.engine.json('POST', '/containers/create', { query: { name }, body, signal });
   }
 
-  /** Pulls the image with the spec's registry auth; the engine's words when it cannot. */
-  private async pull(spec: WorkloadSpec, signal: AbortSignal): Promise<void> {
-    const headers: Record<string, string> = {};
-    if (spec.imagePullAuth) headers['x-registry-auth'] = registryAuthHeader(spec.imagePullAuth);
-    let error: string | undefined;
+  /** The id of the image the workload may run (images.ts), pulled when the rules say so. */
+  private async image(spec: WorkloadSpec, p: Provision, signal: AbortSignal): Promise<string> {
     try {
-      const res = await this.engine.stream('POST', '/images/create', { query: imagePullQuery(spec.image), headers, signal, timeoutMs: 120_000 });
-      // progress, one JSON object a line; a failure is an `error` member (Docker after it began, Podman always)
-      let pending = '';
-      for await (const chunk of res.body) {
-        pending += (chunk as Buffer).toString('utf8');
-        const rows = pending.split('\n');
-        pending = rows.pop()!;
-        for (const row of rows) error ??= pullError(row);
-      }
-      error ??= pullError(pending);
+      return await this.images.authorize(spec, signal, () => {
+        p.phase = 'pulling';
+      });
     } catch (err) {
-      if (signal.aborted) throw err;
-      throw new ProvisionFailure('image_pull_failed', messageOf(err));
-    }
-    if (error) throw new ProvisionFailure('image_pull_failed', error);
-    if (!(await this.imagePresent(spec.image))) throw new ProvisionFailure('image_pull_failed', `the engine ended the pull of ${spec.image} without the image`);
-  }
-
-  private async imagePresent(ref: string): Promise<boolean> {
-    try {
-      await this.engine.json('GET', `/images/${ref}/json`);
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
+      if (err instanceof ImageRefused) throw new ProvisionFailure('image_pull_failed', err.message);
       throw err;
+    } finally {
+      p.phase = 'creating';
     }
   }
 
@@ -552,17 +532,6 @@ export class DockerDriver implements ComputeDriver {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** A line of a pull's progress → its error, if it is one. */
-function pullError(row: string): string | undefined {
-  if (!row.trim()) return undefined;
-  try {
-    const j = JSON.parse(row) as { error?: string; errorDetail?: { message?: string } };
-    return j.error || j.errorDetail?.message || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Why the engine refused to create the container, as a failure reason. */

@@ -157,10 +157,12 @@ test('settings: GANTRY_DOCKER_GPU_MODE, GANTRY_DOCKER_GPUS, GANTRY_DOCKER_NVIDIA
   const base = { GANTRY_COMPUTE_DRIVER: 'docker' };
   assert.deepEqual(loadConfig(base, '/tmp').computeDriver.settings, {
     host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+    localImages: ['localhost/'], privateRegistries: [],
   });
   const s = loadConfig({ ...base, GANTRY_DOCKER_GPU_MODE: 'cdi', GANTRY_DOCKER_GPUS: ` ${UUID} , GPU-22222222-2222`, GANTRY_DOCKER_NVIDIA_SMI: '/usr/bin/nvidia-smi' }, '/tmp').computeDriver.settings;
   assert.deepEqual(s, {
     host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'cdi', gpus: [UUID, 'GPU-22222222-2222'], nvidiaSmi: '/usr/bin/nvidia-smi',
+    localImages: ['localhost/'], privateRegistries: [],
   });
   assert.deepEqual(parseGpuList('none'), []);
   assert.equal(parseGpuList('0,1'), undefined, 'indices are not stable names');

@@ -3,6 +3,7 @@
 // the driver is built.
 import { isIP } from 'node:net';
 import type { SettingReaders } from '../../lib/settings.ts';
+import { DEFAULT_LOCAL_IMAGES, parseLocalImages, parsePrivateRegistries } from './image-rules.ts';
 
 /** How GPUs reach a container of a Docker engine (GANTRY_DOCKER_GPU_MODE; gpus.ts). */
 export const GPU_MODES = ['nvidia', 'cdi'] as const;
@@ -32,6 +33,13 @@ export interface DockerSettings {
   cluster?: string | undefined;
   /** the models GANTRY_DOCKER_GPUS gives its GPUs (`<uuid>=<model>`), by UUID */
   gpuNames?: Readonly<Record<string, string>> | undefined;
+  /**
+   * GANTRY_DOCKER_LOCAL_IMAGES: the operator's images, run as the engine has them for every
+   * team and never pulled (image-rules.ts; unset: DEFAULT_LOCAL_IMAGES, `localhost/*`)
+   */
+  localImages?: readonly string[] | undefined;
+  /** GANTRY_DOCKER_PRIVATE_REGISTRIES: registries on loopback, private or link-local addresses the engine may pull from (unset: none) */
+  privateRegistries?: readonly string[] | undefined;
 }
 
 /** The seeded cluster (domain/compute/seed.ts SEED_CLUSTER_ID; drivers do not import the domain): one server, one cluster. */
@@ -89,10 +97,25 @@ export function readDockerSettings(read: SettingReaders): DockerSettings {
   const cluster = read.optionalText('GANTRY_DOCKER_CLUSTER');
   if (cluster !== undefined && !CLUSTER_ID.test(cluster)) read.problem(`GANTRY_DOCKER_CLUSTER must be a cluster id (1-64 letters, digits, ., _ or -), got "${cluster}"`);
   return {
-    host, network, publishHost, gpuMode, gpus, nvidiaSmi,
+    host, network, publishHost, gpuMode, gpus, nvidiaSmi, ...readImageSettings(read),
     ...(cluster !== undefined ? { cluster } : {}),
     ...(named.length ? { gpuNames: Object.fromEntries(named.map((e) => [e.uuid, e.name])) } : {}),
   };
+}
+
+/** Where images may come from: the operator's local ones, and private registries allowed. */
+function readImageSettings(read: SettingReaders): Pick<DockerSettings, 'localImages' | 'privateRegistries'> {
+  const localList = read.optionalText('GANTRY_DOCKER_LOCAL_IMAGES');
+  const localImages = localList === undefined ? DEFAULT_LOCAL_IMAGES : parseLocalImages(localList);
+  if (!localImages) {
+    read.problem(`GANTRY_DOCKER_LOCAL_IMAGES must be "none" or a comma list of image references (busybox:1.36) and name prefixes with their registry (localhost/*, registry.example.com/team/*), got "${localList}"`);
+  }
+  const privateList = read.optionalText('GANTRY_DOCKER_PRIVATE_REGISTRIES');
+  const privateRegistries = privateList === undefined ? [] : parsePrivateRegistries(privateList);
+  if (!privateRegistries) {
+    read.problem(`GANTRY_DOCKER_PRIVATE_REGISTRIES must be "*" or a comma list of registry hosts, each optionally with its port (10.0.0.5:5000, registry.internal, [fd00::5]), got "${privateList}"`);
+  }
+  return { localImages: localImages ?? DEFAULT_LOCAL_IMAGES, privateRegistries: privateRegistries ?? [] };
 }
 
 /** A cluster id as the catalogue takes it (domain/compute/catalogue.ts upsertCluster). */

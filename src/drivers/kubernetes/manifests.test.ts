@@ -31,6 +31,9 @@ test('pod: GPU limit, node selector, pull secret, command/entrypoint/envs, ports
   assert.deepEqual(p.spec.volumes, [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'pvc-data' } }, { name: 'vol-1', emptyDir: { sizeLimit: '30Gi' } }]);
   assert.deepEqual(c.volumeMounts, [{ name: 'vol-0', mountPath: '/data' }, { name: 'vol-1', mountPath: '/scratch' }]);
   assert.equal(p.spec.restartPolicy, 'Never');
+  // pulled at every start with the pod's own secret: a node's cache is no team's credential
+  assert.equal(c.imagePullPolicy, 'Always');
+  assert.equal(podManifest({ ...spec, imagePullAuth: undefined }, 'ns').spec.containers[0]!.imagePullPolicy, 'Always');
   // a CPU instance asks for no GPU; no credential, no pull secret; no command keeps the image's
   const cpu = podManifest({ ...spec, gpuNum: 0, imagePullAuth: undefined, entrypoint: '', command: '' }, 'ns');
   assert.equal(cpu.spec.containers[0]!.resources.limits['nvidia.com/gpu'], undefined);
@@ -65,6 +68,16 @@ test('state is read back from pod phase and container states', () => {
   assert.match(unsched.message!, /Insufficient nvidia.com\/gpu/);
   const pull = observedFromPod({ status: { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ImagePullBackOff', message: 'back-off pulling' } } }] } }, true);
   assert.deepEqual([pull.phase, pull.reason], ['failed', 'image_pull_failed']);
+  // the runtime's words (they quote the registry's answer) are never passed on: Gantry says what happened
+  const pod = (reason: string, message: string, secrets = false) => observedFromPod({
+    spec: { containers: [{ image: '10.0.0.5/team/app:1' }], ...(secrets ? { imagePullSecrets: [{}] } : {}) },
+    status: { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason, message } } }] },
+  }, true);
+  const body = 'failed to pull and unpack image "10.0.0.5/team/app:1": failed to resolve reference: unexpected status from GET request to http://10.0.0.5/v2/team/app/manifests/1: 403 Forbidden: <html>SECRET admin page</html>';
+  assert.deepEqual(pod('ErrImagePull', body), { phase: 'failed', reason: 'image_pull_failed', message: 'the registry refused 10.0.0.5/team/app:1 without a credential: a private image needs the team\'s registry credential (imageAuthId, or an endpoint\'s authId)' });
+  assert.equal(pod('ErrImagePull', body, true).message, 'the registry refused the team\'s registry credential for 10.0.0.5/team/app:1');
+  assert.equal(pod('ErrImagePull', 'rpc error: code = NotFound desc = failed to resolve reference "10.0.0.5/team/app:1": 10.0.0.5/team/app:1: not found').message, 'the registry has no image 10.0.0.5/team/app:1');
+  assert.equal(pod('InvalidImageName', 'Failed to apply default image tag "Bad Name": couldn\'t parse image reference').message, '"10.0.0.5/team/app:1" is not an image reference');
   const at = '2026-11-15T12:00:00Z';
   const run = observedFromPod({ status: { phase: 'Running', containerStatuses: [{ state: { running: { startedAt: at } } }] } }, true);
   assert.deepEqual(run, { phase: 'running', startedAtMs: Date.parse(at) });

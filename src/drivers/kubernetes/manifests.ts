@@ -4,6 +4,7 @@
 // worker (`spec.worker`) is the same minus the Service (the router reaches the pod IP), named
 // after its id, labelled with its endpoint, with a readiness probe from the endpoint's `healthy`.
 import type { FailureReason, Observed, WorkerSpecPart, WorkloadSpec } from '../types.ts';
+import { pullFailureMessage } from '../pull-failure.ts';
 
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'gantry' };
 export const INSTANCE_LABEL = 'gantry.io/instance';
@@ -95,6 +96,11 @@ export function podManifest(spec: WorkloadSpec, namespace: string) {
       containers: [{
         name: 'main',
         image: spec.image,
+        // The kubelet pulls again at every pod start, with this pod's secret (or none): a node
+        // keeps what any team pulled, and IfNotPresent (the default for a tagged image) would
+        // run another team's private image without its credential (Kubernetes'
+        // AlwaysPullImages, issue 40). Layers the node has are not downloaded again.
+        imagePullPolicy: 'Always',
         ...containerCommand(spec),
         env: spec.envs.map((e) => ({ name: e.key, value: e.value })),
         ports: spec.ports.map((p) => ({ containerPort: p.port, protocol: 'TCP', name: `${p.type}-${p.port}`.slice(0, 15) })),
@@ -149,12 +155,16 @@ export function markerManifest(spec: WorkloadSpec, namespace: string) {
 // ---- reading state back ----
 export interface PodLike {
   metadata?: { deletionTimestamp?: Date | string | undefined } | undefined;
-  spec?: { containers?: { ports?: { containerPort?: number | undefined }[] | undefined }[] | undefined } | undefined;
+  spec?: {
+    containers?: { image?: string | undefined; ports?: { containerPort?: number | undefined }[] | undefined }[] | undefined;
+    imagePullSecrets?: unknown[] | undefined;
+  } | undefined;
   status?: {
     phase?: string | undefined;
     podIP?: string | undefined;
     conditions?: { type?: string; status?: string; reason?: string | undefined; message?: string | undefined }[] | undefined;
     containerStatuses?: {
+      image?: string | undefined;
       state?: {
         waiting?: { reason?: string | undefined; message?: string | undefined } | undefined;
         running?: { startedAt?: Date | string | undefined } | undefined;
@@ -171,6 +181,16 @@ function fail(reason: FailureReason, message: string): Observed {
   return { phase: 'failed', reason, message };
 }
 
+/**
+ * A failed pull in Gantry's words (pull-failure.ts): the kubelet's message carries the
+ * container runtime's, which quote what the registry answered.
+ */
+function podPullFailure(pod: PodLike, reason: string, words: string): string {
+  const image = pod.spec?.containers?.[0]?.image ?? pod.status?.containerStatuses?.[0]?.image ?? 'the image';
+  if (reason === 'InvalidImageName') return `${JSON.stringify(image.slice(0, 200))} is not an image reference`;
+  return pullFailureMessage(image, `${reason} ${words}`, (pod.spec?.imagePullSecrets?.length ?? 0) > 0);
+}
+
 /** Pod phase and container states → the driver contract's observed phase. */
 export function observedFromPod(pod: PodLike | undefined, markerExists: boolean): Observed {
   if (!pod) return { phase: markerExists ? 'stopped' : 'absent' };
@@ -178,7 +198,7 @@ export function observedFromPod(pod: PodLike | undefined, markerExists: boolean)
   const st = pod.status ?? {};
   const c = st.containerStatuses?.[0]?.state;
   const waiting = c?.waiting?.reason;
-  if (waiting && PULL_FAILURES.includes(waiting)) return fail('image_pull_failed', c?.waiting?.message || waiting);
+  if (waiting && PULL_FAILURES.includes(waiting)) return fail('image_pull_failed', podPullFailure(pod, waiting, c?.waiting?.message ?? ''));
   if (waiting && CRASHES.includes(waiting)) return fail('crashed', c?.waiting?.message || waiting);
   switch (st.phase) {
     case 'Pending': {
