@@ -249,6 +249,13 @@ export interface WebhooksConfig {
   balanceLowUnits: number;
   /** how often budget.threshold and balance.low are looked for (GANTRY_WEBHOOK_WATCH_INTERVAL_MS, default 60000) */
   watchIntervalMs: number;
+  /**
+   * Sends a team asks for (test sends, manual retries) to one endpoint in a minute
+   * (GANTRY_WEBHOOK_SENDS_PER_ENDPOINT_PER_MINUTE, default 5) and by one team, all its endpoints
+   * together (GANTRY_WEBHOOK_SENDS_PER_TEAM_PER_MINUTE, default 20); more are answered 429. 0: no limit.
+   */
+  sendsPerEndpointPerMinute: number;
+  sendsPerTeamPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -532,6 +539,8 @@ function readWebhooks(r: EnvReaders): WebhooksConfig {
     timeoutMs: r.int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
     balanceLowUnits: r.int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
     watchIntervalMs: r.int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
+    sendsPerEndpointPerMinute: r.int('GANTRY_WEBHOOK_SENDS_PER_ENDPOINT_PER_MINUTE', 5, 0, 1_000_000),
+    sendsPerTeamPerMinute: r.int('GANTRY_WEBHOOK_SENDS_PER_TEAM_PER_MINUTE', 20, 0, 1_000_000),
   };
 }
 

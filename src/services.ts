@@ -145,7 +145,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const compute = await buildCompute(deps, ctx, spend);
   const serverless = buildServerlessRuntime(deps, compute, jobs);
   const stored = await buildStorageAreas(deps, ctx, spend);
-  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
+  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, counters: spend.counters, log: log.child({ component: 'webhooks' }) };
   // Every job of the catalogue has its handler in one area (a missing one does not compile: src/areas.ts).
   jobs.handleAll(buildHandlers(AREAS, {
     ctx, config, log, compute, serverlessRuntime: serverless.runtime, files: stored.files, responses: stored.responses,
