@@ -85,6 +85,12 @@ export interface Config {
    * at once on one replica (GANTRY_LOG_FOLLOWS_PER_TEAM, default 20); more are answered 429.
    */
   logFollowsPerTeam: number;
+  /**
+   * Web terminals open at once on one replica per instance (GANTRY_TERMINALS_PER_INSTANCE,
+   * default 4) and per team (GANTRY_TERMINALS_PER_TEAM, default 20); more are answered 429
+   * before the WebSocket opens. Each is a shell in the instance's container.
+   */
+  terminals: { perInstance: number; perTeam: number };
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
@@ -331,6 +337,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     files: readFiles(r),
     responsesTtlMs: r.int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     logFollowsPerTeam: r.int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
+    terminals: { perInstance: r.int('GANTRY_TERMINALS_PER_INSTANCE', 4, 1, 10_000), perTeam: r.int('GANTRY_TERMINALS_PER_TEAM', 20, 1, 100_000) },
     batches: {
       concurrency: r.int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: r.int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
