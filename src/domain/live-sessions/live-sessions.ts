@@ -51,11 +51,6 @@ export class LiveSession {
     this.released = released;
   }
 
-  /** The refusal that ended it, once its caller may no longer keep it. */
-  get endedBy(): AppError | undefined {
-    return this.withdrawn;
-  }
-
   /** Who ends the session (its transport); called at once if the caller lost it already. */
   bind(end: (why: AppError) => void): void {
     this.ender = end;
