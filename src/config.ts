@@ -85,6 +85,12 @@ export interface Config {
    * at once on one replica (GANTRY_LOG_FOLLOWS_PER_TEAM, default 20); more are answered 429.
    */
   logFollowsPerTeam: number;
+  /**
+   * Web terminals open at once on one replica per instance (GANTRY_TERMINALS_PER_INSTANCE,
+   * default 4) and per team (GANTRY_TERMINALS_PER_TEAM, default 20); more are answered 429
+   * before the WebSocket opens. Each is a shell in the instance's container.
+   */
+  terminals: { perInstance: number; perTeam: number };
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
@@ -249,6 +255,13 @@ export interface WebhooksConfig {
   balanceLowUnits: number;
   /** how often budget.threshold and balance.low are looked for (GANTRY_WEBHOOK_WATCH_INTERVAL_MS, default 60000) */
   watchIntervalMs: number;
+  /**
+   * Sends a team asks for (test sends, manual retries) to one endpoint in a minute
+   * (GANTRY_WEBHOOK_SENDS_PER_ENDPOINT_PER_MINUTE, default 5) and by one team, all its endpoints
+   * together (GANTRY_WEBHOOK_SENDS_PER_TEAM_PER_MINUTE, default 20); more are answered 429. 0: no limit.
+   */
+  sendsPerEndpointPerMinute: number;
+  sendsPerTeamPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -324,6 +337,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     files: readFiles(r),
     responsesTtlMs: r.int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     logFollowsPerTeam: r.int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
+    terminals: { perInstance: r.int('GANTRY_TERMINALS_PER_INSTANCE', 4, 1, 10_000), perTeam: r.int('GANTRY_TERMINALS_PER_TEAM', 20, 1, 100_000) },
     batches: {
       concurrency: r.int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: r.int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
@@ -532,6 +546,8 @@ function readWebhooks(r: EnvReaders): WebhooksConfig {
     timeoutMs: r.int('GANTRY_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
     balanceLowUnits: r.int('GANTRY_WEBHOOK_BALANCE_LOW_UNITS', 100_000, 0, 1_000_000_000_000),
     watchIntervalMs: r.int('GANTRY_WEBHOOK_WATCH_INTERVAL_MS', 60_000, 1000, 3_600_000),
+    sendsPerEndpointPerMinute: r.int('GANTRY_WEBHOOK_SENDS_PER_ENDPOINT_PER_MINUTE', 5, 0, 1_000_000),
+    sendsPerTeamPerMinute: r.int('GANTRY_WEBHOOK_SENDS_PER_TEAM_PER_MINUTE', 20, 0, 1_000_000),
   };
 }
 

@@ -32,6 +32,7 @@ import { decodeUsage } from './domain/usage/codec.ts';
 import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { DEFAULT_TERMINAL_LIMITS, TERMINAL_TICKET_TTL_MS, type Terminals } from './domain/terminals/terminals.ts';
 import { TerminalTickets } from './domain/terminals/tickets.ts';
+import { LiveSessions } from './domain/live-sessions/live-sessions.ts';
 import { createDriver } from './drivers/index.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
@@ -115,6 +116,8 @@ export interface Services {
   media: { catalogue: MediaCatalogue; tasks: MediaTasks };
   /** Web terminals of running instances (domain/terminals): their tickets and the checks of a connect. */
   terminals: Terminals;
+  /** Sessions that outlive the check that opened them (terminals; SSH next), closed when a change takes their caller's right away. */
+  liveSessions: LiveSessions;
 }
 
 export interface BuiltServices {
@@ -145,7 +148,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const compute = await buildCompute(deps, ctx, spend);
   const serverless = buildServerlessRuntime(deps, compute, jobs);
   const stored = await buildStorageAreas(deps, ctx, spend);
-  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, log: log.child({ component: 'webhooks' }) };
+  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, counters: spend.counters, log: log.child({ component: 'webhooks' }) };
   // Every job of the catalogue has its handler in one area (a missing one does not compile: src/areas.ts).
   jobs.handleAll(buildHandlers(AREAS, {
     ctx, config, log, compute, serverlessRuntime: serverless.runtime, files: stored.files, responses: stored.responses,
@@ -153,6 +156,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   }));
   deps.registerJobs?.(jobs);
   const { keys, operatorToken, authThrottle, sharedFailures } = await buildAuth(deps, ctx, health);
+  const liveSessions = new LiveSessions(ctx, keys, (err) => log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
   const services: Services = {
     ctx, config, spend, gateway, health, keys, operatorToken, authThrottle,
     compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
@@ -163,8 +167,10 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
     ...stored,
     webhooks,
     sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
+    liveSessions,
     terminals: {
       compute, keys, baseUrl: () => config.serverless.publicBaseUrl, limits: { ...DEFAULT_TERMINAL_LIMITS },
+      sessions: liveSessions, maxOpen: config.terminals,
       // signed with a key derived from the sealing key (domain/terminals/tickets.ts)
       tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => deps.clock.nowMs(), TERMINAL_TICKET_TTL_MS),
     },

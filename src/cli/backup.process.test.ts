@@ -3,10 +3,12 @@
 // still in the journal, not yet in the ledger) is copied whole; restored into a new data dir
 // it holds every row of every table (the ledger, the operator token's hash, the keys), the
 // journal, secret.key and the credentials, and the restored server accepts the same operator
-// token and API keys and counts the journaled usage. Every refusal says why.
+// token and API keys and counts the journaled usage. A symbolic link in a backup (wherever it
+// points) is refused by restore before anything is written, and a backup never copies one.
+// Every refusal says why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -251,6 +253,61 @@ test('a local blob store outside the data dir is backed up into blobs/ and resto
   assert.equal(r5.code, 0, r5.output);
   assert.match(r5.output, new RegExp(`File bytes are in ${join(root, 'd5', 'blobs')}, and GANTRY_BLOB_DIR is ${join(root, 'x5')}: move them there before starting`));
   assert.deepEqual(readdirSync(root).filter((f) => f.startsWith('.')), [], 'no temporary copy left behind');
+});
+
+test('a backup holding a symbolic link, wherever it points, is refused by restore before anything is written, naming the entry', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'gantry-backup-links-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const outside = join(root, 'outside');
+  fakeStore(outside, { 'secret.txt': 'not the backup\'s' }, false);
+  fakeStore(join(root, 'data'), { 'base/1/16384': 'rows', 'secret.key': 'k\n' });
+  fakeStore(join(root, 'blobs'), { 'files/a.bin': 'file bytes' }, false);
+  const made = await runGantry(['backup', join(root, 'b')], { GANTRY_DATA_DIR: join(root, 'data'), GANTRY_BLOB_DIR: join(root, 'blobs') });
+  assert.equal(made.code, 0, made.output);
+  const restoreInto = (name: string) => runGantry(['restore', join(root, 'b')], { GANTRY_DATA_DIR: join(root, name), GANTRY_BLOB_DIR: join(root, `${name}-blobs`) });
+  const plant = (link: string, to: string) => {
+    symlinkSync(to, join(root, 'b', link));
+    return () => rmSync(join(root, 'b', link));
+  };
+  const cases: [link: string, to: string][] = [
+    ['data/base/1/16385', join(outside, 'secret.txt')], // a file outside the backup
+    ['data/base/2', outside], // a directory outside it
+    ['blobs/files/b.bin', '../../../outside/secret.txt'], // relative, out of it
+    ['data/pg_copy', 'PG_VERSION'], // even one that stays inside
+  ];
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const [link, to] of cases) {
+    const remove = plant(link, to);
+    const r = await restoreInto('r');
+    assert.equal(r.code, 1, `${link}: ${r.output}`);
+    assert.match(r.output, new RegExp(`holds ${escaped(join(root, 'b', link))}, which is a symbolic link \\(to ${escaped(to)}\\).*regular files and directories only`), link);
+    assert.deepEqual(readdirSync(root).sort(), ['b', 'blobs', 'data', 'outside'], `${link}: nothing written`);
+    remove();
+  }
+  // the backup's data/ and its manifest must not be links either
+  const manifest = readFileSync(join(root, 'b', MANIFEST), 'utf8');
+  rmSync(join(root, 'b', MANIFEST));
+  symlinkSync(join(root, 'data', 'secret.key'), join(root, 'b', MANIFEST));
+  assert.match((await restoreInto('r')).output, /gantry-backup\.json is a symbolic link/);
+  rmSync(join(root, 'b', MANIFEST));
+  writeFileSync(join(root, 'b', MANIFEST), manifest);
+  rmSync(join(root, 'b', 'data'), { recursive: true });
+  symlinkSync(join(root, 'data'), join(root, 'b', 'data'));
+  assert.match((await restoreInto('r')).output, /the backup .*\/b\/data is a symbolic link \(to .*\/data\), not a directory/);
+  assert.deepEqual(readdirSync(root).sort(), ['b', 'blobs', 'data', 'outside'], 'nothing written');
+
+  // a backup never copies a link: a data dir holding one is refused; GANTRY_DATA_DIR that is one is followed
+  symlinkSync(outside, join(root, 'data', 'blobs'));
+  const linked = await runGantry(['backup', join(root, 'b2')], { GANTRY_DATA_DIR: join(root, 'data') });
+  assert.equal(linked.code, 1, linked.output);
+  assert.match(linked.output, /the data directory holds .*\/data\/blobs, which is a symbolic link/);
+  assert.ok(!existsSync(join(root, 'b2')), 'no backup made');
+  rmSync(join(root, 'data', 'blobs'));
+  symlinkSync(join(root, 'data'), join(root, 'data-link'));
+  const viaLink = await runGantry(['backup', join(root, 'b3')], { GANTRY_DATA_DIR: join(root, 'data-link') });
+  assert.equal(viaLink.code, 0, viaLink.output);
+  assert.ok(lstatSync(join(root, 'b3', 'data')).isDirectory(), 'the tree was copied, not the link');
+  assert.equal(readFileSync(join(root, 'b3', 'data', 'base', '1', '16384'), 'utf8'), 'rows');
 });
 
 test('the secret key: one from GANTRY_SECRET_KEY is not in the backup, and a restore says what the key must be', async (t) => {

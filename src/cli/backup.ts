@@ -12,9 +12,14 @@
 // A backup is a directory: `data/` (the data dir), `blobs/` (a local blob store outside the
 // data dir, if any) and `gantry-backup.json` (what it holds), written last and renamed into
 // place whole, so a backup cut short is never mistaken for one.
+// A backup holds regular files and directories only: a symbolic link (or a device, a FIFO, a
+// socket) in one is refused by both commands, before anything is written, naming the entry. A
+// restore would otherwise copy a link that points anywhere (outside the backup: /etc, another
+// data dir) into the new data dir, where Gantry opens blobs and the database through it; and a
+// backup of a data dir holding one would copy the link, not what it points to.
 // PostgreSQL is backed up by PostgreSQL's tools (pg_dump, or continuous archiving for PITR),
 // plus the secret key: both commands refuse with DATABASE_URL set, saying so.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Config } from '../config.ts';
@@ -97,6 +102,48 @@ function sizeOf(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
+/** What an entry that is neither a regular file nor a directory is, in words. */
+function kindOf(e: Pick<Dirent, 'isFile' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isBlockDevice' | 'isCharacterDevice'>, path: string): string {
+  if (e.isSymbolicLink()) return `a symbolic link (to ${readlinkSync(path)})`;
+  if (e.isFile()) return 'a regular file';
+  if (e.isFIFO()) return 'a FIFO';
+  if (e.isSocket()) return 'a socket';
+  return e.isBlockDevice() || e.isCharacterDevice() ? 'a device' : 'not a regular file';
+}
+
+/**
+ * Refuses `root` (a directory to copy) when it or anything under it is not a regular file or a
+ * directory, naming the first such entry. Nothing is followed: a link is seen as a link.
+ */
+function onlyFilesAndDirectories(root: string, what: string): void {
+  const top = lstatSync(root);
+  if (!top.isDirectory()) throw new BackupError(`${what} ${root} is ${kindOf(top, root)}, not a directory: refused`);
+  for (const e of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() || e.isDirectory()) continue;
+    const path = join(e.parentPath, e.name);
+    throw new BackupError(`${what} holds ${path}, which is ${kindOf(e, path)}: a backup holds regular files and directories only, `
+      + 'so that nothing it copies can point outside it; refused, nothing was written');
+  }
+}
+
+/**
+ * cpSync of a tree checked by onlyFilesAndDirectories, checking again as it copies (an entry
+ * swapped for a link meanwhile fails the copy, which its caller removes); `skip`: paths left out.
+ */
+function copyTree(src: string, dest: string, what: string, skip: ReadonlySet<string> = new Set()): void {
+  cpSync(src, dest, {
+    recursive: true, preserveTimestamps: true,
+    filter: (from) => {
+      if (skip.has(resolve(from))) return false;
+      const st = lstatSync(from);
+      if (resolve(from) !== resolve(src) && !st.isFile() && !st.isDirectory()) {
+        throw new BackupError(`${what} holds ${from}, which is ${kindOf(st, from)}: a backup holds regular files and directories only; refused`);
+      }
+      return true;
+    },
+  });
+}
+
 function tempBeside(path: string, what: string): string {
   const tmp = join(dirname(path), `.${basename(path)}.${what}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(tmp, { mode: PRIVATE_DIR_MODE });
@@ -131,14 +178,15 @@ export function humanBytes(n: number): string {
 /** `gantry backup <dir>`: the stopped embedded store, copied into a new (or empty) directory. Returns what it printed. */
 export function backup(config: Config, target: string): string {
   if (config.databaseUrl) throw new BackupError(`gantry backup copies the embedded store, and DATABASE_URL is set: ${PG_BACKUP}.`);
-  const dataDir = resolve(config.dataDir);
+  const named = resolve(config.dataDir);
   const out = resolve(target);
-  if (!holdsDatabase(dataDir)) throw new BackupError(`nothing to back up: ${dataDir} holds no embedded store (GANTRY_DATA_DIR says where it is)`);
+  if (!holdsDatabase(named)) throw new BackupError(`nothing to back up: ${named} holds no embedded store (GANTRY_DATA_DIR says where it is)`);
+  const dataDir = realpathSync(named); // GANTRY_DATA_DIR may be a link: what it points to is copied
   if (within(out, dataDir)) throw new BackupError(`the backup ${out} would be inside the data directory ${dataDir}: choose a directory outside it`);
   const existing = entriesOf(out, 'the backup target');
   if (existing?.length) throw new BackupError(`the backup target ${out} is not empty (${listed(existing)}): give a new or empty directory`);
-  const separateBlobs = config.blobs.kind === 'local' && !within(config.blobs.dir, dataDir) && existsSync(config.blobs.dir)
-    ? resolve(config.blobs.dir) : undefined;
+  const separateBlobs = config.blobs.kind === 'local' && existsSync(config.blobs.dir) && !within(realpathSync(config.blobs.dir), dataDir)
+    ? realpathSync(config.blobs.dir) : undefined;
   if (separateBlobs && within(out, separateBlobs)) throw new BackupError(`the backup ${out} would be inside the blob directory ${separateBlobs}: choose a directory outside it`);
 
   let lock: ReturnType<typeof lockDataDir>;
@@ -151,12 +199,19 @@ export function backup(config: Config, target: string): string {
     }
     throw e;
   }
+  try {
+    onlyFilesAndDirectories(dataDir, 'the data directory');
+    if (separateBlobs) onlyFilesAndDirectories(separateBlobs, 'the blob directory');
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   mkdirSync(dirname(out), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempBeside(out, 'backup');
   try {
     const skip = new Set([join(dataDir, LOCK_FILE), join(dataDir, `${LOCK_FILE}-journal`)]);
-    cpSync(dataDir, join(tmp, 'data'), { recursive: true, preserveTimestamps: true, filter: (src) => !skip.has(resolve(src)) });
-    if (separateBlobs) cpSync(separateBlobs, join(tmp, 'blobs'), { recursive: true, preserveTimestamps: true });
+    copyTree(dataDir, join(tmp, 'data'), 'the data directory', skip);
+    if (separateBlobs) copyTree(separateBlobs, join(tmp, 'blobs'), 'the blob directory');
     const { files, bytes } = sizeOf(tmp);
     const manifest: Manifest = {
       format: FORMAT, version: VERSION, createdAt: new Date().toISOString(), dataDir, migration: newestMigration(),
@@ -186,6 +241,7 @@ function readManifest(source: string): Manifest {
   const path = join(source, MANIFEST);
   if (!existsSync(source)) throw new BackupError(`no backup at ${source}: it does not exist`);
   if (!existsSync(path)) throw new BackupError(`${source} is not a Gantry backup (it has no ${MANIFEST}); gantry backup <dir> makes one`);
+  if (!lstatSync(path).isFile()) throw new BackupError(`${path} is ${kindOf(lstatSync(path), path)}: a backup's manifest is a regular file; refused`);
   let m: Manifest;
   try {
     m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
@@ -196,6 +252,8 @@ function readManifest(source: string): Manifest {
   if (m.version > VERSION) throw new BackupError(`${source} was made by a newer Gantry (backup format ${m.version}; this one reads ${VERSION}): restore it with that version`);
   if (!holdsDatabase(join(source, 'data'))) throw new BackupError(`${source} is incomplete: ${join(source, 'data')} holds no database`);
   if (m.blobs === 'blobs' && !existsSync(join(source, 'blobs'))) throw new BackupError(`${source} is incomplete: its blob store (${join(source, 'blobs')}) is missing`);
+  onlyFilesAndDirectories(join(source, 'data'), 'the backup');
+  if (m.blobs === 'blobs') onlyFilesAndDirectories(join(source, 'blobs'), 'the backup');
   if (m.migration && !knownMigrations().includes(m.migration)) {
     throw new BackupError(`${source} was made by a newer Gantry: its store has migration ${m.migration}, which this version does not know `
       + '(migrations are forward-only): restore it with that version or a newer one');
@@ -235,16 +293,16 @@ export function restore(config: Config, source: string): string {
   const tmp = tempBeside(dataDir, 'restore');
   let blobTmp: string | undefined;
   try {
-    cpSync(join(from, 'data'), tmp, { recursive: true, preserveTimestamps: true });
+    copyTree(join(from, 'data'), tmp, 'the backup');
     if (m.blobs === 'blobs') {
       if (blobsInside) {
         const inside = join(tmp, relative(dataDir, blobDir));
         if (existsSync(inside)) throw new BackupError(`${from} holds a blob store in both data/ and blobs/: restore one by hand`);
-        cpSync(join(from, 'blobs'), inside, { recursive: true, preserveTimestamps: true });
+        copyTree(join(from, 'blobs'), inside, 'the backup');
       } else {
         mkdirSync(dirname(blobDir), { recursive: true, mode: PRIVATE_DIR_MODE });
         blobTmp = tempBeside(blobDir, 'restore');
-        cpSync(join(from, 'blobs'), blobTmp, { recursive: true, preserveTimestamps: true });
+        copyTree(join(from, 'blobs'), blobTmp, 'the backup');
       }
     }
     if (blobTmp) moveIntoPlace(blobTmp, blobDir, 'the blob directory');

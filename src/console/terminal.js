@@ -24,6 +24,7 @@ function loadStyles() {
 const CLOSED = /** @type {Record<number, string>} */ ({
   1000: 'the shell ended', 1001: 'Gantry is stopping', 1006: 'the connection was lost', 1011: 'the connection to the container failed',
   4000: 'closed after a long idle time', 4001: 'the terminal reached its time limit',
+  4003: 'access to the instance was withdrawn',
 });
 
 /**

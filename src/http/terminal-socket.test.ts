@@ -2,80 +2,60 @@
 // browser sends reaches the session, resize control frames (and only valid ones) resize it,
 // backpressure pauses the session's output while the browser does not read and loses nothing,
 // the idle and lifetime limits close with their codes, the app closing closes with 1001, a
-// shell that ends closes with 1000, and the browser closing closes the session. The same
-// bridge on real engines: routes/compute/terminal.engines.test.ts.
+// shell that ends closes with 1000, a caller who lost the right closes with 4003 and why, and
+// the browser closing closes the session; every ending releases the live session. The same
+// bridge on real engines: routes/compute/terminal.engines.test.ts; behind the real route:
+// routes/compute/terminal-sessions.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Duplex } from 'node:stream';
 import WebSocket from 'ws';
-import { TerminalSockets, type TerminalLimits } from './terminal-socket.ts';
-import type { TerminalSession, TerminalSize } from '../drivers/types.ts';
+import { ACCESS_WITHDRAWN, TerminalSockets, type TerminalLimits } from './terminal-socket.ts';
+import { LiveSession } from '../domain/live-sessions/live-sessions.ts';
+import { terminalForbidden } from '../domain/terminals/errors.ts';
+import { FakeSession } from '../../test/helpers/fake-terminal.ts';
 import { until } from '../../test/helpers/wait.ts';
-
-/** A session whose "shell" is the test: what the browser typed is `typed`, `shell.push()` is its output. */
-class FakeSession implements TerminalSession {
-  typed = '';
-  sizes: TerminalSize[] = [];
-  closed = 0;
-  readonly stream: Duplex;
-  /** how many times the bridge paused the output */
-  pauses = 0;
-
-  constructor() {
-    const self = this;
-    this.stream = new Duplex({
-      read() {},
-      write(chunk: Buffer, _enc, cb) {
-        self.typed += chunk.toString('utf8');
-        cb();
-      },
-    });
-    const pause = this.stream.pause.bind(this.stream);
-    this.stream.pause = () => {
-      this.pauses++;
-      return pause();
-    };
-  }
-
-  async resize(size: TerminalSize): Promise<void> {
-    this.sizes.push(size);
-  }
-
-  async close(): Promise<void> {
-    this.closed++;
-    this.stream.destroy();
-  }
-}
 
 const log = { child: () => log, info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, level: 'silent', silent() {} } as never;
 
-async function serve(limits: TerminalLimits): Promise<{ server: Server; sockets: TerminalSockets; url: string; next: () => FakeSession }> {
+/** A live session that counts its releases. */
+function liveSession(): LiveSession & { releases: number } {
+  const counted = Object.assign(new LiveSession({ owner: { teamId: 't', memberId: 'm', keyId: 'k' }, limits: [], mayKeep() {} }, () => {
+    counted.releases++;
+  }), { releases: 0 });
+  return counted;
+}
+
+async function serve(limits: TerminalLimits): Promise<{ server: Server; sockets: TerminalSockets; url: string; next: () => FakeSession; live: () => ReturnType<typeof liveSession> }> {
   const sockets = new TerminalSockets(log, () => limits);
   const sessions: FakeSession[] = [];
+  const lives: ReturnType<typeof liveSession>[] = [];
   const server = createServer();
   server.on('upgrade', (req, socket, head) => {
     const session = new FakeSession();
     sessions.push(session);
-    sockets.accept(req, { socket, head }, { session, instanceId: 'ins_test', principal: { teamId: 't', memberId: 'm', keyId: 'k', role: 'Owner' } });
+    const live = liveSession();
+    lives.push(live);
+    sockets.accept(req, { socket, head }, { session, instanceId: 'ins_test', principal: { teamId: 't', memberId: 'm', keyId: 'k', role: 'Owner' }, live });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return { server, sockets, url, next: () => sessions.at(-1)! };
+  return { server, sockets, url, next: () => sessions.at(-1)!, live: () => lives.at(-1)! };
 }
 
-function connect(url: string): Promise<{ ws: WebSocket; received: () => number; text: () => string; closed: Promise<number> }> {
+function connect(url: string): Promise<{ ws: WebSocket; received: () => number; text: () => string; closed: Promise<number>; reason: Promise<string> }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url);
     let bytes = 0;
     let text = '';
-    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    const closing = new Promise<[number, string]>((r) => ws.once('close', (code, reason) => r([code, reason.toString('utf8')])));
+    const closed = closing.then(([code]) => code);
     ws.on('message', (d: Buffer) => {
       bytes += d.length;
       if (text.length < 1000) text += d.toString('utf8');
     });
-    ws.once('open', () => resolve({ ws, received: () => bytes, text: () => text, closed }));
+    ws.once('open', () => resolve({ ws, received: () => bytes, text: () => text, closed, reason: closing.then(([, why]) => why) }));
     ws.once('error', reject);
   });
 }
@@ -140,6 +120,7 @@ test('limits and endings: idle 4000, lifetime 4001, the app closing 1001, the sh
   const app = await serve(LONG);
   t.after(() => app.server.close());
   const c = await connect(app.url);
+  const cLive = app.live();
   app.sockets.closeAll();
   assert.equal(await c.closed, 1001);
   await until('the session of a closing app is closed', () => app.next().closed === 1);
@@ -147,4 +128,29 @@ test('limits and endings: idle 4000, lifetime 4001, the app closing 1001, the sh
   const d = await connect(app.url);
   app.next().stream.push(null); // the shell exited: its stream ends
   assert.equal(await d.closed, 1000);
+  await until('every ending released its live session once', () => [idle.live(), life.live(), cLive, app.live()].every((l) => l.releases === 1));
+});
+
+test('a caller who lost the right: 4003 with the refusal as the reason, the session closed and released once', async (t) => {
+  const app = await serve(LONG);
+  t.after(() => app.server.close());
+  const c = await connect(app.url);
+  const live = app.live();
+  live.withdraw(terminalForbidden('Basic'));
+  assert.equal(await c.closed, ACCESS_WITHDRAWN);
+  assert.equal(await c.reason, 'role Basic may not open an instance\'s terminal');
+  await until('the shell is closed', () => app.next().closed === 1);
+  assert.equal(live.releases, 1);
+  // withdrawn before the socket is bridged: closed as soon as it is
+  const early = liveSession();
+  early.withdraw(terminalForbidden('Billing'));
+  const server = createServer();
+  server.on('upgrade', (req, socket, head) => {
+    app.sockets.accept(req, { socket, head }, { session: new FakeSession(), instanceId: 'ins_test', principal: { teamId: 't', memberId: 'm', keyId: 'k', role: 'Owner' }, live: early });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const e = await connect(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  assert.equal(await e.closed, ACCESS_WITHDRAWN);
+  assert.equal(early.releases, 1);
 });

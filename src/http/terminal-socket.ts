@@ -13,7 +13,9 @@
 // The protocol (docs/compat-decisions.md): binary frames are the terminal's bytes both ways
 // (keystrokes in, the TTY's output out); a text frame is a JSON control message from the
 // browser, `{"type":"resize","cols":C,"rows":R}`. The server closes with 1000 when the shell
-// ends, 4000 after the idle limit (no byte either way), 4001 at the lifetime limit, 1001 when
+// ends, 4000 after the idle limit (no byte either way), 4001 at the lifetime limit, 4003 when
+// the caller lost the right to it (its key revoked, its member disabled or demoted to a role
+// that may not operate instances, its team suspended: the reason says which), 1001 when
 // Gantry stops, 1011 when the engine's stream fails; closing the socket from the browser ends
 // the shell and what it started (the driver's TerminalSession.close). Backpressure: the
 // engine's stream is paused while more than 1 MiB waits to go to the browser, and the
@@ -24,6 +26,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { AppError } from '../lib/errors.ts';
 import type { OpenedTerminal } from '../domain/terminals/terminals.ts';
 import type { App } from './types.ts';
 
@@ -36,6 +39,10 @@ const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
 /** a ping this often keeps proxies in between from closing a quiet terminal */
 const PING_MS = 30_000;
+/** the close code of a terminal whose caller lost the right to it (a 403 as a WebSocket says it) */
+export const ACCESS_WITHDRAWN = 4003;
+/** a close frame's reason is at most 123 bytes */
+const MAX_REASON_BYTES = 123;
 
 interface Pending {
   socket: Duplex;
@@ -98,7 +105,7 @@ export interface TerminalLimits {
 /** The terminals bridged by this app: each browser socket to its shell; all closed when the app closes. */
 export class TerminalSockets {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false });
-  private readonly live = new Set<() => void>();
+  private readonly shutdowns = new Set<() => void>();
   private readonly log: FastifyBaseLogger;
   private readonly limits: () => TerminalLimits;
 
@@ -114,12 +121,14 @@ export class TerminalSockets {
       accepted = true;
       this.bridge(ws, opened);
     });
-    if (!accepted) void opened.session.close().catch((err: unknown) => this.log.warn({ err }, 'closing an unused terminal failed'));
+    if (accepted) return;
+    opened.live.release();
+    void opened.session.close().catch((err: unknown) => this.log.warn({ err }, 'closing an unused terminal failed'));
   }
 
   /** Ends every terminal (the app is closing): 1001, then the socket is cut if the browser does not answer. */
   closeAll(): void {
-    for (const end of [...this.live]) end();
+    for (const end of [...this.shutdowns]) end();
   }
 
   private bridge(ws: WebSocket, opened: OpenedTerminal): void {
@@ -132,7 +141,8 @@ export class TerminalSockets {
     const end = (code: number, reason: string) => {
       if (ended) return;
       ended = true;
-      this.live.delete(shutdown);
+      opened.live.release();
+      this.shutdowns.delete(shutdown);
       clearTimeout(idle);
       clearTimeout(lifetime);
       clearInterval(ping);
@@ -146,12 +156,13 @@ export class TerminalSockets {
       );
     };
     const shutdown = () => end(1001, 'Gantry is stopping');
-    this.live.add(shutdown);
+    this.shutdowns.add(shutdown);
     const idle = setTimeout(() => end(4000, 'idle for too long'), limits.idleMs);
     const lifetime = setTimeout(() => end(4001, 'the terminal reached its time limit'), limits.lifetimeMs);
     const ping = setInterval(() => ws.ping(), PING_MS);
     for (const t of [idle, lifetime, ping]) t.unref();
     log.info('terminal opened');
+    opened.live.bind((why) => end(ACCESS_WITHDRAWN, closeReason(why)));
 
     exec.on('data', (chunk: Buffer) => {
       idle.refresh();
@@ -199,6 +210,13 @@ export class TerminalSockets {
     if (m?.type !== 'resize' || !isSize(m.cols) || !isSize(m.rows)) return;
     session.resize({ cols: m.cols, rows: m.rows }).catch((err: unknown) => log.info({ err }, 'resizing the terminal failed'));
   }
+}
+
+/** Why the caller lost the terminal, in at most a close frame's 123 bytes. */
+function closeReason(why: AppError): string {
+  let text = why.message;
+  while (Buffer.byteLength(text) > MAX_REASON_BYTES) text = text.slice(0, -1);
+  return text;
 }
 
 function isSize(n: unknown): n is number {

@@ -70,7 +70,18 @@ export interface KeyIdentity {
   teamStatus: string;
 }
 export async function findIdentityBySecretHash(db: DbOrTx, hash: string): Promise<KeyIdentity | undefined> {
-  const [row] = await db
+  const [row] = await identities(db).where(eq(apiKeys.secretHash, hash));
+  return row;
+}
+
+/** The same, by the key's id (a live session re-checks the key it was opened with). */
+export async function findIdentityByKeyId(db: DbOrTx, keyId: string): Promise<KeyIdentity | undefined> {
+  const [row] = await identities(db).where(eq(apiKeys.id, keyId));
+  return row;
+}
+
+function identities(db: DbOrTx) {
+  return db
     .select({
       keyId: apiKeys.id,
       keyStatus: apiKeys.status,
@@ -82,7 +93,5 @@ export async function findIdentityBySecretHash(db: DbOrTx, hash: string): Promis
     })
     .from(apiKeys)
     .innerJoin(members, eq(members.id, apiKeys.memberId))
-    .innerJoin(teams, eq(teams.id, apiKeys.teamId))
-    .where(eq(apiKeys.secretHash, hash));
-  return row;
+    .innerJoin(teams, eq(teams.id, apiKeys.teamId));
 }

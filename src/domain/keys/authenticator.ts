@@ -2,7 +2,7 @@ import { accountSuspended, keyRefused } from './errors.ts';
 import { sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
-import { findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
+import { findIdentityByKeyId, findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
 import { isRole, type Principal } from '../roles.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 
@@ -36,6 +36,15 @@ export class KeyAuthenticator {
   authenticateHash(hash: string): Principal | Promise<Principal> {
     const id = this.cache.get(hash, async () => (await findIdentityBySecretHash(this.ctx.db, hash)) ?? null);
     return id instanceof Promise ? id.then(principalOf) : principalOf(id);
+  }
+
+  /**
+   * Who the key with this id is now, read from the store past the cache: for what outlives the
+   * check that let it start (a terminal, an SSH session: domain/live-sessions), which must see
+   * a change the moment it arrives, whatever order the change's subscribers run in.
+   */
+  async current(keyId: string): Promise<Principal> {
+    return principalOf((await findIdentityByKeyId(this.ctx.db, keyId)) ?? null);
   }
 
   /** Drop a cached entry at once (this replica); other replicas follow within ttlMs. */

@@ -9,7 +9,7 @@
 // ignores a request's override_settings for the checkpoint), so selecting and generating is
 // one turn per upstream in this process: two tasks never interleave their options.
 import { pngSize } from '../../lib/png.ts';
-import { upstreamFailed } from './errors.ts';
+import { extraNetworkRefused, upstreamFailed } from './errors.ts';
 import type { Generation } from './txt2img.ts';
 import { post, type ImageUpstream } from './upstream.ts';
 
@@ -37,6 +37,34 @@ function inTurn<T>(url: string, fn: () => Promise<T>): Promise<T> {
     if (turns.get(url) === tail) turns.delete(url);
   });
   return run;
+}
+
+/**
+ * The web UI reads `<type:args>` anywhere in a prompt or negative prompt as an extra network to
+ * load (modules/extra_networks.py, `<(\w+):([^>]+)>`: `lora`, `lyco`, `hypernet`, and whatever
+ * an extension registers), by file name, alias or hash: a prompt could load any team's private
+ * LoRA on a shared web UI. It is refused, open or closed (an open `<lora:x` would close on the
+ * tag Gantry appends), with a wider class than `\w` so no Unicode subtlety slips past: refused,
+ * not stripped, because a stripped prompt draws something else than asked and is billed all
+ * the same; nor checked against the catalogue, because the web UI also finds a LoRA by an alias
+ * inside its file, and extensions add tag types Gantry cannot know. The catalogue's names are
+ * written into the prompt too (LoRAs inside a tag, embeddings bare): none may hold `<`, `>` or `:`.
+ */
+const EXTRA_NETWORK = /<[^\s<>:]+:/u;
+const TAG_CHARACTERS = /[<>:]/;
+
+/** Refuse the web UI's extra-network syntax in the prompts and in the names written into them. */
+export function refuseExtraNetworks(r: { prompt: string; negative_prompt?: string | undefined; loras: { model_name: string }[]; embeddings: { model_name: string }[] }): void {
+  for (const [field, text] of [['request.prompt', r.prompt], ['request.negative_prompt', r.negative_prompt ?? '']] as const) {
+    const found = EXTRA_NETWORK.exec(text);
+    if (found) throw extraNetworkRefused(field, found[0]);
+  }
+  for (const [list, items] of [['loras', r.loras], ['embeddings', r.embeddings]] as const) {
+    for (const [i, m] of items.entries()) {
+      const found = TAG_CHARACTERS.exec(m.model_name);
+      if (found) throw extraNetworkRefused(`request.${list}[${i}].model_name`, found[0]);
+    }
+  }
 }
 
 /** The prompt with the task's LoRAs and embeddings written the web UI's way. */

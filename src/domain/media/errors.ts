@@ -14,6 +14,17 @@ export function taskNotFound(id: string): AppError {
   return new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });
 }
 
+/**
+ * A prompt, or a model name written into one, holds the web UI's extra-network syntax
+ * (`<lora:…>`, `<lyco:…>`, `<hypernet:…>`, any `<type:…>`): refused, never stripped (a1111.ts says why).
+ */
+export function extraNetworkRefused(field: string, found: string): AppError {
+  return new AppError('INVALID_REQUEST_BODY',
+    `${field}: holds "${found}", the web UI's extra-network syntax (<lora:…>, <lyco:…>, <hypernet:…>), which Gantry does not pass on: `
+      + 'name LoRAs in request.loras and embeddings in request.embeddings',
+    { field, rule: 'no_extra_network_syntax', found });
+}
+
 /** An uploaded model file longer than the operator allows. */
 export function fileTooLarge(maxBytes: number): AppError {
   return new AppError('INVALID_REQUEST_BODY', `file: at most ${maxBytes} bytes`, { field: 'file', rule: 'max_bytes', limit: maxBytes });

@@ -12,7 +12,7 @@ import * as q from '../../store/media.ts';
 import { MODEL_STATUS, type ModelType } from './codes.ts';
 import { simImage } from './sim.ts';
 import { upstreamImages, type ImageUpstream } from './upstream.ts';
-import { a1111Generate } from './a1111.ts';
+import { a1111Generate, refuseExtraNetworks } from './a1111.ts';
 
 export const IMAGE_LIMITS = {
   minSide: 128, maxSide: 2048, maxImages: 8, maxSteps: 100, maxPrompt: 1024, maxLoras: 5, maxEmbeddings: 5, maxSeed: 4_294_967_295,
@@ -87,6 +87,8 @@ export async function checkGeneration(ctx: Ctx, p: Principal, r: GenerationReque
   const embeddings = r.embeddings ?? [];
   if (loras.length > L.maxLoras) throw bad('request.loras', `at most ${L.maxLoras}`);
   if (embeddings.length > L.maxEmbeddings) throw bad('request.embeddings', `at most ${L.maxEmbeddings}`);
+  // whatever the image backend: a request means the same on the simulator as on the web UI
+  refuseExtraNetworks({ prompt, negative_prompt: r.negative_prompt, loras, embeddings });
   for (const [i, l] of loras.entries()) {
     if (l.strength !== undefined && !(l.strength >= -2 && l.strength <= 2)) throw bad(`request.loras[${i}].strength`, 'must be in [-2, 2]');
   }

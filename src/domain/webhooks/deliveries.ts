@@ -8,6 +8,7 @@ import { ENDPOINT_JOB, envelope, queueAttempt } from './enqueue.ts';
 import { getEndpoint } from './endpoints.ts';
 import { conflict, deliveryNotFound } from './errors.ts';
 import type { Webhooks } from './service.ts';
+import { admitSend } from './throttle.ts';
 
 export async function listDeliveries(w: Webhooks, teamId: string, endpointId: string, p: { pageSize?: number | undefined; pageNum?: number | undefined }): Promise<{ rows: q.DeliveryRow[]; total: number }> {
   const { limit, offset } = paging(p.pageSize, p.pageNum);
@@ -16,7 +17,8 @@ export async function listDeliveries(w: Webhooks, teamId: string, endpointId: st
 }
 
 /**
- * Send an ended delivery (failed, or succeeded: a receiver that lost it) again now, with the
+ * Send an ended delivery (failed, or succeeded: a receiver that lost it) again now (throttled as
+ * test sends are: throttle.ts), with the
  * same id and body and a full schedule of retries; its attempts keep counting. Refused while
  * it is still pending (its next try is queued) and while the endpoint is disabled.
  */
@@ -31,6 +33,7 @@ export async function retryDelivery(w: Webhooks, teamId: string, endpointId: str
     if (d.state === 'pending') {
       throw conflict(`delivery ${deliveryId} is pending: its next try is queued`, { delivery_id: deliveryId, rule: 'the delivery ended' });
     }
+    await admitSend(w, teamId, endpointId); // once the retry is judged: a refused one counts for nothing
     const now = w.ctx.clock.nowMs();
     const row = await q.updateDelivery(tx, deliveryId, d.state, { state: 'pending', nextAttemptAtMs: now, updatedAtMs: now });
     if (!row) throw conflict(`delivery ${deliveryId} changed meanwhile; try again`, { delivery_id: deliveryId, rule: 'the delivery ended' });
@@ -43,13 +46,15 @@ export async function retryDelivery(w: Webhooks, teamId: string, endpointId: str
  * A test send: one delivery of the event `webhook.test` to this endpoint only, whatever it
  * subscribes to, signed and retried like any other (so a receiver that fails it shows in the
  * log, and the endpoint reads as failing), its data naming the endpoint. Refused while the
- * endpoint is disabled (nothing is sent to a disabled endpoint).
+ * endpoint is disabled (nothing is sent to a disabled endpoint), and past the send limits
+ * (per endpoint and per team: throttle.ts).
  */
 export async function sendTestDelivery(w: Webhooks, teamId: string, endpointId: string): Promise<q.DeliveryRow> {
   const endpoint = await getEndpoint(w, teamId, endpointId);
   if (endpoint.state !== 'enabled') {
     throw conflict(`endpoint ${endpointId} is disabled: enable it first (update with enabled: true)`, { endpoint_id: endpointId, rule: 'the endpoint is enabled' });
   }
+  await admitSend(w, teamId, endpointId);
   const now = w.ctx.clock.nowMs();
   const row: q.NewDeliveryRow = {
     id: newId('webhookDelivery', now), teamId, endpointId, url: endpoint.url, event: TEST_EVENT,

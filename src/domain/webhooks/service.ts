@@ -1,6 +1,7 @@
 // What webhook operations need (built once in src/services.ts).
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { Ctx } from '../context.ts';
+import type { Counters } from '../spend/counters.ts';
 
 /** The webhook settings of config.ts. */
 export interface WebhookSettings {
@@ -10,6 +11,9 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** balance.low below this spendable balance, in interface units (GANTRY_WEBHOOK_BALANCE_LOW_UNITS) */
   balanceLowUnits: number;
+  /** sends a team may ask for (test sends, manual retries) per endpoint and per team, a minute (throttle.ts; 0: no limit) */
+  sendsPerEndpointPerMinute: number;
+  sendsPerTeamPerMinute: number;
 }
 
 export interface WebhookLog {
@@ -21,5 +25,7 @@ export interface Webhooks {
   /** seals the teams' signing secrets at rest (the data dir's key, GANTRY_SECRET_KEY) */
   box: SecretBox;
   settings: WebhookSettings;
+  /** the shared counters (their rate windows throttle the sends a team asks for) */
+  counters: Counters;
   log: WebhookLog;
 }

@@ -24,14 +24,15 @@ export default function connectInstanceTerminalRoute(app: App, s: Pick<Services,
       tags: ['gpu-instances'],
       summary: 'Open a running instance\'s web terminal (WebSocket; the URL is connectComponentWebTerminal.url of GET /gpu/instance)',
       description: 'Binary frames carry the terminal\'s bytes both ways; a text frame `{"type":"resize","cols":C,"rows":R}` resizes it. '
-        + 'The ticket is used once and expires in minutes; the caller must still be allowed to operate the instance when connecting.',
+        + 'The ticket is used once and expires in minutes; the caller must still be allowed to operate the instance when connecting, '
+        + 'and the terminal is closed (code 4003) once it no longer is. 429 when the instance or the team has the most terminals open it may.',
       querystring: Type.Object({
         ticket: Type.String({ minLength: 1, maxLength: 2048, description: 'the ticket of connectComponentWebTerminal.url' }),
         cols: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'the terminal\'s width at the start (default 80)' })),
         rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'its height (default 24)' })),
       }),
       // 101: the answer is the WebSocket handshake (the reply is hijacked; nothing is serialized)
-      response: { 101: Type.Null({ description: 'Switching Protocols: the terminal\'s WebSocket' }), ...errors(400, 401, 403) },
+      response: { 101: Type.Null({ description: 'Switching Protocols: the terminal\'s WebSocket' }), ...errors(400, 401, 403, 429) },
     },
   }, async (req, reply) => {
     const upgrade = pendingUpgrade(req.raw);

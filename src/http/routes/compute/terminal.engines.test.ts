@@ -6,64 +6,25 @@
 // container's processes, from the engine's /top); a shell that exits closes the socket. Refused,
 // with the GPU family's statuses: a plain GET, a forged or expired ticket, another team's
 // instance, a role that may not operate instances (given no URL; a ticket made for it), a
-// member demoted, disabled or whose key was revoked after getting the URL, a stopped instance.
+// member demoted, disabled or whose key was revoked after getting the URL, a stopped instance;
+// a terminal open when its key is revoked closes (4003) and its shell's processes go.
 // And on the sim driver, which has no terminals, the instance says isRunning false, url ''.
 // Skipped with the reason where an engine is missing or the test is not root, never under
 // GANTRY_TEST_REQUIRE_ENGINES=1 (CI).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import type { TestApp } from '../../../../test/helpers/app.ts';
 import { engineSkip, startEngine, type EngineKind } from '../../../../test/helpers/engines.ts';
 import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { as, call } from '../../../../test/helpers/http.ts';
 import { until } from '../../../../test/helpers/wait.ts';
+import { openTerminal as open, refusal, type Term } from '../../../../test/helpers/terminal-client.ts';
 import { fixture } from '../../../../test/helpers/compute-fixture.ts';
 import { dockerApp, GPU_BASE, runningInstance } from '../../../../test/helpers/docker-instance.ts';
 import { TERMINAL_PATH, TERMINAL_TICKET_TTL_MS } from '../../../domain/terminals/terminals.ts';
+import { ACCESS_WITHDRAWN } from '../../terminal-socket.ts';
 
 const BASE = GPU_BASE;
-
-interface Term {
-  ws: WebSocket;
-  /** everything the terminal wrote so far */
-  out(): string;
-  send(text: string): void;
-  /** resolves with the close code once the socket is closed */
-  closed: Promise<number>;
-}
-
-/** Opens a terminal URL as a browser would; rejects with the HTTP answer when refused. */
-function open(url: string): Promise<Term> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    let out = '';
-    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-    ws.on('message', (d: Buffer, binary: boolean) => {
-      if (binary) out += d.toString('utf8');
-    });
-    ws.once('open', () => resolve({ ws, out: () => out, send: (text) => ws.send(Buffer.from(text)), closed }));
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}: ${body}`), { status: res.statusCode, body: JSON.parse(body) })));
-    });
-    ws.once('error', reject);
-  });
-}
-
-/** The status and reason a refused connect was answered with. */
-async function refusal(url: string): Promise<[number, string]> {
-  try {
-    const t = await open(url);
-    t.ws.terminate();
-  } catch (err) {
-    const e = err as { status?: number; body?: { reason?: string } };
-    if (e.status) return [e.status, e.body?.reason ?? ''];
-    throw err;
-  }
-  assert.fail(`${url} opened a terminal`);
-}
 
 async function seen(t: Term, text: string, what = text): Promise<void> {
   await until(`the terminal shows ${what}`, () => t.out().includes(text), { limitMs: 15_000 });
@@ -153,7 +114,7 @@ for (const kind of ['dockerd', 'podman'] as const satisfies EngineKind[]) {
       assert.deepEqual(await refusal(`${base}?ticket=${ticket}`), [403, 'FORBIDDEN'], role);
     }
     // members who got a URL and then were demoted, disabled, or had the key revoked
-    await checkRevocations(app, team, owner, urlOf);
+    await checkRevocations(app, team, owner, urlOf, top);
 
     // a stopped instance: no URL, and one taken while it ran is refused
     const late = await urlOf();
@@ -168,7 +129,7 @@ for (const kind of ['dockerd', 'podman'] as const satisfies EngineKind[]) {
   });
 }
 
-async function checkRevocations(app: TestApp, team: Team, owner: ReturnType<typeof as>, urlOf: (token?: string) => Promise<string>): Promise<void> {
+async function checkRevocations(app: TestApp, team: Team, owner: ReturnType<typeof as>, urlOf: (token?: string) => Promise<string>, top: () => Promise<string>): Promise<void> {
   const admin = as(app.app, app.creds.adminToken);
   const dev = team.members.Developer;
   const demoted = await urlOf(dev.apiKey);
@@ -184,6 +145,16 @@ async function checkRevocations(app: TestApp, team: Team, owner: ReturnType<type
   const revoked = await urlOf(k.body.apiKey);
   assert.equal((await admin.post(`/admin/v1/keys/${k.body.keyId}/revoke`, {})).status, 200);
   assert.deepEqual(await refusal(revoked), [401, 'UNAUTHORIZED']);
+  // a terminal open when its key is revoked closes (4003), and its shell and what it started go
+  const later = await admin.post(`/admin/v1/members/${team.owner.memberId}/keys`, { name: 'revoked-while-open' });
+  const term = await open(await urlOf(later.body.apiKey));
+  term.send('sleep 4343 &\necho started-$((40+3))\n');
+  await seen(term, 'started-43');
+  assert.match(await top(), /sleep 4343/);
+  assert.equal((await admin.post(`/admin/v1/keys/${later.body.keyId}/revoke`, {})).status, 200);
+  assert.equal(await term.closed, ACCESS_WITHDRAWN);
+  assert.equal(await term.reason, 'the API key is invalid or has been revoked');
+  await until('the revoked terminal\'s shell and what it started are gone', async () => !(await top()).includes('4343'), { limitMs: 15_000, everyMs: 100 });
 }
 
 test('web terminal: on the sim driver (no terminals) a running instance says isRunning false, url \'\'', { timeout: 120_000 }, async () => {

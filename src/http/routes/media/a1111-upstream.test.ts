@@ -4,13 +4,15 @@
 // names (the checkpoint and VAE selected by /sdapi/v1/options, LoRAs in the prompt), the
 // source images and mask as sent, the --api-auth credentials; two tasks never interleave
 // select and generate; a refusal fails the task unbilled; operations the web UI does not
-// have are refused by name; an OpenAI-compatible upstream refuses what it cannot run.
+// have are refused by name; an OpenAI-compatible upstream refuses what it cannot run; the web
+// UI's extra-network syntax (<lora:…>, <lyco:…>, <hypernet:…>) in a prompt, or in a name Gantry
+// writes into one, is refused and never reaches the web UI (another team's private LoRA stays out).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup, type Team } from '../../../../test/helpers/factories.ts';
-import { fetchLink, importModel } from '../../../../test/helpers/media.ts';
+import { fetchLink, importModel, uploadModel } from '../../../../test/helpers/media.ts';
 import { b64, decode, paint } from '../../../../test/helpers/images.ts';
 import { startA1111, type A1111StandIn } from '../../../../test/helpers/a1111.ts';
 import { pngSize } from '../../../lib/png.ts';
@@ -109,6 +111,49 @@ test('img2img, inpainting (img2img with mask) and upscale (extra-single-image) o
     const [ups] = calls(ui, 'extra-single-image');
     assert.deepEqual([ups!.body.upscaler_1, ups!.body.upscaling_resize], ['R-ESRGAN 4x+ Anime6B', 2]);
     assert.deepEqual(decode(Buffer.from(ups!.body.image, 'base64')), decode(src));
+  });
+});
+
+test('extra-network syntax in a prompt or a model name is refused, naming the field and the rule, and never reaches the web UI', async () => {
+  await withA1111(async (t, team, ui) => {
+    const key = team.owner.apiKey;
+    // another team's private LoRA, on the same web UI
+    const victim = await createTeam(t.app, t.creds.adminToken);
+    assert.equal((await uploadModel(t, victim.owner.apiKey, { type: 'lora', sd_name: 'secret-style.safetensors' })).status, 200);
+    // a name of the team's own that would close Gantry's tag and open one of its own
+    assert.equal((await uploadModel(t, key, { type: 'lora', sd_name: 'mine:1><lora:secret-style.safetensors' })).status, 200);
+    const src = b64(await paint(64, 64, () => [10, 20, 30]));
+    const base = { model_name: 'base.safetensors', prompt: 'a lighthouse', width: 128, height: 128 };
+    const refusals: [op: string, request: Record<string, unknown>, field: string, found: string][] = [
+      ['txt2img', { ...base, prompt: 'a lighthouse, <lora:secret-style:1>' }, 'request.prompt', '<lora:'],
+      ['txt2img', { ...base, prompt: 'a lighthouse <lyco:secret-style:0.8>' }, 'request.prompt', '<lyco:'],
+      ['txt2img', { ...base, negative_prompt: 'blurry, <hypernet:secret-style:1>' }, 'request.negative_prompt', '<hypernet:'],
+      // left open, it would close on the tag Gantry appends for loras[]
+      ['txt2img', { ...base, prompt: 'a lighthouse <lora:secret-style', loras: [{ model_name: 'ink' }] }, 'request.prompt', '<lora:'],
+      ['txt2img', { ...base, prompt: 'a lighthouse <LoRA:secret-style:1>' }, 'request.prompt', '<LoRA:'],
+      ['txt2img', { ...base, loras: [{ model_name: 'mine:1><lora:secret-style' }] }, 'request.loras[0].model_name', ':'],
+      ['img2img', { ...base, image_base64: src, prompt: 'in ink <lora:secret-style:1>' }, 'request.prompt', '<lora:'],
+      ['inpainting', { model_name: 'base.safetensors', prompt: 'a door', negative_prompt: '<lora:secret-style:-1>', image_base64: src, mask_image_base64: src }, 'request.negative_prompt', '<lora:'],
+    ];
+    for (const [op, request, field, found] of refusals) {
+      const r = await as(t.app, key).post(`/v3/async/${op}`, { request });
+      assert.equal(r.status, 400, `${op} ${JSON.stringify(request.prompt)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.reason, 'INVALID_REQUEST_BODY');
+      assert.deepEqual([r.body.metadata.field, r.body.metadata.rule, r.body.metadata.found], [field, 'no_extra_network_syntax', found]);
+      assert.match(r.body.message, /extra-network syntax.*request\.loras/);
+    }
+    // the other team's LoRA by name in loras[] was refused before (the catalogue the team sees)
+    const named = await as(t.app, key).post('/v3/async/txt2img', { request: { ...base, loras: [{ model_name: 'secret-style' }] } });
+    assert.deepEqual([named.status, named.body.metadata.field], [400, 'request.loras[0].model_name']);
+    await t.services.jobs.runDue();
+    assert.deepEqual(ui.calls.filter((c) => c.path !== '/sdapi/v1/options'), [], 'nothing was generated');
+
+    // angle brackets and colons that are not a tag pass as written
+    const plain = await as(t.app, key).post('/v3/async/txt2img', { request: { ...base, prompt: 'a sign reading <open 24/7> at 10:30, <3', loras: [{ model_name: 'ink' }] } });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    assert.equal((await ended(t, key, plain.body.task_id)).task.status, 'TASK_STATUS_SUCCEED');
+    const sent = calls(ui, 'txt2img').map((c) => [c.body.prompt, c.body.negative_prompt]);
+    assert.deepEqual(sent, [['a sign reading <open 24/7> at 10:30, <3, <lora:ink:1>', '']]);
   });
 });
 

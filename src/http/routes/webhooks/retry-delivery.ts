@@ -10,7 +10,7 @@ export default function retryDeliveryRoute(app: App, s: Pick<Services, 'webhooks
     schema: {
       tags: TAGS, summary: 'Send an ended delivery again now (same id and body, a full schedule of retries)', security: KeyBearer,
       params: DeliveryParams,
-      response: { 200: DeliveryView, ...errors(401, 403, 404, 409) },
+      response: { 200: DeliveryView, ...errors(401, 403, 404, 409, 429) },
     },
   }, async (req) => deliveryView(await retryDelivery(s.webhooks, principalOf(req).teamId, req.params.id, req.params.deliveryId)));
 }

@@ -10,7 +10,7 @@ export default function testEndpointRoute(app: App, s: Pick<Services, 'webhooks'
     schema: {
       tags: TAGS, summary: 'Send the event webhook.test to this endpoint now (signed and retried like any delivery; in its log)', security: KeyBearer,
       params: EndpointParams,
-      response: { 200: DeliveryView, ...errors(401, 403, 404, 409) },
+      response: { 200: DeliveryView, ...errors(401, 403, 404, 409, 429) },
     },
   }, async (req) => deliveryView(await sendTestDelivery(s.webhooks, principalOf(req).teamId, req.params.id)));
 }

@@ -2,11 +2,13 @@
 // own Standard Webhooks verification; the secret and its rotation (both signatures for 24
 // hours, then only the new one), endpoints CRUD and their validation, retries with backoff
 // (a 500, a timeout), redirects not followed, private addresses refused unless allowed, an
-// endpoint disabled after 5 days of failures, the delivery log, manual retry, roles.
+// endpoint disabled after 5 days of failures, the delivery log, manual retry, roles; test sends
+// and manual retries throttled per endpoint and per team (across replicas on one Redis).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
+import { buildApp } from '../../../app.ts';
 import { as, call } from '../../../../test/helpers/http.ts';
 import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../../../test/helpers/webhook-receiver.ts';
@@ -310,6 +312,65 @@ test('a test send: webhook.test to that endpoint only, signed, in its log with t
     assert.equal((await owner.post(`${BASE}/endpoints/whe_nope/test`)).status, 404);
     assert.equal((await as(t.app, team.members.Developer.apiKey).post(`${BASE}/endpoints/${id}/test`)).status, 403, 'a Developer may not manage webhooks');
   });
+});
+
+const throttled = (r: { status: number; body: any; headers: Record<string, unknown> }, rule: string, limit: number) => {
+  assert.equal(r.status, 429, JSON.stringify(r.body));
+  assert.equal(r.body.reason, 'RATE_LIMIT_EXCEEDED');
+  assert.deepEqual([r.body.metadata.rule, r.body.metadata.limit, r.body.metadata.windowS], [rule, limit, 60]);
+  assert.ok(Number(r.headers['retry-after']) >= 1 && Number(r.headers['retry-after']) <= 60, String(r.headers['retry-after']));
+  assert.equal(r.body.metadata.retryAfter, Number(r.headers['retry-after']));
+};
+
+test('test sends and manual retries are throttled: a burst of 40 gives 5 deliveries then 429 naming the limit; 20 a team; a minute later they pass', async () => {
+  await withApp(async (t, team, rx) => {
+    const owner = as(t.app, team.owner.apiKey);
+    const a = await endpoint(t, team, `${rx.url}a`);
+    const burst = await Promise.all(Array.from({ length: 40 }, () => owner.post(`${BASE}/endpoints/${a}/test`)));
+    const accepted = burst.filter((r) => r.status === 200);
+    assert.equal(accepted.length, 5, JSON.stringify(burst.map((r) => r.status)));
+    for (const r of burst.filter((x) => x.status !== 200)) throttled(r, 'webhook_sends_per_endpoint', 5);
+    assert.match(burst.find((r) => r.status === 429)!.body.message, /at most 5 sends a minute to one endpoint \(test sends and manual retries\); retry after \d+ s/);
+    assert.equal(await deliver(t), 5);
+    assert.equal(rx.received.length, 5, 'five POSTs reached the third party, not 40');
+    assert.equal((await deliveries(t, team, a)).length, 5, 'a refused send is not logged');
+    // a manual retry is a send too: refused before the delivery changes
+    const ended = accepted[0]!.body.id as string;
+    throttled(await owner.post(`${BASE}/endpoints/${a}/deliveries/${ended}/retry`), 'webhook_sends_per_endpoint', 5);
+    assert.equal((await deliveries(t, team, a)).find((d) => d.id === ended).state, 'succeeded');
+    // the team's limit: 20 a minute, its endpoints together
+    const more = [await endpoint(t, team, `${rx.url}b`), await endpoint(t, team, `${rx.url}c`), await endpoint(t, team, `${rx.url}d`)];
+    for (const id of more) for (let i = 0; i < 5; i++) assert.equal((await owner.post(`${BASE}/endpoints/${id}/test`)).status, 200);
+    const e = await endpoint(t, team, `${rx.url}e`);
+    throttled(await owner.post(`${BASE}/endpoints/${e}/test`), 'webhook_sends_per_team', 20);
+    // another team has its own limits
+    const other = await createTeam(t.app, t.creds.adminToken);
+    const theirs = await endpoint(t, other, `${rx.url}x`);
+    assert.equal((await as(t.app, other.owner.apiKey).post(`${BASE}/endpoints/${theirs}/test`)).status, 200);
+    // a minute later the window has moved on
+    t.clock.advance(60_000);
+    assert.equal((await owner.post(`${BASE}/endpoints/${e}/test`)).status, 200);
+    assert.equal((await owner.post(`${BASE}/endpoints/${a}/deliveries/${ended}/retry`)).status, 200);
+  });
+});
+
+test('the send limits hold across replicas on one Redis: sends through two apps count in one window', { skip: process.env.TEST_REDIS_URL ? false : 'needs TEST_REDIS_URL' }, async () => {
+  const prefix = `gantry-webhook-sends-${process.pid}-${Date.now()}:`;
+  await withApp(async (t, team, rx) => {
+    const b = await buildApp({ config: t.config, store: t.store, clock: t.clock, logger: false });
+    try {
+      const id = await endpoint(t, team, rx.url);
+      const send = (app: TestApp['app']) => as(app, team.owner.apiKey).post(`${BASE}/endpoints/${id}/test`);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await send(t.app)).status, 200);
+        if (i < 2) assert.equal((await send(b.app)).status, 200);
+      }
+      throttled(await send(b.app), 'webhook_sends_per_endpoint', 5);
+      throttled(await send(t.app), 'webhook_sends_per_endpoint', 5);
+    } finally {
+      await b.app.close();
+    }
+  }, { ...ALLOW, REDIS_URL: process.env.TEST_REDIS_URL ?? '', GANTRY_REDIS_PREFIX: prefix });
 });
 
 test('a request URL delivery: the body as given, signed, up to 5 retries, then failed for the operator to see', async () => {
