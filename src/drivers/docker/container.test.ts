@@ -80,6 +80,9 @@ test('the create body confines the container: capabilities dropped to a short li
   assert.ok(KEPT_CAPABILITY_NAMES.every((c) => KEPT_CAPABILITIES[c].length > 20), 'each kept capability says why');
   assert.deepEqual(h.SecurityOpt, ['no-new-privileges'], 'and no seccomp=unconfined: the engine\'s default profile');
   assert.equal(h.Privileged, false);
+  // nothing of the host's: no host namespace, path or device (GPUs come by DeviceRequests or CDI only)
+  assert.deepEqual([h.PidMode, h.IpcMode, h.UTSMode, h.UsernsMode, h.Binds, h.Devices, h.VolumesFrom], [undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+  assert.equal(h.NetworkMode, 'gantry-usr_contract');
   assert.equal(h.PidsLimit, 512);
   assert.equal((createBody(baseSpec('ins_x', 'img:1'), { network: 'gantry', publishHost: '127.0.0.1' }) as any).HostConfig.PidsLimit, 4096, 'the default');
   assert.equal(h.StorageOpt, undefined, 'no quota asked unless the engine keeps one');
