@@ -1,7 +1,8 @@
 // Serverless workers as real containers (issue 31): (a) a worker's cold start, endpoint create →
 // first worker healthy, split into what Gantry, the engine, the worker and the health probe
-// each take; (b) the router's added latency: the same small GET sent to the worker's published
-// port and through Gantry's /serverless/<app>/ route, in one run, at 1 and 16 requests in flight.
+// each take; (b) the router's added latency: the same small GET sent to the worker's address
+// (on its team's network: a worker is never published) and through Gantry's /serverless/<app>/
+// route, in one run, at 1 and 16 requests in flight.
 //
 // Everything is real: an engine of the bench's own (test/helpers/engines.ts: Podman by default,
 // or dockerd; private socket, busybox-static test image, removed at the end), a `gantry serve`
@@ -92,9 +93,10 @@ try {
     const ep = (await call(creds.apiKey, 'GET', `${BASE}/endpoint?id=${id}`)).endpoint;
     return ep.workers.some((w: any) => w.state.state === 'running' && w.healthy);
   };
-  const publishedAt = (c: any): string => {
-    const b = c?.State?.Status === 'running' ? c.NetworkSettings?.Ports?.[`${PORT}/tcp`]?.find((x: { HostPort?: string }) => x.HostPort) : undefined;
-    return b ? `127.0.0.1:${b.HostPort}` : '';
+  // a worker is never published (issue 40): it answers at its address on its team's network, which this host reaches
+  const workerAt = (c: any): string => {
+    const ip = c?.State?.Status === 'running' ? Object.values((c.NetworkSettings?.Networks ?? {}) as Record<string, { IPAddress?: string }>).find((n) => n.IPAddress)?.IPAddress : undefined;
+    return ip ? `${ip}:${PORT}` : '';
   };
   const answers = async (address: string): Promise<boolean> => fetch(`http://${address}/health`, { signal: AbortSignal.timeout(1000) })
     .then(async (r) => {
@@ -123,7 +125,7 @@ try {
     await waitFor(`cold start ${i}`, async () => {
       if (!answeredAt) {
         container = await containerOf(id);
-        address ||= publishedAt(container);
+        address ||= workerAt(container);
         if (address && (await answers(address))) answeredAt = Date.now();
       }
       if (!healthyAt && (await healthyWorker(id))) healthyAt = Date.now();
@@ -152,7 +154,7 @@ try {
   // ---- (b) the router's added latency ----
   const id = await createEndpoint('lat', 1000);
   await waitFor('the latency endpoint serves', () => healthyWorker(id));
-  const address = publishedAt(await containerOf(id));
+  const address = workerAt(await containerOf(id));
   const routedOrigin = server.url;
   const auth = { authorization: `Bearer ${creds.apiKey}` };
   /** `n` GETs at `c` in flight; each one's latency in ms */

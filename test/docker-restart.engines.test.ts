@@ -94,7 +94,7 @@ test('docker driver: Gantry killed with SIGKILL and started again finds its runn
   assert.equal((await engine.api('GET', `/containers/${id}/json`)).json.State.Status, 'running');
   const orphan = await engine.api('POST', `/containers/create?name=${ORPHAN}`, {
     Image: engine.image, Cmd: ['sleep', '3600'], Labels: { 'io.gantry.managed': 'true', 'io.gantry.id': ORPHAN, 'io.gantry.role': 'instance' },
-    HostConfig: { NetworkMode: 'gantry-restart' },
+    HostConfig: { NetworkMode: container.HostConfig.NetworkMode }, // the team's network the driver made
   });
   assert.equal(orphan.status, 201, JSON.stringify(orphan.json));
   assert.equal((await engine.api('POST', `/containers/${ORPHAN}/start`)).status, 204);

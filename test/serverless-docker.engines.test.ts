@@ -2,8 +2,8 @@
 // on the docker driver (GANTRY_COMPUTE_DRIVER=docker) against a dockerd and a Podman of the
 // test's own (helpers/engines.ts), everything asked through the HTTP surface and checked
 // against the engine's own API: an endpoint's worker is a container labelled as one, it is
-// healthy only once the endpoint's health path answers at its published port (a real HTTP
-// probe), requests to /serverless/<appName>/… reach that container and return its bytes, a
+// healthy only once the endpoint's health path answers at its address on its team's network
+// (a real HTTP probe; a worker's port is never published, issue 40), requests to /serverless/<appName>/… reach that container and return its bytes, a
 // burst scales out to a second container and idleness back in (the container removed), a
 // worker whose health path starts failing is replaced by a new container, and deleting the
 // endpoint leaves no container (nor marker volume). The worker is the test image's busybox
@@ -82,11 +82,18 @@ async function containersOf(engine: TestEngine, id: string): Promise<Container[]
   return r.json as Container[];
 }
 
-/** Where the engine published the worker's port: `127.0.0.1:<host port>` ('' while not running). */
-async function publishedAt(engine: TestEngine, name: string): Promise<string> {
+/**
+ * Where the worker answers: `<its address on its team's network>:<port>` ('' while not
+ * running). A worker is never published on a host port: this host (where Gantry and this test
+ * run) reaches it on the engine's bridge, as the router does.
+ */
+async function workerAt(engine: TestEngine, name: string): Promise<string> {
   const c = (await engine.api('GET', `/containers/${name}/json`)).json;
-  const b = c?.State?.Status === 'running' ? c.NetworkSettings?.Ports?.[`${PORT}/tcp`]?.find((x: { HostPort?: string }) => x.HostPort) : undefined;
-  return b ? `127.0.0.1:${b.HostPort}` : '';
+  if (c?.State?.Status !== 'running') return '';
+  const published = Object.values((c.NetworkSettings?.Ports ?? {}) as Record<string, { HostPort?: string }[] | null>).flat().filter((b) => b?.HostPort);
+  assert.deepEqual(published, [], 'no port of a worker is published');
+  const ip = Object.values((c.NetworkSettings?.Networks ?? {}) as Record<string, { IPAddress?: string }>).find((n) => n.IPAddress)?.IPAddress;
+  return ip ? `${ip}:${PORT}` : '';
 }
 
 /** Runs `cmd` in the container through the engine's exec API (the test's own hand, not Gantry's). */
@@ -166,8 +173,8 @@ for (const kind of ['dockerd', 'podman'] as EngineKind[]) {
 
     // ---- healthy only by the probe: the port serves pages before /health answers, and the worker is not healthy then ----
     let address = '';
-    await until('the container runs and its published port serves the test page', async () => {
-      address = await publishedAt(engine, workerId);
+    await until('the container runs and its port serves the test page', async () => {
+      address = await workerAt(engine, workerId);
       return address !== '' && (await direct(address, '/index.html')).text === 'gantry-test-page\n';
     }, { limitMs: 60_000, everyMs: 50 });
     // Gantry's view first, then the health path: if /health still fails now, it failed when Gantry was looked at
@@ -230,7 +237,7 @@ for (const kind of ['dockerd', 'podman'] as EngineKind[]) {
     assert.equal((await endpoint()).workers.find((w: any) => w.id === gone)?.state.state, 'stopped');
 
     // ---- a worker whose health path fails is replaced by a new container ----
-    const keptAt = await publishedAt(engine, keptId);
+    const keptAt = await workerAt(engine, keptId);
     await exec(engine, keptId, ['rm', '-f', '/www/health']);
     assert.equal((await direct(keptAt, '/health')).status, 404);
     await until('the unhealthy worker is failed, its container removed, and a new worker serves', async () => {

@@ -38,8 +38,11 @@ export interface WorkerSpecPart {
 export const OBSERVED_PHASES = ['absent', 'creating', 'pulling', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'failed'] as const;
 export type ObservedPhase = (typeof OBSERVED_PHASES)[number];
 
-/** Why a workload failed, in words the instance's statusError can carry. */
-export const FAILURE_REASONS = ['image_pull_failed', 'insufficient_resource', 'crashed', 'unknown'] as const;
+/**
+ * Why a workload failed, in words the instance's statusError can carry. `disk_limit_exceeded`:
+ * it wrote more than its spec gives it (root filesystem or a volume) and was stopped for it.
+ */
+export const FAILURE_REASONS = ['image_pull_failed', 'insufficient_resource', 'crashed', 'disk_limit_exceeded', 'unknown'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 export interface Observed {
@@ -170,6 +173,23 @@ export interface ComputeDriver {
    * metrics (the metrics operation answers empty series).
    */
   usage?(): Promise<WorkloadUsage[]>;
+  /**
+   * Optional: measure what each running workload uses of the limits its spec gives it that
+   * the engine does not hold by itself (docker: the root filesystem's `rootfsGb` and each
+   * volume's `size`, where no storage quota does), and stop those over: describe() then says
+   * `failed`, `disk_limit_exceeded`, with the breach's message. Returns those it stopped now.
+   * Called periodically (the `compute.sample` job); drivers whose platform enforces the limits
+   * (kubernetes' kubelet evicts a pod over its ephemeral storage) or that run nothing (sim)
+   * have none.
+   */
+  enforceLimits?(): Promise<LimitBreach[]>;
+}
+
+/** A running workload a driver stopped because it used more than its spec gives it (`enforceLimits`). */
+export interface LimitBreach {
+  id: string;
+  /** which limit and by how much, in words (the statusError's message) */
+  message: string;
 }
 
 /** What a driver's factory is given besides its settings. */

@@ -29,6 +29,19 @@ export interface TestEngine {
   stop(): Promise<void>;
 }
 
+export interface EngineOptions {
+  /**
+   * dockerd with its firewall (`--iptables=true --ip-forward=true`, as production runs it:
+   * the rules that keep bridge networks apart), in a network namespace of its own. Only there:
+   * dockerd flushes the DOCKER chains at start (libnetwork's removeIPChains), so two on the
+   * host's tables would erase each other's rules; the cost is that the host cannot reach its
+   * containers or published ports, so only tests that look from container to container ask for
+   * it. Podman needs no such option: netavark adds its rules beside others' and isolates the
+   * networks the driver makes (`isolate`) on the host's tables.
+   */
+  firewall?: boolean;
+}
+
 const BINARIES: Record<EngineKind, string[]> = { dockerd: ['dockerd', 'docker-proxy', 'runc'], podman: ['podman', 'conmon', 'runc'] };
 const BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'];
 export const TEST_IMAGE = 'localhost/gantry-test/busybox:latest';
@@ -160,7 +173,7 @@ rm -rf ${dir}
  * Starts `kind` on a socket of its own, imports the test image, and returns it. The caller
  * stops it (`after(() => engine.stop())`).
  */
-export async function startEngine(kind: EngineKind): Promise<TestEngine> {
+export async function startEngine(kind: EngineKind, opts: EngineOptions = {}): Promise<TestEngine> {
   const dir = mkdtempSync(join(tmpdir(), `gantry-${kind}-`));
   const socketPath = join(dir, `${kind}.sock`);
   const logPath = join(dir, 'daemon.log');
@@ -171,11 +184,18 @@ export async function startEngine(kind: EngineKind): Promise<TestEngine> {
   if (kind === 'dockerd') {
     writeFileSync(join(dir, 'daemon.json'), '{}\n');
     bin = 'dockerd';
+    const firewall = opts.firewall ? ['--iptables=true', '--ip-forward=true'] : ['--iptables=false', '--ip-forward=false'];
     args = [
       '--config-file', join(dir, 'daemon.json'), '--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'),
-      '--pidfile', join(dir, 'dockerd.pid'), '-H', `unix://${socketPath}`, '--iptables=false', '--ip-forward=false',
+      '--pidfile', join(dir, 'dockerd.pid'), '-H', `unix://${socketPath}`, ...firewall,
       '--ip-masq=false', '--bridge=none', '--storage-driver=overlay2', '--shutdown-timeout=1', '--log-level=warn',
     ];
+    if (opts.firewall) {
+      // a network namespace of its own, its loopback up (published ports bind 127.0.0.1 there);
+      // unshare and the shell exec dockerd, so the pid stays the daemon's
+      args = ['--net', '--', '/bin/sh', '-c', 'ip link set lo up && exec "$0" "$@"', bin, ...args];
+      bin = 'unshare';
+    }
   } else {
     for (const d of ['root', 'run', 'tmp', 'networks']) mkdirSync(join(dir, d));
     writeFileSync(join(dir, 'containers.conf'), [
@@ -233,6 +253,34 @@ export async function startEngine(kind: EngineKind): Promise<TestEngine> {
     api: (method, path, body) => call(socketPath, method, path, body),
     stop,
   };
+}
+
+/**
+ * Runs `cmd` in a running container through the engine's exec API (the test's own hand, not
+ * Gantry's), as `user` when given; resolves once it ends, with its exit code and its output
+ * (stdout and stderr, the 8-byte frames taken apart).
+ */
+export async function execIn(e: TestEngine, name: string, cmd: string[], user?: string): Promise<{ code: number; output: string }> {
+  const made = await e.api('POST', `/containers/${name}/exec`, { Cmd: cmd, AttachStdout: true, AttachStderr: true, ...(user ? { User: user } : {}) });
+  if (made.status !== 201) throw new Error(`exec in ${name}: ${made.status} ${JSON.stringify(made.json)}`);
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const req = request({ socketPath: e.socketPath, method: 'POST', path: `/v1.41/exec/${made.json.Id}/start`, headers: { 'content-type': 'application/json' }, timeout: 60_000 }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve(Buffer.concat(parts)));
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`exec in ${name}: no end in 60 s`)));
+    req.end(JSON.stringify({ Detach: false, Tty: false }));
+  });
+  const out: Buffer[] = [];
+  for (let off = 0; off + 8 <= raw.length;) {
+    const size = raw.readUInt32BE(off + 4);
+    out.push(raw.subarray(off + 8, off + 8 + size));
+    off += 8 + size;
+  }
+  const info = await e.api('GET', `/exec/${made.json.Id}/json`);
+  return { code: info.json.ExitCode, output: Buffer.concat(out).toString('utf8') };
 }
 
 /** A made-up GPU UUID in nvidia-smi's form, new for each test (engines are shared by nothing, CDI files are). */

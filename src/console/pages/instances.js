@@ -28,7 +28,7 @@ export const INSTANCE_STATUSES = [
 /** What some statuses mean, beside their name in the filter. */
 const STATUS_HINTS = /** @type {Record<string, string>} */ ({ exited: 'exited (stopped or failed)', freezing: 'freezing (stopped by a limit)' });
 /** The reasons a driver gives for a workload that failed (src/drivers/types.ts FAILURE_REASONS): an exited instance with one of them failed. */
-const FAILURE_REASONS = ['image_pull_failed', 'insufficient_resource', 'crashed', 'unknown'];
+const FAILURE_REASONS = ['image_pull_failed', 'insufficient_resource', 'crashed', 'disk_limit_exceeded', 'unknown'];
 /** Statuses an instance rests in; in any other it is moving and its page reads itself again. */
 const STEADY = ['running', 'exited', 'removed', 'freezing'];
 /** While an instance shown is between states, the page reads it again this often. */

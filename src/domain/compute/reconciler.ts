@@ -26,6 +26,7 @@ const FAILURE_TEXT: Record<string, string> = {
   image_pull_failed: 'image pull failed',
   insufficient_resource: 'insufficient resources: no node can hold this instance',
   crashed: 'the container crashed',
+  disk_limit_exceeded: 'stopped: disk limit exceeded',
   unknown: 'the workload failed',
 };
 

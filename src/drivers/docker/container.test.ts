@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { baseSpec } from '../contract.ts';
 import {
-  addressOf, portsOf, commandOf, type ContainerInspect, createBody, engineName, engineTimeMs, imagePullQuery, LABEL, LogDemuxer, LogLineTimer,
-  observedFromInspect, registryAuthHeader, shellWords,
+  addressOf, portsOf, commandOf, type ContainerInspect, createBody, engineName, engineTimeMs, imagePullQuery, LABEL, libpodCreateBody, LogDemuxer,
+  LogLineTimer, observedFromInspect, registryAuthHeader, shellWords, teamNetworkName,
 } from './container.ts';
-import { addressHostOf, parseEngineHost } from './settings.ts';
+import { KEPT_CAPABILITIES, KEPT_CAPABILITY_NAMES } from './hardening.ts';
+import { addressHostOf, type DockerSettings, parseEngineHost } from './settings.ts';
 
 test('a command line is split like a shell would; shell syntax runs through /bin/sh -c', () => {
   assert.deepEqual(shellWords(`sh -c "echo hi; sleep 3600"`), ['sh', '-c', 'echo hi; sleep 3600']);
@@ -44,13 +45,13 @@ test('names follow from the id alone', () => {
   assert.equal(engineName('a/b'), `gantry-${Buffer.from('a/b').toString('hex')}`);
 });
 
-test('the create body: limits, published ports, storage volumes, labels, no restart', () => {
+test('the create body: limits, published ports, storage volumes, labels (every one of Gantry\'s, the image\'s emptied), the team\'s network, no restart', () => {
   const spec = {
     ...baseSpec('ins_x', 'img:1'), cpuNum: 2, memoryGb: 1.5, gpuNum: 1,
     ports: [{ port: 8000, type: 'http' }, { port: 22, type: 'tcp' }],
     volumes: [{ type: 'network', size: '10', id: 'ns_1', mountPath: '/data' }, { type: 'local', size: '5', id: 'l1', mountPath: '/scratch' }],
   };
-  const body = createBody(spec, { network: 'gantry', publishHost: '127.0.0.1' }) as any;
+  const body = createBody(spec, { network: 'gantry', publishHost: '127.0.0.1' }, [], { imageLabelKeys: ['io.gantry.gpu-uuids', 'io.gantry.team', 'io.gantry.foo', 'org.opencontainers.image.title'] }) as any;
   assert.deepEqual(body.Cmd, ['sleep', '3600']);
   assert.deepEqual(body.Env, ['HELLO=world', 'NVIDIA_VISIBLE_DEVICES=void'], 'given no GPUs, a default NVIDIA runtime adds none (gpus.test.ts)');
   assert.deepEqual(body.ExposedPorts, { '8000/tcp': {}, '22/tcp': {} });
@@ -58,14 +59,53 @@ test('the create body: limits, published ports, storage volumes, labels, no rest
   assert.equal(body.HostConfig.NanoCpus, 2e9);
   assert.equal(body.HostConfig.Memory, 1.5 * 1024 ** 3);
   assert.equal(body.HostConfig.MemorySwap, body.HostConfig.Memory);
-  assert.equal(body.HostConfig.NetworkMode, 'gantry');
+  assert.equal(body.HostConfig.NetworkMode, 'gantry-usr_contract', 'the team\'s own network');
   assert.deepEqual(body.HostConfig.RestartPolicy, { Name: 'no' });
   assert.deepEqual(body.HostConfig.Mounts, [{ Type: 'volume', Source: 'gantry-ns-ns_1', Target: '/data' }, { Type: 'volume', Target: '/scratch' }]);
   assert.deepEqual(body.Labels, {
-    [LABEL.managed]: 'true', [LABEL.id]: 'ins_x', [LABEL.role]: 'instance', [LABEL.cluster]: 'cls_local', [LABEL.team]: 'usr_contract',
-    [LABEL.gpus]: '1', [LABEL.ports]: '8000,22', [LABEL.portTypes]: 'http,tcp',
-  });
+    [LABEL.managed]: 'true', [LABEL.id]: 'ins_x', [LABEL.role]: 'instance', [LABEL.endpoint]: '', [LABEL.cluster]: 'cls_local', [LABEL.team]: 'usr_contract',
+    [LABEL.gpus]: '1', [LABEL.gpuUuids]: '', [LABEL.ports]: '8000,22', [LABEL.portTypes]: 'http,tcp', [LABEL.rootfsGb]: '1',
+    [LABEL.volumeGb]: '{"/data":10,"/scratch":5}', 'io.gantry.foo': '',
+  }, 'every label Gantry reads is its own (empty without a value); the image\'s other io.gantry.* ones are emptied, others left alone');
   assert.equal(LABEL.team, 'io.gantry.team');
+  assert.equal(teamNetworkName('gantry', 'usr_01abc'), 'gantry-usr_01abc');
+  assert.equal(teamNetworkName('gantry', 'a/b'), `gantry-x${Buffer.from('a/b').toString('hex')}`, 'a team id that is no name: hex');
+});
+
+test('the create body confines the container: capabilities dropped to a short list, no new privileges, default seccomp, a PID limit', () => {
+  const h = (createBody(baseSpec('ins_x', 'img:1'), { network: 'gantry', publishHost: '127.0.0.1', pidsLimit: 512 }) as any).HostConfig;
+  assert.deepEqual(h.CapDrop, ['ALL']);
+  assert.deepEqual(h.CapAdd, ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'NET_BIND_SERVICE']);
+  for (const gone of ['MKNOD', 'NET_RAW', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT', 'AUDIT_WRITE', 'SYS_ADMIN', 'NET_ADMIN']) assert.ok(!h.CapAdd.includes(gone), gone);
+  assert.ok(KEPT_CAPABILITY_NAMES.every((c) => KEPT_CAPABILITIES[c].length > 20), 'each kept capability says why');
+  assert.deepEqual(h.SecurityOpt, ['no-new-privileges'], 'and no seccomp=unconfined: the engine\'s default profile');
+  assert.equal(h.Privileged, false);
+  // nothing of the host's: no host namespace, path or device (GPUs come by DeviceRequests or CDI only)
+  assert.deepEqual([h.PidMode, h.IpcMode, h.UTSMode, h.UsernsMode, h.Binds, h.Devices, h.VolumesFrom], [undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+  assert.equal(h.NetworkMode, 'gantry-usr_contract');
+  assert.equal(h.PidsLimit, 512);
+  assert.equal((createBody(baseSpec('ins_x', 'img:1'), { network: 'gantry', publishHost: '127.0.0.1' }) as any).HostConfig.PidsLimit, 4096, 'the default');
+  assert.equal(h.StorageOpt, undefined, 'no quota asked unless the engine keeps one');
+  const quota = (createBody({ ...baseSpec('ins_x', 'img:1'), rootfsGb: 20 }, { network: 'gantry', publishHost: '127.0.0.1' }, [], { rootfsQuota: true }) as any).HostConfig;
+  assert.deepEqual(quota.StorageOpt, { size: '20480M' });
+  // Podman's libpod create (GPUs) says the same
+  const lp = libpodCreateBody('ins_x', createBody(baseSpec('ins_x', 'img:1'), { network: 'gantry', publishHost: '127.0.0.1', pidsLimit: 512 }, [], { rootfsQuota: true }), []) as any;
+  assert.deepEqual([lp.cap_drop, lp.cap_add, lp.no_new_privileges, lp.privileged, lp.resource_limits.pids, lp.storage_opts], [['ALL'], h.CapAdd, true, false, { limit: 512 }, { size: '1024M' }]);
+});
+
+test('a worker\'s port is never published: it answers at the container\'s address on its team\'s network', () => {
+  const spec = { ...baseSpec('wk-1', 'img:1'), worker: { endpointId: 'ep_1', health: { path: '/', initialDelay: 0, period: 1, timeout: 1, successThreshold: 1, failureThreshold: 1 } } };
+  const body = createBody(spec, { network: 'gantry', publishHost: '10.0.0.5' }) as any;
+  assert.deepEqual(body.HostConfig.PortBindings, {});
+  assert.deepEqual(body.ExposedPorts, { '8080/tcp': {} });
+  assert.equal(body.Labels[LABEL.endpoint], 'ep_1');
+  assert.deepEqual((libpodCreateBody('wk-1', body, []) as any).portmappings, []);
+  const running: ContainerInspect = {
+    Id: 'c', State: { Status: 'running' }, Config: { Labels: body.Labels }, HostConfig: { NetworkMode: 'gantry-usr_contract' },
+    NetworkSettings: { Ports: { '8080/tcp': null }, Networks: { 'gantry-usr_contract': { IPAddress: '172.18.0.3' } } },
+  };
+  assert.deepEqual(portsOf(running, '10.0.0.5'), [{ port: 8080, type: 'http', endpoint: '172.18.0.3:8080' }]);
+  assert.equal(addressOf({ ...running, NetworkSettings: { Networks: { 'gantry-usr_contract': { IPAddress: '' } } } }, '10.0.0.5'), undefined, 'no address yet');
 });
 
 function inspect(state: Partial<ContainerInspect['State']>, memory = 0): ContainerInspect {
@@ -98,6 +138,13 @@ test('inspect → observed: running, stopping, stopped, crashed, OOM (Podman say
   assert.match(noExec.message!, /could not start: exec: "nope"/);
   assert.equal(observedFromInspect(inspect({ Status: 'created' }), { ...podman, startError: 'no such file' }).phase, 'failed');
   assert.deepEqual(observedFromInspect(inspect({ Status: 'removing' }), docker), { phase: 'deleting' });
+  // stopped for a disk limit: stopping while the kill comes, then failed with the breach (a stop asked meanwhile wins)
+  const limitBreach = 'its root filesystem holds 24 MiB written, over its rootfsSize of 16 MiB';
+  assert.deepEqual(observedFromInspect(inspect({ Status: 'running' }), { ...docker, limitBreach }), { phase: 'stopping' });
+  assert.deepEqual(observedFromInspect(inspect({ Status: 'exited', ExitCode: 137 }, 1 << 30), { ...podman, limitBreach }), {
+    phase: 'failed', reason: 'disk_limit_exceeded', message: limitBreach, endedAtMs: ended,
+  });
+  assert.equal(observedFromInspect(inspect({ Status: 'exited', ExitCode: 137 }), { ...docker, limitBreach, stopAsked: true }).phase, 'stopped');
   assert.equal(engineTimeMs('0001-01-01T00:00:00Z'), undefined);
   assert.equal(engineTimeMs('2026-11-27T19:00:00+02:00'), Date.parse('2026-11-27T17:00:00Z'));
 });
@@ -167,18 +214,22 @@ function problems(env: Record<string, string>): string[] {
 test('settings: GANTRY_COMPUTE_DRIVER=docker reads the engine address, network and publish host', () => {
   assert.deepEqual(loadConfig({ GANTRY_COMPUTE_DRIVER: 'docker' }, '/tmp').computeDriver, {
     kind: 'docker', settings: {
-      host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+      host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi', pidsLimit: 4096,
       localImages: ['localhost/'], privateRegistries: [],
     },
   });
   assert.deepEqual(loadConfig({ GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: 'tcp://10.0.0.2:2375', GANTRY_DOCKER_NETWORK: 'gpu', GANTRY_DOCKER_PUBLISH_HOST: '0.0.0.0' }, '/tmp').computeDriver.settings, {
-    host: 'tcp://10.0.0.2:2375', network: 'gpu', publishHost: '0.0.0.0', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+    host: 'tcp://10.0.0.2:2375', network: 'gpu', publishHost: '0.0.0.0', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi', pidsLimit: 4096,
     localImages: ['localhost/'], privateRegistries: [],
   });
-  assert.deepEqual(problems({ GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: 'docker.sock', GANTRY_DOCKER_NETWORK: '-x', GANTRY_DOCKER_PUBLISH_HOST: 'example.com' }), [
+  assert.equal((loadConfig({ GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_PIDS_LIMIT: '512' }, '/tmp').computeDriver.settings as DockerSettings).pidsLimit, 512);
+  assert.deepEqual(problems({
+    GANTRY_COMPUTE_DRIVER: 'docker', GANTRY_DOCKER_HOST: 'docker.sock', GANTRY_DOCKER_NETWORK: '-x', GANTRY_DOCKER_PUBLISH_HOST: 'example.com', GANTRY_DOCKER_PIDS_LIMIT: '0',
+  }), [
     'GANTRY_DOCKER_HOST must be unix:///path/to/socket or tcp://host:port, got "docker.sock"',
-    'GANTRY_DOCKER_NETWORK must be a network name (letters, digits, _ . -), got "-x"',
+    'GANTRY_DOCKER_NETWORK must be a network name prefix (1-64 letters, digits, _ . -), got "-x"',
     'GANTRY_DOCKER_PUBLISH_HOST must be an IP address of this host (0.0.0.0: every interface), got "example.com"',
+    'GANTRY_DOCKER_PIDS_LIMIT must be an integer in [16, 4194304], got "0"',
   ]);
   assert.deepEqual(parseEngineHost('unix:///run/podman/podman.sock'), { origin: 'http://docker', socketPath: '/run/podman/podman.sock' });
   assert.deepEqual(parseEngineHost('tcp://[::1]:2375'), { origin: 'http://[::1]:2375', host: '::1' });

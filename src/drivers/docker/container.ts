@@ -4,28 +4,11 @@
 // and the log stream (8-byte frames, timestamps).
 import type { FailureReason, Observed, WorkloadSpec } from '../types.ts';
 import { deviceRequests, gpuEnvs } from './gpus.ts';
-import type { GpuMode } from './settings.ts';
+import { hostSecurity, libpodSecurity, rootfsQuota } from './hardening.ts';
+import { LABEL, LABEL_PREFIX } from './labels.ts';
+import { DEFAULT_PIDS_LIMIT, type GpuMode } from './settings.ts';
 
-/** Labels on every container, network and volume the driver makes. */
-export const LABEL = {
-  managed: 'io.gantry.managed',
-  id: 'io.gantry.id',
-  role: 'io.gantry.role',
-  endpoint: 'io.gantry.endpoint',
-  cluster: 'io.gantry.cluster',
-  /** the team it runs for */
-  team: 'io.gantry.team',
-  gpus: 'io.gantry.gpus',
-  /** the GPUs (UUIDs, comma-separated) the container holds: the record allocation rebuilds from */
-  gpuUuids: 'io.gantry.gpu-uuids',
-  /** the spec's ports in its order (the engine's port map has none): address() uses the first */
-  ports: 'io.gantry.ports',
-  /** each of those ports' type (http, tcp), in the same order: ports() gives them back */
-  portTypes: 'io.gantry.port-types',
-  /** on a volume: the network storage id it holds, or the container a marker is about */
-  storage: 'io.gantry.storage',
-  marker: 'io.gantry.marker',
-} as const;
+export { LABEL, LABEL_PREFIX } from './labels.ts';
 
 const ENGINE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
@@ -38,30 +21,58 @@ export function engineName(id: string): string {
   return ENGINE_NAME.test(id) && id.length <= 200 ? id : `gantry-${Buffer.from(id).toString('hex').slice(0, 200)}`;
 }
 
+/** The prefix of the named volumes holding network storage. */
+export const STORAGE_VOLUME_PREFIX = 'gantry-ns-';
+
 /** The named volume holding network storage `storageId` (shared by every container that mounts it). */
 export function storageVolumeName(storageId: string): string {
-  return `gantry-ns-${engineName(storageId)}`;
+  return `${STORAGE_VOLUME_PREFIX}${engineName(storageId)}`;
 }
 
-/** The marker volumes (drivers/README.md: why markers): a stop Gantry asked for, a delete in progress. */
-export function markerName(kind: 'stop' | 'delete', name: string): string {
+export const MARKER_KINDS = ['stop', 'delete', 'limit'] as const;
+export type MarkerKind = (typeof MARKER_KINDS)[number];
+
+/**
+ * The marker volumes (drivers/README.md: why markers): a stop Gantry asked for, a delete in
+ * progress, a run stopped for going over a disk limit.
+ */
+export function markerName(kind: MarkerKind, name: string): string {
   return `gantry-${kind}-${name}`;
 }
 
-export function containerLabels(spec: WorkloadSpec, gpuUuids: readonly string[] = []): Record<string, string> {
-  const labels: Record<string, string> = {
+/**
+ * The network a team's containers join: `<prefix>-<team id>` (GANTRY_DOCKER_NETWORK is the
+ * prefix); a team id an engine would not take as a name is hex-encoded.
+ */
+export function teamNetworkName(prefix: string, teamId: string): string {
+  const team = teamId && ENGINE_NAME.test(teamId) && teamId.length <= 120 ? teamId : `x${Buffer.from(teamId).toString('hex').slice(0, 120)}`;
+  return `${prefix}-${team}`;
+}
+
+/**
+ * Gantry's labels for the container: every one the driver reads back, an empty value where
+ * it has none (a CPU workload's GPUs, an instance's endpoint), and `imageLabelKeys` (the
+ * `io.gantry.*` labels of the image, which the container would inherit) set empty unless
+ * Gantry sets them: a forged image label never reaches Gantry's records.
+ */
+export function containerLabels(spec: WorkloadSpec, gpuUuids: readonly string[] = [], imageLabelKeys: readonly string[] = []): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const key of imageLabelKeys) if (key.startsWith(LABEL_PREFIX)) labels[key] = '';
+  return {
+    ...labels,
     [LABEL.managed]: 'true',
     [LABEL.id]: spec.id,
     [LABEL.role]: spec.worker ? 'worker' : 'instance',
+    [LABEL.endpoint]: spec.worker?.endpointId ?? '',
     [LABEL.cluster]: spec.clusterId,
     [LABEL.team]: spec.teamId,
     [LABEL.gpus]: String(spec.gpuNum),
+    [LABEL.gpuUuids]: gpuUuids.join(','),
     [LABEL.ports]: spec.ports.map((p) => p.port).join(','),
     [LABEL.portTypes]: spec.ports.map((p) => p.type).join(','),
+    [LABEL.rootfsGb]: String(spec.rootfsGb),
+    [LABEL.volumeGb]: JSON.stringify(Object.fromEntries(spec.volumes.map((v) => [v.mountPath, Number(v.size) || 0]))),
   };
-  if (spec.worker) labels[LABEL.endpoint] = spec.worker.endpointId;
-  if (gpuUuids.length) labels[LABEL.gpuUuids] = gpuUuids.join(',');
-  return labels;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,21 +166,37 @@ export function registryAuthHeader(auth: NonNullable<WorkloadSpec['imagePullAuth
 // The create body
 
 export interface ContainerSettings {
-  /** the network containers join and publish their ports from */
+  /** the prefix of the teams' networks (teamNetworkName): a container joins its team's */
   network: string;
   /** the host address ports are published on */
   publishHost: string;
   /** how the GPUs are passed (default nvidia) */
   gpuMode?: GpuMode | undefined;
+  /** the most processes one container may have (default DEFAULT_PIDS_LIMIT) */
+  pidsLimit?: number | undefined;
 }
 
-/** POST /containers/create's body for a workload, pinned to the GPUs it was given (`gpuUuids`). */
-export function createBody(spec: WorkloadSpec, s: ContainerSettings, gpuUuids: readonly string[] = []): Record<string, unknown> {
+/** What the create body takes besides the spec and the settings. */
+export interface CreateExtras {
+  /** the `io.gantry.*` labels the image carries (set empty on the container) */
+  imageLabelKeys?: readonly string[];
+  /** ask the storage driver's quota for the root filesystem (engines on xfs with pquota) */
+  rootfsQuota?: boolean;
+}
+
+/**
+ * POST /containers/create's body for a workload, pinned to the GPUs it was given
+ * (`gpuUuids`), on its team's network, confined (hardening.ts). An instance's ports are
+ * published on the publish host; a worker's never are: the router reaches it on its
+ * network (portsOf).
+ */
+export function createBody(spec: WorkloadSpec, s: ContainerSettings, gpuUuids: readonly string[] = [], extras: CreateExtras = {}): Record<string, unknown> {
   const exposed: Record<string, object> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   for (const p of spec.ports) {
     exposed[`${p.port}/tcp`] = {};
-    bindings[`${p.port}/tcp`] = [{ HostIp: s.publishHost, HostPort: '' }]; // a free host port, chosen at each start
+    // a free host port, chosen at each start
+    if (!spec.worker) bindings[`${p.port}/tcp`] = [{ HostIp: s.publishHost, HostPort: '' }];
   }
   const mounts = spec.volumes.map((v) => (v.type === 'network'
     ? { Type: 'volume', Source: storageVolumeName(v.id), Target: v.mountPath }
@@ -180,13 +207,15 @@ export function createBody(spec: WorkloadSpec, s: ContainerSettings, gpuUuids: r
     Image: spec.image,
     ...commandOf(spec),
     Env: gpuEnvs(spec.envs, gpuUuids).map((e) => `${e.key}=${e.value}`),
-    Labels: containerLabels(spec, gpuUuids),
+    Labels: containerLabels(spec, gpuUuids, extras.imageLabelKeys),
     ExposedPorts: exposed,
     Tty: false,
     OpenStdin: false,
     HostConfig: {
-      NetworkMode: s.network,
+      NetworkMode: teamNetworkName(s.network, spec.teamId),
       PortBindings: bindings,
+      ...hostSecurity(s.pidsLimit ?? DEFAULT_PIDS_LIMIT),
+      ...(extras.rootfsQuota ? { StorageOpt: rootfsQuota(spec.rootfsGb) } : {}),
       ...(spec.cpuNum > 0 ? { NanoCpus: Math.round(spec.cpuNum * 1e9) } : {}),
       // no swap beyond the limit: a workload over its memory is killed, as on a pod
       ...(memory > 0 ? { Memory: memory, MemorySwap: memory } : {}),
@@ -210,6 +239,7 @@ export function libpodCreateBody(name: string, body: Record<string, unknown>, de
     HostConfig: {
       NetworkMode: string; PortBindings: Record<string, { HostIp: string; HostPort: string }[]>; NanoCpus?: number;
       Memory?: number; MemorySwap?: number; Mounts: { Type: string; Source?: string; Target: string }[];
+      CapDrop?: string[]; CapAdd?: string[]; SecurityOpt?: string[]; PidsLimit?: number; StorageOpt?: Record<string, string>;
     };
   };
   const h = b.HostConfig;
@@ -222,6 +252,7 @@ export function libpodCreateBody(name: string, body: Record<string, unknown>, de
   const limits: Record<string, unknown> = {};
   if (h.NanoCpus) limits.cpu = { quota: Math.round((h.NanoCpus / 1e9) * period), period };
   if (h.Memory) limits.memory = { limit: h.Memory, swap: h.MemorySwap ?? h.Memory };
+  if (h.PidsLimit) limits.pids = { limit: h.PidsLimit };
   return {
     name,
     image: b.Image,
@@ -241,6 +272,8 @@ export function libpodCreateBody(name: string, body: Record<string, unknown>, de
     volumes: h.Mounts.map((m) => ({ Name: m.Source ?? '', Dest: m.Target, Options: [] })),
     devices: devices.map((path) => ({ path })),
     restart_policy: 'no',
+    ...libpodSecurity(h),
+    ...(h.StorageOpt ? { storage_opts: h.StorageOpt } : {}),
   };
 }
 
@@ -260,9 +293,12 @@ export interface ContainerInspect {
     StartedAt?: string;
     FinishedAt?: string;
   };
-  Config?: { Labels?: Record<string, string> | null; Tty?: boolean } | null;
-  HostConfig?: { Memory?: number } | null;
-  NetworkSettings?: { Ports?: Record<string, { HostIp?: string; HostPort?: string }[] | null> | null } | null;
+  Config?: { Labels?: Record<string, string> | null; Tty?: boolean; Env?: string[] | null } | null;
+  HostConfig?: { Memory?: number; NetworkMode?: string; DeviceRequests?: { Driver?: string; DeviceIDs?: string[] | null }[] | null } | null;
+  NetworkSettings?: {
+    Ports?: Record<string, { HostIp?: string; HostPort?: string }[] | null> | null;
+    Networks?: Record<string, { IPAddress?: string }> | null;
+  } | null;
 }
 
 /** An engine time (RFC 3339, nanoseconds) in ms; undefined for Go's zero time. */
@@ -281,6 +317,8 @@ export interface ObserveContext {
   engine: 'docker' | 'podman';
   /** the last start Gantry asked of the engine failed with this */
   startError?: string | undefined;
+  /** the run was stopped for going over a disk limit (a limit marker says so, in these words) */
+  limitBreach?: string | undefined;
 }
 
 function fail(reason: FailureReason, message: string, endedAtMs?: number): Observed {
@@ -300,7 +338,7 @@ export function observedFromInspect(c: ContainerInspect, ctx: ObserveContext): O
   switch (st.Status) {
     case 'running':
     case 'paused':
-      if (ctx.stopAsked) return { phase: 'stopping' };
+      if (ctx.stopAsked || ctx.limitBreach) return { phase: 'stopping' };
       return startedAtMs === undefined ? { phase: 'running' } : { phase: 'running', startedAtMs };
     case 'restarting':
       return { phase: 'starting' };
@@ -318,6 +356,7 @@ export function observedFromInspect(c: ContainerInspect, ctx: ObserveContext): O
     default: {
       // exited, stopped (Podman), dead
       if (ctx.stopAsked) return endedAtMs === undefined ? { phase: 'stopped' } : { phase: 'stopped', endedAtMs };
+      if (ctx.limitBreach) return fail('disk_limit_exceeded', ctx.limitBreach, endedAtMs);
       if (st.Error || ctx.startError) return fail('crashed', `the container could not start: ${st.Error || ctx.startError}`, endedAtMs);
       const code = st.ExitCode ?? 0;
       const limit = c.HostConfig?.Memory ?? 0;
@@ -339,10 +378,19 @@ export function addressOf(c: ContainerInspect, addressHost: string): string | un
   return portsOf(c, addressHost)[0]?.endpoint;
 }
 
+/** The container's address on its (team's) network, undefined before it has one. */
+export function networkAddressOf(c: ContainerInspect): string | undefined {
+  const nets = c.NetworkSettings?.Networks ?? {};
+  const own = c.HostConfig?.NetworkMode ? nets[c.HostConfig.NetworkMode]?.IPAddress : undefined;
+  return own || Object.values(nets).find((n) => n.IPAddress)?.IPAddress || undefined;
+}
+
 /**
- * Every port of the spec (the labels keep its order and types) with the host address the
- * engine published it on, while the container runs; a port the engine has not published
- * (yet) is left out.
+ * Every port of the spec (the labels keep its order and types) with where it answers, while
+ * the container runs: an instance's at the host address the engine published it on (a port
+ * not published yet is left out), a worker's at the container's address on its team's
+ * network (workers are never published: only the host, where the router runs, and the
+ * team's own containers reach them).
  */
 export function portsOf(c: ContainerInspect, addressHost: string): { port: number; type: string; endpoint: string }[] {
   if (c.State.Status !== 'running') return [];
@@ -350,6 +398,11 @@ export function portsOf(c: ContainerInspect, addressHost: string): { port: numbe
   const ports = (labels[LABEL.ports] ?? '').split(',').filter(Boolean);
   const types = (labels[LABEL.portTypes] ?? '').split(',');
   const out: { port: number; type: string; endpoint: string }[] = [];
+  if (labels[LABEL.role] === 'worker') {
+    const ip = networkAddressOf(c);
+    if (!ip) return [];
+    return ports.map((port, i) => ({ port: Number(port), type: types[i] || 'tcp', endpoint: `${ip.includes(':') ? `[${ip}]` : ip}:${port}` }));
+  }
   for (const [i, port] of ports.entries()) {
     const binding = c.NetworkSettings?.Ports?.[`${port}/tcp`]?.find((b) => b.HostPort);
     if (!binding?.HostPort) continue;

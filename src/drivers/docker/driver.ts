@@ -15,16 +15,21 @@
 // hijacked exec stream of the web terminal, exec.ts); dockerode would add a second HTTP stack
 // (docker-modem) and ssh2 with its optional native addon, for an API this driver uses a dozen
 // calls of.
-import type { ComputeDriver, DriverInventory, FailureReason, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec, WorkloadUsage } from '../types.ts';
+import type {
+  ComputeDriver, DriverInventory, FailureReason, LimitBreach, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec, WorkloadUsage,
+} from '../types.ts';
 import {
-  type ContainerInspect, createBody, engineName, LABEL, libpodCreateBody, LogDemuxer, LogLineTimer, markerName,
-  observedFromInspect, portsOf, storageVolumeName,
+  type ContainerInspect, createBody, engineName, LABEL, LABEL_PREFIX, libpodCreateBody, LogDemuxer, LogLineTimer, MARKER_KINDS,
+  type MarkerKind, markerName, observedFromInspect, portsOf, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
 import { ImageGate, ImageRefused } from './images.ts';
 import type { TerminalSession, TerminalSize } from '../types.ts';
 import { ContainerTerminals } from './exec.ts';
-import { cdiName, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
+import { cdiName, confirmedGpus, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
+import { isQuotaUnsupported } from './hardening.ts';
+import { type DiskUsageAnswer, diskBreaches, type ListedForLimits } from './limits.ts';
+import { NetworkPoolExhausted, TeamNetworks } from './networks.ts';
 import { addressHostOf, DEFAULT_DOCKER_CLUSTER, type DockerSettings, parseEngineHost } from './settings.ts';
 import { readInventory, UsageSampler } from './usage.ts';
 
@@ -51,6 +56,8 @@ class ProvisionFailure extends Error {
 }
 
 const CREATED = new Set(['created', 'configured', 'initialized']);
+/** a disk walk of d ms is followed by at least this times d ms without one */
+const LIMITS_REST = 3;
 /** how long the GPU inventory is trusted before nvidia-smi is read again */
 const INVENTORY_TTL_MS = 30_000;
 
@@ -69,7 +76,12 @@ export class DockerDriver implements ComputeDriver {
   private readonly queued = new Set<string>();
   /** the last start asked of the engine failed with this (Docker keeps it in State.Error, Podman not always) */
   private readonly startErrors = new Map<string, string>();
-  private networkP: Promise<void> | undefined;
+  /** a network per team (networks.ts) */
+  private readonly networks: TeamNetworks;
+  /** whether the storage driver keeps a root filesystem quota (undefined: not tried yet; false: the watchdog holds it) */
+  private rootfsQuota: boolean | undefined;
+  /** no disk walk before this (performance.now() ms): enforceLimits */
+  private limitsRestUntil = 0;
   private infoP: Promise<{ cpus: number; memoryBytes: number }> | undefined;
   /** the GPU inventory, read again after INVENTORY_TTL_MS (a failed read is not kept) */
   private inventoryP: { at: number; p: Promise<GpuInventory> } | undefined;
@@ -92,6 +104,7 @@ export class DockerDriver implements ComputeDriver {
     this.s = settings;
     this.addressHost = addressHostOf(settings);
     this.engine = new EngineClient(target, opts);
+    this.networks = new TeamNetworks(this.engine, settings.network);
     this.terminals = new ContainerTerminals(this.engine);
     this.sampler = new UsageSampler(this.engine, settings);
     this.images = new ImageGate(this.engine, settings);
@@ -106,8 +119,8 @@ export class DockerDriver implements ComputeDriver {
     const name = engineName(spec.id);
     if (this.provisions.has(name)) return;
     if (await this.inspect(name)) return; // made already (a 'created' one is started by describe)
-    // markers of an earlier life of this name would say stop/delete about the new one
-    await Promise.all([this.dropMarker('stop', name), this.dropMarker('delete', name)]);
+    // markers of an earlier life of this name would say stop/delete/limit about the new one
+    await this.dropMarkers(name);
     this.startErrors.delete(name);
     this.provision(spec, name);
   }
@@ -119,15 +132,20 @@ export class DockerDriver implements ComputeDriver {
       const p = this.provisions.get(name);
       if (p) return p.failure ? { phase: 'failed', ...p.failure } : { phase: p.phase };
       // a delete that has finished: its markers go with it
-      if (await this.hasMarker('delete', name)) await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+      if (await this.hasMarker('delete', name)) await this.dropMarkers(name);
       return { phase: 'absent' };
     }
-    const [stopAsked, deleting, { engine }] = await Promise.all([this.hasMarker('stop', name), this.hasMarker('delete', name), this.engine.version()]);
+    const [stopAsked, deleting, limit, { engine }] = await Promise.all([
+      this.hasMarker('stop', name), this.hasMarker('delete', name), this.marker('limit', name), this.engine.version(),
+    ]);
     if (deleting) {
       this.background(name, 'remove', () => this.remove(name));
       return { phase: 'deleting' };
     }
-    const o = observedFromInspect(c, { stopAsked, engine, startError: this.startErrors.get(name) });
+    const limitBreach = limit ? (limit[LABEL.reason] || 'over a disk limit') : undefined;
+    // stopped for a limit and still running (the kill failed, or Gantry restarted meanwhile): kill it
+    if (limitBreach && c.State.Status === 'running') this.background(name, 'kill', () => this.kill(name));
+    const o = observedFromInspect(c, { stopAsked, engine, startError: this.startErrors.get(name), limitBreach });
     // made but never started (Gantry died between create and start): start it now
     if (o.phase === 'starting' && CREATED.has(c.State.Status) && !this.provisions.has(name)) {
       this.background(name, 'start', () => this.startContainer(name));
@@ -143,13 +161,14 @@ export class DockerDriver implements ComputeDriver {
       const p = this.provisions.get(name);
       if (p && !p.failure) {
         p.stopAsked = false;
-        await this.dropMarker('stop', name);
+        await this.dropMarkers(name, ['stop']);
         return;
       }
       this.provisions.delete(name); // a failed pull: try again
       return this.create(spec);
     }
-    await this.dropMarker('stop', name);
+    // a new run: a stop asked before, or a limit the last run went over, is about that run
+    await this.dropMarkers(name, ['stop', 'limit']);
     if (c.State.Status === 'running' || c.State.Status === 'removing') return;
     this.startErrors.delete(name);
     this.background(name, 'start', () => this.startContainer(name));
@@ -174,7 +193,7 @@ export class DockerDriver implements ComputeDriver {
     }
     this.startErrors.delete(name);
     if (!(await this.inspect(name))) {
-      await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+      await this.dropMarkers(name);
       return;
     }
     await this.putMarker('delete', name, id);
@@ -251,6 +270,44 @@ export class DockerDriver implements ComputeDriver {
     return this.sampler.sample();
   }
 
+  /**
+   * Every running container's disk use against the limits it was made with (limits.ts: its
+   * writable layer within its rootfsGb, each volume within its size), from one engine-wide
+   * reading (`GET /system/df`, which walks them); one over a limit gets a limit marker with
+   * the breach and is killed, and describe() reports it `failed`, `disk_limit_exceeded`.
+   * Where the storage driver keeps a quota the layer cannot pass it; the volumes still can.
+   * The walk's cost grows with the files on the engine (1.5-2.2 s for 100 000 here,
+   * bench/docker-disk-walk.ts): a walk of d
+   * is followed by at least LIMITS_REST × d without one, so it never takes more than a
+   * quarter of a core however often it is asked.
+   */
+  async enforceLimits(): Promise<LimitBreach[]> {
+    if (this.closed || performance.now() < this.limitsRestUntil) return [];
+    const began = performance.now();
+    try {
+      return await this.enforceLimitsNow();
+    } finally {
+      const end = performance.now();
+      this.limitsRestUntil = end + LIMITS_REST * (end - began);
+    }
+  }
+
+  private async enforceLimitsNow(): Promise<LimitBreach[]> {
+    const running = (await this.engine.json<ListedForLimits[]>('GET', '/containers/json', {
+      query: { filters: JSON.stringify({ label: [`${LABEL.managed}=true`], status: ['running'] }) },
+    })) ?? [];
+    if (!running.length) return [];
+    const df = (await this.engine.json<DiskUsageAnswer>('GET', '/system/df', { timeoutMs: 120_000 })) ?? {};
+    const stopped: LimitBreach[] = [];
+    for (const b of diskBreaches(running, df)) {
+      if (await this.marker('limit', b.name)) continue; // stopped for it already (describe() sees the kill through)
+      await this.putMarker('limit', b.name, b.id, { [LABEL.reason]: b.message });
+      this.background(b.name, 'kill', () => this.kill(b.name));
+      stopped.push({ id: b.id, message: b.message });
+    }
+    return stopped;
+  }
+
   /** A shell in the running container, on a TTY (exec.ts): the web terminal. */
   async terminal(id: string, size: TerminalSize): Promise<TerminalSession> {
     this.assertOpen();
@@ -291,7 +348,6 @@ export class DockerDriver implements ComputeDriver {
       throw new ProvisionFailure('insufficient_resource', `the workload asks ${spec.memoryGb} GB of memory; the engine's machine has ${Math.floor(info.memoryBytes / 1024 ** 3)} GB`);
     }
     const gpus = spec.gpuNum > 0 ? await this.allocateGpus(name, spec.gpuNum, p) : [];
-    await this.ensureNetwork();
     for (const v of spec.volumes.filter((x) => x.type === 'network')) {
       await this.engine.json('POST', '/volumes/create', {
         body: { Name: storageVolumeName(v.id), Labels: { [LABEL.managed]: 'true', [LABEL.storage]: v.id } }, signal,
@@ -300,17 +356,14 @@ export class DockerDriver implements ComputeDriver {
     const image = await this.image(spec, p, signal);
     if (signal.aborted) return;
     try {
-      await this.createContainer({ ...spec, image }, name, gpus, signal);
+      await this.createInTeamNetwork({ ...spec, image }, name, gpus, signal);
     } catch (err) {
       if (signal.aborted) {
         // the engine may have made it all the same: a delete came meanwhile, so it goes
         await this.remove(name).catch(() => {});
         return;
       }
-      if (!(err instanceof EngineError) || err.status !== 409) {
-        if (isNotFound(err) && /network/i.test(messageOf(err))) this.networkP = undefined; // removed under us: made again next time
-        throw createFailure(err);
-      }
+      if (!(err instanceof EngineError) || err.status !== 409) throw createFailure(err);
       // 409: the name is taken; by this very workload (another create won), or by a container that is not Gantry's
       if (!(await this.inspect(name))) throw new ProvisionFailure('unknown', `a container named ${name} exists and is not Gantry's (no ${LABEL.managed}=true label)`);
     }
@@ -320,16 +373,52 @@ export class DockerDriver implements ComputeDriver {
   }
 
   /**
-   * POST /containers/create; on Podman with GPUs, libpod's create with the GPUs' CDI names as
-   * devices (its Docker-compatible API would start the container without them).
+   * The container, made on its team's network under the team's lock (networks.ts); a network
+   * removed under us (not found) is made again, once.
    */
-  private async createContainer(spec: WorkloadSpec, name: string, gpus: string[], signal: AbortSignal): Promise<void> {
-    const body = createBody(spec, this.s, gpus);
+  private async createInTeamNetwork(spec: WorkloadSpec, name: string, gpus: string[], signal: AbortSignal): Promise<void> {
+    const imageLabelKeys = await this.imageLabelKeys(spec.image);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.networks.withNetwork(spec.teamId, () => this.createContainer(spec, name, gpus, imageLabelKeys, signal));
+        return;
+      } catch (err) {
+        if (attempt > 0 || !isNotFound(err) || !/network/i.test(messageOf(err))) throw err;
+        this.networks.forget(spec.teamId);
+      }
+    }
+  }
+
+  /**
+   * POST /containers/create, asking the storage driver's quota for the root filesystem until
+   * the engine says it has none (then the watchdog, enforceLimits, holds it); on Podman with
+   * GPUs, libpod's create with the GPUs' CDI names as devices (its Docker-compatible API would
+   * start the container without them).
+   */
+  private async createContainer(spec: WorkloadSpec, name: string, gpus: string[], imageLabelKeys: string[], signal: AbortSignal): Promise<void> {
+    const quota = this.rootfsQuota !== false && spec.rootfsGb > 0;
+    try {
+      await this.sendCreate(name, createBody(spec, this.s, gpus, { imageLabelKeys, rootfsQuota: quota }), gpus, signal);
+      if (quota) this.rootfsQuota = true;
+    } catch (err) {
+      if (!quota || !isQuotaUnsupported(messageOf(err))) throw err;
+      this.rootfsQuota = false; // e.g. overlay2 on ext4: the engine refused before making anything
+      await this.sendCreate(name, createBody(spec, this.s, gpus, { imageLabelKeys }), gpus, signal);
+    }
+  }
+
+  private async sendCreate(name: string, body: Record<string, unknown>, gpus: string[], signal: AbortSignal): Promise<void> {
     if (gpus.length && (await this.engine.version()).engine === 'podman') {
       await this.engine.json('POST', '/containers/create', { libpod: true, body: libpodCreateBody(name, body, gpus.map(cdiName)), signal });
       return;
     }
     await this.engine.json('POST', '/containers/create', { query: { name }, body, signal });
+  }
+
+  /** The `io.gantry.*` labels the image carries (the container would inherit them: createBody sets them empty). */
+  private async imageLabelKeys(ref: string): Promise<string[]> {
+    const image = await this.engine.json<{ Config?: { Labels?: Record<string, string> | null } | null }>('GET', `/images/${ref}/json`);
+    return Object.keys(image?.Config?.Labels ?? {}).filter((k) => k.startsWith(LABEL_PREFIX));
   }
 
   /** The id of the image the workload may run (images.ts), pulled when the rules say so. */
@@ -344,28 +433,6 @@ export class DockerDriver implements ComputeDriver {
     } finally {
       p.phase = 'creating';
     }
-  }
-
-  /** The network containers join (without a bridge, dockerd has no default one): made when missing. */
-  private ensureNetwork(): Promise<void> {
-    this.networkP ??= (async () => {
-      try {
-        await this.engine.json('GET', `/networks/${this.s.network}`);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        try {
-          await this.engine.json('POST', '/networks/create', {
-            body: { Name: this.s.network, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABEL.managed]: 'true' } },
-          });
-        } catch (e) {
-          if (!(e instanceof EngineError && e.status === 409)) throw e; // made by another driver meanwhile
-        }
-      }
-    })();
-    this.networkP.catch(() => {
-      this.networkP = undefined;
-    });
-    return this.networkP;
   }
 
   // -------------------------------------------------------------------------------------
@@ -396,9 +463,10 @@ export class DockerDriver implements ComputeDriver {
   }
 
   /**
-   * The GPUs held, by every container of ours (its `io.gantry.gpu-uuids` label) while it
-   * exists, except one being deleted that no longer runs, and by workloads being made in this
-   * process whose container is not there yet. `name` is the one asking.
+   * The GPUs held, by every container of ours while it exists (those its label names that the
+   * engine's record of it names too: gpus.ts confirmedGpus), except one being deleted that no
+   * longer runs, and by workloads being made in this process whose container is not there
+   * yet. `name` is the one asking.
    */
   private async heldGpus(name: string): Promise<Set<string>> {
     const rows = await this.engine.json<{ Names?: string[]; State?: string; Labels?: Record<string, string> | null }[]>('GET', '/containers/json', {
@@ -410,7 +478,8 @@ export class DockerDriver implements ComputeDriver {
       const cname = (r.Names?.[0] ?? '').replace(/^\//, '');
       if (!uuids.length || cname === name) return;
       if (r.State !== 'running' && (await this.hasMarker('delete', cname))) return; // gone but for its removal
-      for (const u of uuids) held.add(u);
+      const c = await this.inspect(cname);
+      for (const u of c ? confirmedGpus(c) : []) held.add(u);
     }));
     for (const [n, p] of this.provisions) if (n !== name && !p.failure) for (const u of p.gpus ?? []) held.add(u);
     return held;
@@ -475,15 +544,21 @@ export class DockerDriver implements ComputeDriver {
     }
   }
 
-  /** Kill, then remove (with its anonymous volumes; network storage stays); the markers go once it is gone. */
+  /**
+   * Kill, then remove (with its anonymous volumes; network storage stays); once it is gone its
+   * markers go, and its team's network when it was the team's last container.
+   */
   private async remove(name: string): Promise<void> {
+    const team = (await this.inspect(name))?.Config?.Labels?.[LABEL.team];
     await this.kill(name);
     try {
       await this.engine.json('DELETE', `/containers/${name}`, { query: { v: 1, force: 1 }, signal: this.life.signal, timeoutMs: 60_000 });
     } catch (err) {
       if (!isNotFound(err) && !isStateConflict(err)) throw err; // a removal in progress already
     }
-    if (!(await this.inspect(name))) await Promise.all([this.dropMarker('delete', name), this.dropMarker('stop', name)]);
+    if (await this.inspect(name)) return;
+    await this.dropMarkers(name);
+    if (team) await this.networks.dropIfUnused(team);
   }
 
   // -------------------------------------------------------------------------------------
@@ -500,29 +575,36 @@ export class DockerDriver implements ComputeDriver {
     }
   }
 
-  private async hasMarker(kind: 'stop' | 'delete', name: string): Promise<boolean> {
+  /** The marker's labels, undefined when there is none. */
+  private async marker(kind: MarkerKind, name: string): Promise<Record<string, string> | undefined> {
     try {
-      await this.engine.json('GET', `/volumes/${markerName(kind, name)}`);
-      return true;
+      const v = await this.engine.json<{ Labels?: Record<string, string> | null }>('GET', `/volumes/${markerName(kind, name)}`);
+      return v?.Labels ?? {};
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }
 
-  private async putMarker(kind: 'stop' | 'delete', name: string, id: string): Promise<void> {
+  private async hasMarker(kind: MarkerKind, name: string): Promise<boolean> {
+    return (await this.marker(kind, name)) !== undefined;
+  }
+
+  private async putMarker(kind: MarkerKind, name: string, id: string, extra: Record<string, string> = {}): Promise<void> {
     // creating a volume that exists answers 201 on both engines
     await this.engine.json('POST', '/volumes/create', {
-      body: { Name: markerName(kind, name), Labels: { [LABEL.managed]: 'true', [LABEL.marker]: kind, [LABEL.id]: id } },
+      body: { Name: markerName(kind, name), Labels: { ...extra, [LABEL.managed]: 'true', [LABEL.marker]: kind, [LABEL.id]: id } },
     });
   }
 
-  private async dropMarker(kind: 'stop' | 'delete', name: string): Promise<void> {
-    try {
-      await this.engine.json('DELETE', `/volumes/${markerName(kind, name)}`);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+  private async dropMarkers(name: string, kinds: readonly MarkerKind[] = MARKER_KINDS): Promise<void> {
+    await Promise.all(kinds.map(async (kind) => {
+      try {
+        await this.engine.json('DELETE', `/volumes/${markerName(kind, name)}`);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }));
   }
 
   private assertOpen(): void {
@@ -537,6 +619,9 @@ function messageOf(err: unknown): string {
 /** Why the engine refused to create the container, as a failure reason. */
 function createFailure(err: unknown): ProvisionFailure {
   const message = messageOf(err);
+  if (err instanceof NetworkPoolExhausted) {
+    return new ProvisionFailure('insufficient_resource', `the engine has no address range left for the team's network (${message}); an operator widens the engine's default address pools`);
+  }
   if (isNotFound(err) && /image/i.test(message)) return new ProvisionFailure('image_pull_failed', message); // the image went between the pull and the create
   if (/range of cpus|cpus? (are|is)? ?available/i.test(message)) return new ProvisionFailure('insufficient_resource', message);
   return new ProvisionFailure('unknown', message);

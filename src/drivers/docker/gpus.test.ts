@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { baseSpec } from '../contract.ts';
 import { createBody, LABEL, libpodCreateBody } from './container.ts';
-import { deviceRequests, gpuEnvs, gpuInventory, heldGpus, parseComputeApps, parseGpuQuery, pickGpus, readComputeApps, readGpus } from './gpus.ts';
+import {
+  cdiName, confirmedGpus, deviceRequests, gpuEnvs, gpuInventory, heldGpus, parseComputeApps, parseGpuQuery, pickGpus, readComputeApps, readGpus,
+} from './gpus.ts';
 import { parseGpuList } from './settings.ts';
 
 // a copy of ../shared/fixtures/nvidia-smi (captured on an H200 server: its README.md), kept with the code for CI's clean clone
@@ -149,19 +151,19 @@ test('pinning: DeviceRequests for nvidia and cdi, the envs, the labels; no GPUs:
   const none = createBody({ ...spec, gpuNum: 0 }, { network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia' }) as any;
   assert.equal(none.HostConfig.DeviceRequests, undefined);
   assert.deepEqual(none.Env, ['A=b', 'NVIDIA_VISIBLE_DEVICES=void']);
-  assert.equal(none.Labels[LABEL.gpuUuids], undefined);
+  assert.equal(none.Labels[LABEL.gpuUuids], '', 'Gantry\'s own (empty) value, never an image\'s');
   assert.deepEqual(deviceRequests([], 'cdi'), []);
 });
 
 test('settings: GANTRY_DOCKER_GPU_MODE, GANTRY_DOCKER_GPUS, GANTRY_DOCKER_NVIDIA_SMI', () => {
   const base = { GANTRY_COMPUTE_DRIVER: 'docker' };
   assert.deepEqual(loadConfig(base, '/tmp').computeDriver.settings, {
-    host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi',
+    host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'nvidia', gpus: undefined, nvidiaSmi: 'nvidia-smi', pidsLimit: 4096,
     localImages: ['localhost/'], privateRegistries: [],
   });
   const s = loadConfig({ ...base, GANTRY_DOCKER_GPU_MODE: 'cdi', GANTRY_DOCKER_GPUS: ` ${UUID} , GPU-22222222-2222`, GANTRY_DOCKER_NVIDIA_SMI: '/usr/bin/nvidia-smi' }, '/tmp').computeDriver.settings;
   assert.deepEqual(s, {
-    host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'cdi', gpus: [UUID, 'GPU-22222222-2222'], nvidiaSmi: '/usr/bin/nvidia-smi',
+    host: 'unix:///var/run/docker.sock', network: 'gantry', publishHost: '127.0.0.1', gpuMode: 'cdi', gpus: [UUID, 'GPU-22222222-2222'], nvidiaSmi: '/usr/bin/nvidia-smi', pidsLimit: 4096,
     localImages: ['localhost/'], privateRegistries: [],
   });
   assert.deepEqual(parseGpuList('none'), []);
@@ -187,15 +189,31 @@ test('Podman with GPUs: libpod\'s create body says what the Docker body says, th
     name: 'ins_p', image: 'img:1', entrypoint: ['/init'], command: ['serve', '--port', '8000'],
     env: { HELLO: 'world', NVIDIA_VISIBLE_DEVICES: UUID, CUDA_VISIBLE_DEVICES: '0' },
     labels: (docker as any).Labels, terminal: false, stdin: false,
-    netns: { nsmode: 'bridge' }, Networks: { gantry: {} },
+    netns: { nsmode: 'bridge' }, Networks: { 'gantry-usr_contract': {} },
     portmappings: [
       { container_port: 8000, host_ip: '127.0.0.1', host_port: 0, protocol: 'tcp' },
       { container_port: 22, host_ip: '127.0.0.1', host_port: 0, protocol: 'tcp' },
     ],
-    resource_limits: { cpu: { quota: 200_000, period: 100_000 }, memory: { limit: 1024 ** 3, swap: 1024 ** 3 } },
+    resource_limits: { cpu: { quota: 200_000, period: 100_000 }, memory: { limit: 1024 ** 3, swap: 1024 ** 3 }, pids: { limit: 4096 } },
     volumes: [{ Name: 'gantry-ns-ns_1', Dest: '/data', Options: [] }, { Name: '', Dest: '/scratch', Options: [] }],
     devices: [{ path: `nvidia.com/gpu=${UUID}` }],
     restart_policy: 'no',
+    privileged: false, cap_drop: ['ALL'], cap_add: (docker as any).HostConfig.CapAdd, no_new_privileges: true,
   });
   assert.equal(body.labels[LABEL.gpuUuids], UUID);
+});
+
+test('a GPU is held only when the engine\'s record of the container names it too: a label alone (an image\'s) holds none', () => {
+  const labels = { [LABEL.gpuUuids]: UUID };
+  // Docker: the DeviceRequests it was created with (nvidia mode: UUIDs; cdi: CDI names), and Gantry's env
+  const docker = { Config: { Labels: labels, Env: [`NVIDIA_VISIBLE_DEVICES=${UUID}`] }, HostConfig: { DeviceRequests: [{ DeviceIDs: [UUID] }] } };
+  assert.deepEqual(confirmedGpus(docker), [UUID]);
+  assert.deepEqual(confirmedGpus({ ...docker, HostConfig: { DeviceRequests: [{ DeviceIDs: [cdiName(UUID)] }] } }), [UUID], 'a CDI name');
+  assert.deepEqual(confirmedGpus({ ...docker, HostConfig: { DeviceRequests: [{ DeviceIDs: ['GPU-22222222-2222'] }] } }), [], 'given another GPU');
+  // Podman (libpod: its inspect names no CDI device): Gantry's NVIDIA_VISIBLE_DEVICES, which replaces the image's
+  assert.deepEqual(confirmedGpus({ Config: { Labels: labels, Env: [`NVIDIA_VISIBLE_DEVICES=${UUID}`] }, HostConfig: { DeviceRequests: null } }), [UUID]);
+  // the forged case: an image's label on a CPU container (Gantry's env says void, no device asked)
+  assert.deepEqual(confirmedGpus({ Config: { Labels: labels, Env: ['NVIDIA_VISIBLE_DEVICES=void'] }, HostConfig: { DeviceRequests: null } }), []);
+  assert.deepEqual(confirmedGpus({ Config: { Labels: labels, Env: [] } }), []);
+  assert.deepEqual(confirmedGpus({ Config: { Labels: {}, Env: [`NVIDIA_VISIBLE_DEVICES=${UUID}`] } }), [], 'nor the env alone');
 });

@@ -4,6 +4,7 @@
 // part and its envs). Parsing and pinning are pure (gpus.test.ts, on real output from an H200
 // server); the reader runs nvidia-smi with a deadline.
 import { execFile } from 'node:child_process';
+import { LABEL } from './labels.ts';
 import type { GpuMode } from './settings.ts';
 
 /** What `--query-gpu` asks, in this order (the order of `--format=csv,noheader` output). */
@@ -228,6 +229,35 @@ export function gpuEnvs(envs: readonly { key: string; value: string }[], uuids: 
 export function heldGpus(label: string | undefined): string[] {
   return (label ?? '').split(',').map((u) => u.trim()).filter(Boolean);
 }
+
+/** What of an inspected container says which GPUs it was given (Docker's and Podman's inspect alike). */
+export interface GpuEvidence {
+  Config?: { Labels?: Record<string, string> | null; Env?: string[] | null } | null;
+  HostConfig?: { DeviceRequests?: { DeviceIDs?: string[] | null }[] | null } | null;
+}
+
+/**
+ * The GPUs a container holds: those its `io.gantry.gpu-uuids` label names that the engine's
+ * record of its configuration names too, so a label alone (an image's, on a container an
+ * older Gantry made) holds none. That record is the NVIDIA_VISIBLE_DEVICES of its Env, which
+ * Gantry sets on every container over the image's (`void` without GPUs: gpuEnvs), and, where
+ * the engine keeps them (Docker), its DeviceRequests' IDs (a UUID, or its CDI name). Podman
+ * reports a CDI device only as the host nodes it became once started, not by name, so the
+ * Env is its record.
+ */
+export function confirmedGpus(c: GpuEvidence): string[] {
+  const labelled = heldGpus(c.Config?.Labels?.[LABEL.gpuUuids]);
+  if (!labelled.length) return [];
+  const env = (c.Config?.Env ?? []).find((e) => e.startsWith('NVIDIA_VISIBLE_DEVICES='));
+  const given = new Set(heldGpus(env?.slice('NVIDIA_VISIBLE_DEVICES='.length)));
+  const requests = c.HostConfig?.DeviceRequests ?? [];
+  if (requests.length) {
+    const requested = new Set(requests.flatMap((r) => r.DeviceIDs ?? []).map((d) => d.replace(/^nvidia\.com\/gpu=/, '')));
+    for (const u of given) if (!requested.has(u)) given.delete(u);
+  }
+  return labelled.filter((u) => given.has(u));
+}
+
 
 /**
  * N of the free GPUs, lowest index first; undefined when fewer are free. `held` are the

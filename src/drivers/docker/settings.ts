@@ -15,7 +15,10 @@ export const GPU_UUID = /^(?:GPU|MIG)-[0-9a-fA-F-]{8,}$/;
 export interface DockerSettings {
   /** GANTRY_DOCKER_HOST: the engine's API, unix:///path or tcp://host:port */
   host: string;
-  /** GANTRY_DOCKER_NETWORK: the bridge network containers join (made when missing) */
+  /**
+   * GANTRY_DOCKER_NETWORK: the prefix of the teams' bridge networks: a team's containers join
+   * `<prefix>-<team id>` (container.ts teamNetworkName; made on demand, removed when unused)
+   */
   network: string;
   /** GANTRY_DOCKER_PUBLISH_HOST: the host address ports are published on */
   publishHost: string;
@@ -40,7 +43,16 @@ export interface DockerSettings {
   localImages?: readonly string[] | undefined;
   /** GANTRY_DOCKER_PRIVATE_REGISTRIES: registries on loopback, private or link-local addresses the engine may pull from (unset: none) */
   privateRegistries?: readonly string[] | undefined;
+  /** GANTRY_DOCKER_PIDS_LIMIT: the most processes (and threads) one container may have (unset: DEFAULT_PIDS_LIMIT) */
+  pidsLimit?: number | undefined;
 }
+
+/**
+ * Processes and threads one container may hold at once. Podman's own default is 2048; a GPU
+ * workload's data loaders and thread pools count too (PyTorch: a few hundred threads), so 4096:
+ * eight such containers still leave a host with the kernel's smallest pid_max (32768) room.
+ */
+export const DEFAULT_PIDS_LIMIT = 4096;
 
 /** The seeded cluster (domain/compute/seed.ts SEED_CLUSTER_ID; drivers do not import the domain): one server, one cluster. */
 export const DEFAULT_DOCKER_CLUSTER = 'cls_local';
@@ -75,13 +87,14 @@ export function addressHostOf(s: DockerSettings): string {
   return parseEngineHost(s.host)?.host ?? '127.0.0.1';
 }
 
-const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+/** a team's network is `<prefix>-<team id>`: the prefix leaves room for the id in a name */
+const NETWORK_PREFIX = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
 
 export function readDockerSettings(read: SettingReaders): DockerSettings {
   const host = read.text('GANTRY_DOCKER_HOST', 'unix:///var/run/docker.sock');
   if (!parseEngineHost(host)) read.problem(`GANTRY_DOCKER_HOST must be unix:///path/to/socket or tcp://host:port, got "${host}"`);
   const network = read.text('GANTRY_DOCKER_NETWORK', 'gantry');
-  if (!NETWORK_NAME.test(network)) read.problem(`GANTRY_DOCKER_NETWORK must be a network name (letters, digits, _ . -), got "${network}"`);
+  if (!NETWORK_PREFIX.test(network)) read.problem(`GANTRY_DOCKER_NETWORK must be a network name prefix (1-64 letters, digits, _ . -), got "${network}"`);
   const publishHost = read.text('GANTRY_DOCKER_PUBLISH_HOST', '127.0.0.1');
   if (!isIP(publishHost)) read.problem(`GANTRY_DOCKER_PUBLISH_HOST must be an IP address of this host (0.0.0.0: every interface), got "${publishHost}"`);
   const gpuMode = read.oneOf('GANTRY_DOCKER_GPU_MODE', GPU_MODES, 'nvidia');
@@ -96,8 +109,9 @@ export function readDockerSettings(read: SettingReaders): DockerSettings {
   // unset: the driver's DEFAULT_DOCKER_CLUSTER
   const cluster = read.optionalText('GANTRY_DOCKER_CLUSTER');
   if (cluster !== undefined && !CLUSTER_ID.test(cluster)) read.problem(`GANTRY_DOCKER_CLUSTER must be a cluster id (1-64 letters, digits, ., _ or -), got "${cluster}"`);
+  const pidsLimit = read.int('GANTRY_DOCKER_PIDS_LIMIT', DEFAULT_PIDS_LIMIT, 16, 4_194_304);
   return {
-    host, network, publishHost, gpuMode, gpus, nvidiaSmi, ...readImageSettings(read),
+    host, network, publishHost, gpuMode, gpus, nvidiaSmi, pidsLimit, ...readImageSettings(read),
     ...(cluster !== undefined ? { cluster } : {}),
     ...(named.length ? { gpuNames: Object.fromEntries(named.map((e) => [e.uuid, e.name])) } : {}),
   };

@@ -33,15 +33,16 @@ for (const kind of ['dockerd', 'podman'] as const satisfies EngineKind[]) {
     const p = startEngine(kind);
     engines.push(p);
     const e = await p;
-    const make = async (name: string, labels: Record<string, string>, start = true) => {
+    const make = async (name: string, labels: Record<string, string>, start = true, env: string[] = []) => {
       const c = await e.api('POST', `/containers/create?name=${name}`, {
-        Image: e.image, Cmd: ['sh', '-c', 'while :; do :; done'], Labels: labels,
+        Image: e.image, Cmd: ['sh', '-c', 'while :; do :; done'], Labels: labels, Env: env,
         HostConfig: { NanoCpus: 500_000_000, Memory: 256 * 1024 ** 2, MemorySwap: 256 * 1024 ** 2 },
       });
       assert.equal(c.status, 201, JSON.stringify(c.json));
       if (start) assert.equal((await e.api('POST', `/containers/${name}/start`)).status, 204);
     };
-    await make('ins_gpu', { [LABEL.managed]: 'true', [LABEL.id]: 'ins_gpu', [LABEL.gpuUuids]: UUID });
+    // the GPU as Gantry records it: the label and its NVIDIA_VISIBLE_DEVICES (gpus.ts confirmedGpus; this engine has no GPU to ask as a device)
+    await make('ins_gpu', { [LABEL.managed]: 'true', [LABEL.id]: 'ins_gpu', [LABEL.gpuUuids]: UUID }, true, [`NVIDIA_VISIBLE_DEVICES=${UUID}`]);
     await make('ins_cpu', { [LABEL.managed]: 'true', [LABEL.id]: 'ins_cpu' });
     await make('ins_stopped', { [LABEL.managed]: 'true', [LABEL.id]: 'ins_stopped', [LABEL.gpuUuids]: 'GPU-22222222-2222' }, false);
     await make('not_gantrys', {});

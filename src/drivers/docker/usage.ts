@@ -8,7 +8,7 @@
 import type { GpuDevice, WorkloadGpuUsage, WorkloadUsage } from '../types.ts';
 import { LABEL } from './container.ts';
 import { type EngineClient, isNotFound } from './engine.ts';
-import { type GpuReading, heldGpus, readGpus } from './gpus.ts';
+import { confirmedGpus, type GpuEvidence, type GpuReading, heldGpus, readGpus } from './gpus.ts';
 import type { DockerSettings } from './settings.ts';
 
 /** What the stats answer carries that is read here (both engines; Podman gives no `stats` under memory_stats). */
@@ -79,7 +79,7 @@ export function memoryPercent(s: EngineStats): number | undefined {
   return round2(Math.max(0, ((m.usage - (cache < m.usage ? cache : 0)) / m.limit) * 100));
 }
 
-/** A container's GPUs (the UUIDs of its label) from one nvidia-smi reading, in host index order. */
+/** A container's GPUs (the UUIDs it holds: gpus.ts confirmedGpus) from one nvidia-smi reading, in host index order. */
 export function gpusOf(uuids: readonly string[], readings: ReadonlyMap<string, GpuReading>): WorkloadGpuUsage[] {
   return uuids.map((uuid) => {
     const g = readings.get(uuid);
@@ -112,6 +112,9 @@ export async function readInventory(s: DockerSettings): Promise<GpuDevice[]> {
   }
   return read.map((g) => ({ index: g.index, uuid: g.uuid, name: g.name, memoryTotalMiB: g.memoryTotalMiB, memoryUsedMiB: g.memoryUsedMiB, utilizationGpuPct: g.utilizationGpuPct }));
 }
+
+/** What inspect gives that a sample reads: the CPUs it was given, the GPUs it holds. */
+type Inspected = GpuEvidence & { HostConfig?: { NanoCpus?: number } | null };
 
 interface ListedContainer {
   Id: string;
@@ -150,11 +153,11 @@ export class UsageSampler {
 
   private async one(r: ListedContainer, readings: ReadonlyMap<string, GpuReading>, marks: Map<string, CpuMark>): Promise<WorkloadUsage | undefined> {
     let stats: EngineStats | undefined;
-    let inspect: { HostConfig?: { NanoCpus?: number } } | undefined;
+    let inspect: Inspected | undefined;
     try {
       [stats, inspect] = await Promise.all([
         this.engine.json<EngineStats>('GET', `/containers/${r.Id}/stats`, { query: { stream: 'false' } }),
-        this.engine.json<{ HostConfig?: { NanoCpus?: number } }>('GET', `/containers/${r.Id}/json`),
+        this.engine.json<Inspected>('GET', `/containers/${r.Id}/json`),
       ]);
     } catch (err) {
       if (isNotFound(err)) return undefined; // gone since the listing
@@ -172,7 +175,8 @@ export class UsageSampler {
       id: r.Labels![LABEL.id]!,
       cpuPct: cpuPercent(mark, before, cpus),
       memoryPct: memoryPercent(stats),
-      gpus: gpusOf(heldGpus(r.Labels?.[LABEL.gpuUuids]), readings),
+      // the GPUs the engine's record confirms, never a label alone (an image's)
+      gpus: gpusOf(inspect ? confirmedGpus(inspect) : [], readings),
     };
   }
 }
