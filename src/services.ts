@@ -42,6 +42,9 @@ import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
 import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
 import type { WorkerLoad } from './domain/serverless/load.ts';
+import type { ServerlessPlane } from './domain/serverless/plane.ts';
+import type { Blobs } from './domain/blobs/links.ts';
+import type { Media } from './domain/media/context.ts';
 import { MemoryLoad } from './adapters/serverless-load/memory.ts';
 import { EndpointMetrics } from './domain/serverless/metrics.ts';
 import { RedisLoad } from './adapters/serverless-load/redis.ts';
@@ -94,11 +97,11 @@ export interface Services {
   /** The durable job runner (src/jobs): enqueue, and runDue() for tests. */
   jobs: JobRunner;
   /** Serverless workers (the runtime, a job), the router of endpoint URLs, their shared load, and this process's endpoint metrics counters; reconcile() runs a pass now (tests). */
-  serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; metrics: EndpointMetrics; reconcile(): Promise<number> };
+  serverlessRuntime: ServerlessPlane & { reconcile(): Promise<number> };
   /** Serverless endpoints, the management API's part: store, clock, admission, URLs (domain/serverless). */
   serverless: Serverless;
   /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
-  blobs: { store: BlobStore; links: BlobLinks };
+  blobs: Blobs;
   /** The Files API (domain/files). */
   files: Files;
   /** Per-team quotas of stored files and media models: usage, the operator's overrides (domain/storage). */
@@ -112,7 +115,7 @@ export interface Services {
   /** Console sessions (domain/console): a cookie acting as the key or operator token it was opened with. */
   sessions: Sessions;
   /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
-  media: { catalogue: MediaCatalogue; tasks: MediaTasks };
+  media: Media;
   /** Web terminals of running instances (domain/terminals): their tickets and the checks of a connect. */
   terminals: Terminals;
 }
@@ -182,7 +185,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
 
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
-  health: DependencyHealth; jobs: JobRunner; serverless: Omit<Services['serverlessRuntime'], 'reconcile'>; compute: Compute; gateway: Gateway;
+  health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
   counters: Counters; sharedFailures: AuthFailureCounter; blobStore: BlobStore; changes: ChangeBus;
 }): Promise<void> {
   p.health.stop();
@@ -259,7 +262,7 @@ async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission):
 }
 
 /** Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs. */
-function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): Omit<Services['serverlessRuntime'], 'reconcile'> {
+function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): ServerlessPlane {
   const { config, log } = deps;
   // replicas share worker slots and queues through Redis; one process keeps them in memory
   const load: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix }) : new MemoryLoad();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AREAS } from '../src/areas.ts';
+import { AREAS, type Area } from '../src/areas.ts';
 
 const routesDir = join(import.meta.dirname, '../src/http/routes');
 
@@ -23,7 +23,7 @@ async function operations(folder: string): Promise<Map<unknown, string>> {
 test('every route folder is one area of src/areas.ts, and its index.ts registers each of its operations once', async () => {
   const folders = readdirSync(routesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   assert.deepEqual(AREAS.map((a) => a.name).sort(), folders, 'areas = route folders');
-  for (const area of AREAS) {
+  for (const area of AREAS as readonly Area[]) {
     const files = await operations(area.name);
     const listed = area.routes.map((r) => files.get(r) ?? `a route from outside ${area.name}/`);
     assert.equal(new Set(area.routes).size, area.routes.length, `${area.name}: a route is listed twice`);

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { importsOf, LAYERS, layerOf, sourceFiles, violations, type Exception, type SourceFile } from './helpers/layers.ts';
+import { importCycles } from './helpers/import-cycles.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -22,6 +23,49 @@ const EXCEPTIONS: Exception[] = [
 
 test('every import of the source keeps to the arrows of docs/architecture.md', () => {
   assert.deepEqual(violations(sourceFiles(root), EXCEPTIONS), []);
+});
+
+// A circle of imports, of types or through import(), is a set of files that can be read,
+// moved and tested only together; the arrows above cannot see one inside a layer.
+test('no import circle in the source: every file reaches itself through no import, of types or import() either', () => {
+  assert.deepEqual(importCycles(sourceFiles(root)), []);
+});
+
+test('planted circles are found, each named by its shortest loop; a diamond, tests and packages are none', () => {
+  const planted = [
+    // a loop of types only, and one closed by import()
+    file('domain/a.ts', "import type { B } from './b.ts';"),
+    file('domain/b.ts', "import { a } from './a.ts';"),
+    file('store/db.ts', "import { t } from './template.ts';"),
+    file('store/template.ts', "const { openStore } = await import('./db.ts');"),
+    // three files, and a fourth inside the same circle that the shortest loop passes by
+    file('jobs/x.ts', "import { y } from './y.ts';", "import { w } from './w.ts';"),
+    file('jobs/y.ts', "import { z } from './z.ts';"),
+    file('jobs/z.ts', "export { x } from './x.ts';"),
+    file('jobs/w.ts', "import { y } from './y.ts';"),
+    // a file that imports itself
+    file('lib/self.ts', "import { me } from './self.ts';"),
+    // none: a diamond, a package, a test that imports its subject, a file outside the tree
+    file('gateway/top.ts', "import { l } from './left.ts';", "import { r } from './right.ts';", "import 'fastify';"),
+    file('gateway/left.ts', "import { b } from './bottom.ts';"),
+    file('gateway/right.ts', "import { b } from './bottom.ts';"),
+    file('gateway/bottom.ts', "import { x } from '../../test/helpers/x.ts';"),
+    file('gateway/bottom.test.ts', "import { b } from './bottom.ts';"),
+    file('gateway/bottom-again.ts', "import { b } from './bottom.test.ts';"),
+  ];
+  assert.deepEqual(importCycles(planted).sort(), [
+    'circle of 1 file: src/lib/self.ts → src/lib/self.ts',
+    'circle of 2 files: src/domain/a.ts → (type) src/domain/b.ts → src/domain/a.ts',
+    'circle of 2 files: src/store/db.ts → src/store/template.ts → (import()) src/store/db.ts',
+    'circle of 4 files: src/jobs/w.ts → src/jobs/y.ts → src/jobs/z.ts → src/jobs/x.ts → src/jobs/w.ts',
+  ]);
+  // one circle of three files whose shortest loop through the first passes the third by
+  const wide = [
+    file('domain/a.ts', "import { b } from './b.ts';"),
+    file('domain/b.ts', "import { a } from './a.ts';", "import { c } from './c.ts';"),
+    file('domain/c.ts', "import { b } from './b.ts';"),
+  ];
+  assert.deepEqual(importCycles(wide), ['circle of 3 files: src/domain/a.ts → src/domain/b.ts → src/domain/a.ts; also in it: src/domain/c.ts']);
 });
 
 test('the checker reads the whole tree: every layer has files, nested folders included', () => {
@@ -92,7 +136,7 @@ function file(path: string, ...imports: string[]): SourceFile {
 test('planted violations are reported, one per broken arrow; allowed arrows are not', () => {
   const planted = [
     // allowed
-    file('http/plugins/x.ts', "import { health } from '../../store/health.ts';", "import type { Services } from '../../services.ts';"),
+    file('http/plugins/x.ts', "import { health } from '../../store/health.ts';", "import type { Config } from '../../config.ts';"),
     file('http/routes/x/op.ts', "import { f } from '../../../domain/x.ts';", "import { run } from '../../../gateway/gateway.ts';"),
     file('jobs/x.ts', "import { Gateway } from '../gateway/gateway.ts';"),
     file('gateway/x.ts', "import { ModelSim } from '../model-sim/model.ts';", "import type { GatewayConfig } from '../config.ts';"),
@@ -115,6 +159,7 @@ test('planted violations are reported, one per broken arrow; allowed arrows are 
     file('domain/y.ts', "import { MemoryLoad } from '../adapters/serverless-load/memory.ts';", "import { enqueue } from '../jobs/runner.ts';"),
     file('domain/z.ts', "import { loadConfig } from '../config.ts';"),
     file('gateway/y.ts', "import { errors } from '../http/plugins/errors.ts';"),
+    file('http/plugins/y.ts', "import type { Services } from '../../services.ts';"),
     file('jobs/y.ts', "import { ChatBody } from '../http/routes/openai/schemas.ts';"),
     file('store/w.ts', 'const m = await import(url);'),
     file('store/v.ts', "import { x } from '../../test/helpers/x.ts';"),
@@ -134,6 +179,7 @@ test('planted violations are reported, one per broken arrow; allowed arrows are 
     'src/domain/y.ts:2 domain → jobs: ../jobs/runner.ts',
     'src/domain/z.ts:1 domain → root: ../config.ts',
     'src/gateway/y.ts:1 gateway → http: ../http/plugins/errors.ts',
+    'src/http/plugins/y.ts:1 http → root (type): ../../services.ts',
     'src/jobs/y.ts:1 jobs → routes: ../http/routes/openai/schemas.ts',
     'src/store/w.ts:1 store: import() of a computed module, which cannot be checked',
     'src/store/v.ts:1 store → outside src/: ../../test/helpers/x.ts',

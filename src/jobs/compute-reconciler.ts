@@ -8,19 +8,15 @@ import type { JobHandler, JobHandlers } from './runner.ts';
 import type { PayloadOf } from '../domain/jobs/catalog.ts';
 import type { HandlerDeps } from './handlers.ts';
 import { computeSampleHandler } from './compute-sample.ts';
+import type { Logger } from '../lib/logger.ts';
 
-export interface ReconcileLog {
-  error(obj: object, msg: string): void;
-  warn?(obj: object, msg: string): void;
-}
-
-export function computeReconcileHandler(c: Compute, log?: ReconcileLog): JobHandler<PayloadOf<'compute.reconcile'>> {
+export function computeReconcileHandler(c: Compute, log: Logger): JobHandler<PayloadOf<'compute.reconcile'>> {
   return async () => {
     await reconcileDue(c, {
-      onError: (id, err) => log?.error({ err, instanceId: id }, 'reconcile failed; will retry'),
-      onLogError: (id, err) => log?.error({ err, instanceId: id }, 'reading the workload\'s log failed; will read it again'),
-      onOrphans: (ids) => log?.warn?.({ workloads: ids }, 'removing workloads of the driver that have no instance or worker row'),
-      onSweepError: (err) => log?.error({ err }, 'listing the driver\'s workloads failed; will sweep orphans again'),
+      onError: (id, err) => log.error({ err, instanceId: id }, 'reconcile failed; will retry'),
+      onLogError: (id, err) => log.error({ err, instanceId: id }, 'reading the workload\'s log failed; will read it again'),
+      onOrphans: (ids) => log.warn({ workloads: ids }, 'removing workloads of the driver that have no instance or worker row'),
+      onSweepError: (err) => log.error({ err }, 'listing the driver\'s workloads failed; will sweep orphans again'),
     });
   };
 }

@@ -7,22 +7,22 @@ import type { Compute } from '../domain/compute/compute.ts';
 import { syncDriverInventory } from '../domain/compute/gpu-inventory.ts';
 import { pruneInstanceMetrics, sampleInstanceMetrics } from '../domain/compute/metrics.ts';
 import type { PayloadOf } from '../domain/jobs/catalog.ts';
-import type { ReconcileLog } from './compute-reconciler.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { JobHandler } from './runner.ts';
 
-export function computeSampleHandler(c: Compute, log?: ReconcileLog): JobHandler<PayloadOf<'compute.sample'>> {
+export function computeSampleHandler(c: Compute, log: Logger): JobHandler<PayloadOf<'compute.sample'>> {
   return async () => {
     try {
       const sync = await syncDriverInventory(c);
       if (sync?.missingCluster) {
-        log?.warn?.({ clusterId: sync.clusterId }, 'the compute driver\'s cluster is not in the catalogue: create it (POST /admin/v1/gpu/clusters) for its products to follow the GPUs');
+        log.warn({ clusterId: sync.clusterId }, 'the compute driver\'s cluster is not in the catalogue: create it (POST /admin/v1/gpu/clusters) for its products to follow the GPUs');
       } else if (sync?.changed.length) {
-        log?.warn?.({ clusterId: sync.clusterId, gpus: sync.gpus, changed: sync.changed, unmatched: sync.unmatched }, 'inventory set from the compute driver\'s GPUs');
+        log.warn({ clusterId: sync.clusterId, gpus: sync.gpus, changed: sync.changed, unmatched: sync.unmatched }, 'inventory set from the compute driver\'s GPUs');
       }
     } catch (err) {
-      log?.error({ err }, 'reading the compute driver\'s GPUs failed; the inventory stays as it was');
+      log.error({ err }, 'reading the compute driver\'s GPUs failed; the inventory stays as it was');
     }
-    await sampleInstanceMetrics(c).catch((err: unknown) => log?.error({ err }, 'sampling the instances\' usage failed; will sample again'));
+    await sampleInstanceMetrics(c).catch((err: unknown) => log.error({ err }, 'sampling the instances\' usage failed; will sample again'));
     await pruneInstanceMetrics(c);
   };
 }

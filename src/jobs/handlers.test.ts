@@ -40,8 +40,8 @@ test('a built app runs a handler for every job of the catalogue', async () => {
 test('the areas\' handlers make one map: a job handled by two areas is refused', () => {
   const noop = { handler: async () => {} };
   const deps = {} as HandlerDeps;
-  const map = buildHandlers([{ jobs: () => ({ 'jobs.prune': noop }) }, {}, { jobs: () => ({ 'files.expire': noop }) }], deps);
+  const map = buildHandlers([{ name: 'a', jobs: () => ({ 'jobs.prune': noop }) }, { name: 'b' }, { name: 'c', jobs: () => ({ 'files.expire': noop }) }], deps);
   assert.deepEqual(Object.keys(map).sort(), ['files.expire', 'jobs.prune']);
-  assert.throws(() => buildHandlers([{ jobs: () => ({ 'jobs.prune': noop }) }, { jobs: () => ({ 'jobs.prune': noop }) }], deps),
+  assert.throws(() => buildHandlers([{ name: 'a', jobs: () => ({ 'jobs.prune': noop }) }, { name: 'b', jobs: () => ({ 'jobs.prune': noop }) }], deps),
     /job type jobs\.prune has two handlers/);
 });

@@ -17,13 +17,13 @@ import type { MediaCatalogue } from '../domain/media/catalogue.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 import type { BlobStore } from '../store/blobs/index.ts';
 import type { JobHandlers } from './runner.ts';
-import type { ReconcileLog } from './compute-reconciler.ts';
+import type { Logger } from '../lib/logger.ts';
 
 /** What the handlers work with (built in services.ts). */
 export interface HandlerDeps {
   ctx: Ctx;
   config: Config;
-  log: ReconcileLog;
+  log: Logger;
   compute: Compute;
   serverlessRuntime: ServerlessRuntime;
   files: Files;
@@ -42,7 +42,7 @@ export type AreaJobs = (d: HandlerDeps) => Partial<JobHandlers>;
  * The handlers of every area, in one map. Each job has one: a second is refused here, and
  * a job of the catalogue no area handles does not compile (src/areas.ts, `JobsHandled`).
  */
-export function buildHandlers(areas: readonly { jobs?: AreaJobs | undefined }[], d: HandlerDeps): JobHandlers {
+export function buildHandlers(areas: readonly { name: string; jobs?: AreaJobs | undefined }[], d: HandlerDeps): JobHandlers {
   const all: Partial<Record<string, unknown>> = {};
   for (const area of areas) {
     for (const [name, registration] of Object.entries(area.jobs?.(d) ?? {})) {

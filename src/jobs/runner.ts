@@ -11,6 +11,7 @@ import { inTransaction } from '../domain/changes.ts';
 import type { DbOrTx } from '../store/db.ts';
 import * as q from '../store/jobs.ts';
 import { cleanErrorMessage } from '../lib/log-redaction.ts';
+import { silentLogger, type Logger } from '../lib/logger.ts';
 import type { JobState } from './states.ts';
 import { backoffMs, CATALOG, JOB_NAMES, type JobName, type JobType, type PayloadOf, type PayloadOfType } from '../domain/jobs/catalog.ts';
 import { insertJobRow, insertJobRows, payloadProblem, type EnqueueOptions, type Enqueued, type JobContext, type JobQueue } from '../domain/jobs/queue.ts';
@@ -34,15 +35,10 @@ export class LeaseLostError extends Error {
   }
 }
 
-export interface RunnerLog {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 export interface RunnerOptions {
   /** the store, clock and change channel; the runner is the context's job queue (`ctx.jobs`) */
   ctx: Omit<Ctx, 'jobs'>;
-  log?: RunnerLog;
+  log?: Logger;
   /** how often the background loop looks for due jobs when idle */
   pollMs?: number;
   /**
@@ -96,7 +92,7 @@ export class JobRunner implements JobQueue {
   /** who holds the leases this runner takes (host, pid and a random part) */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private readonly ctx: Ctx;
-  private readonly log: RunnerLog | undefined;
+  private readonly log: Logger;
   private readonly pollMs: number;
   private readonly expireLeasesAtStart: boolean;
   private readonly types = new Map<string, Registered>();
@@ -117,7 +113,7 @@ export class JobRunner implements JobQueue {
 
   constructor(opts: RunnerOptions) {
     this.ctx = { ...opts.ctx, jobs: this };
-    this.log = opts.log;
+    this.log = opts.log ?? silentLogger;
     this.pollMs = opts.pollMs ?? 500;
     this.expireLeasesAtStart = opts.expireLeasesAtStart ?? false;
   }
@@ -262,10 +258,10 @@ export class JobRunner implements JobQueue {
       await this.seed();
       if (this.expireLeasesAtStart) {
         const n = await q.expireAllLeases(this.ctx.db, this.ctx.clock.nowMs());
-        if (n) this.log?.warn({ jobs: n }, 'jobs left running by a previous process are taken over');
+        if (n) this.log.warn({ jobs: n }, 'jobs left running by a previous process are taken over');
       }
     } catch (err) {
-      this.log?.error({ err }, 'job runner: start failed; polling anyway');
+      this.log.error({ err }, 'job runner: start failed; polling anyway');
     }
     let failures = 0;
     while (!this.stopping) {
@@ -276,7 +272,7 @@ export class JobRunner implements JobQueue {
         failures = 0;
       } catch (err) {
         // The database is away: say so once in a while, not twice a second.
-        if (failures++ % 20 === 0) this.log?.error({ err, failures }, 'job runner: poll failed');
+        if (failures++ % 20 === 0) this.log.error({ err, failures }, 'job runner: poll failed');
       }
       if (this.stopping) break;
       await this.sleep(failures ? Math.min(30_000, this.pollMs * 2 ** Math.min(failures, 10)) : this.delayMs());
@@ -363,11 +359,11 @@ export class JobRunner implements JobQueue {
     const now = this.ctx.clock.nowMs();
     try {
       if (!(await q.renewLease(this.ctx.db, h.lease, now + h.leaseMs, now))) {
-        this.log?.warn({ jobId: id }, 'job lease lost: another runner took the job over');
+        this.log.warn({ jobId: id }, 'job lease lost: another runner took the job over');
         h.abort.abort(LEASE_LOST);
       }
     } catch (err) {
-      this.log?.warn({ err, jobId: id }, 'job lease not renewed; will try again');
+      this.log.warn({ err, jobId: id }, 'job lease not renewed; will try again');
     }
   }
 
@@ -397,7 +393,7 @@ export class JobRunner implements JobQueue {
       }
       await this.work(row, reg, lease, end, success);
     } catch (err) {
-      this.log?.error({ err, jobId: row.id, job: row.name }, 'job runner: could not end a lease; it will run out');
+      this.log.error({ err, jobId: row.id, job: row.name }, 'job runner: could not end a lease; it will run out');
     }
   }
 
@@ -427,20 +423,20 @@ export class JobRunner implements JobQueue {
     try {
       await reg.handler(job);
       if (!completed && !(await end(success()))) {
-        this.log?.warn({ jobId: row.id, job: row.name }, 'job finished after its lease was lost; the other runner\'s start counts');
+        this.log.warn({ jobId: row.id, job: row.name }, 'job finished after its lease was lost; the other runner\'s start counts');
       }
     } catch (err) {
       if (completed) {
-        this.log?.error({ err, jobId: row.id, job: row.name }, 'job handler failed after completing; kept as completed');
+        this.log.error({ err, jobId: row.id, job: row.name }, 'job handler failed after completing; kept as completed');
       } else if (err instanceof LeaseLostError || abort.signal.reason === LEASE_LOST) {
-        this.log?.warn({ jobId: row.id, job: row.name }, 'job gave up: its lease was lost');
+        this.log.warn({ jobId: row.id, job: row.name }, 'job gave up: its lease was lost');
       } else if (abort.signal.reason === STOPPING) {
         // Shutting down is not the job's failure: queued again at once, this start not counted.
         await end({ state: 'queued', dueAtMs: this.ctx.clock.nowMs(), attempts: row.attempts - 1, error: row.lastError });
       } else {
         const failures = row.attempts;
         const error = errorText(err);
-        this.log?.warn({ err, jobId: row.id, job: row.name, attempt: row.attempts }, 'job failed');
+        this.log.warn({ err, jobId: row.id, job: row.name, attempt: row.attempts }, 'job failed');
         const nowMs = this.ctx.clock.nowMs();
         if (everyMs !== undefined) {
           await end({ state: 'queued', dueAtMs: nowMs + Math.max(everyMs, backoffMs(type.retry, failures)), attempts: failures, error });

@@ -5,9 +5,9 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.ts';
+import type { Db } from './db-types.ts';
 import { lockPrivateDataDir, startEmbedded, type EmbeddedStart } from './embedded-start.ts';
 import type { RemotePGlite } from './pglite-remote.ts';
 import type { DataDirLock, LockHolder } from './data-dir-lock.ts';
@@ -15,9 +15,7 @@ import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { MIGRATIONS_DIR } from './migrations-dir.ts';
 import { CONNECT_TIMEOUT_MS, connectOrExplain } from './pg-connect.ts';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export type DbOrTx = Db | Tx;
+export type { Db, DbOrTx, Tx } from './db-types.ts';
 
 // bigint columns come back as strings from node-postgres by default; keep them exact.
 pg.types.setTypeParser(20, (v) => v);

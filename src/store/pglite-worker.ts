@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import * as schema from './schema.ts';
-import type { Db } from './db.ts';
+import type { Db } from './db-types.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { pgliteOptions } from './pglite-options.ts';
 import { copyTemplate } from './pglite-template.ts';

@@ -41,10 +41,13 @@ export const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   console: ['console'], // the web console's browser modules: the public API is all they reach
 };
 
-/** Type-only imports of the root's modules: the settings' shapes everywhere but in the leaves, the service graph's type in http (Fastify's decoration). */
+/**
+ * Type-only imports of the root's modules: the settings' shapes everywhere but in the
+ * leaves. Nothing else of the root: a route or a plugin names the areas' contexts it uses,
+ * not the service graph the root builds of them.
+ */
 export const TYPES_OF_ROOT: Record<string, readonly Layer[]> = {
   'config.ts': ['http', 'routes', 'jobs', 'gateway', 'domain', 'adapters', 'store', 'drivers'],
-  'services.ts': ['http'],
 };
 
 export interface Import {

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { JOB_STATES } from '../../../jobs/states.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { JobRunner } from '../../../jobs/runner.ts';
 
 const JobView = Type.Object({
   id: Type.String(), name: Type.String(), state: Type.String({ description: JOB_STATES.join(' | ') }),
@@ -15,7 +16,7 @@ const JobView = Type.Object({
   createdAtMs: Type.Integer(), updatedAtMs: Type.Integer(), finishedAtMs: Type.Union([Type.Integer(), Type.Null()]),
 });
 
-export default function listJobsRoute(app: App, s: Pick<Services, 'jobs'>): void {
+export default function listJobsRoute(app: App, s: { jobs: JobRunner }): void {
   app.get('/admin/v1/jobs', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -18,8 +18,9 @@ import { AppError } from '../../../lib/errors.ts';
 import { CSRF_HEADER } from '../../../domain/console/sessions.ts';
 import { isGantryCookieName, withoutGantryCookies } from '../../cookies.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import type { ServerlessRouter } from '../../../domain/serverless/router.ts';
+import type { ServerlessPlane } from '../../../domain/serverless/plane.ts';
 
 type EndpointRow = Awaited<ReturnType<ServerlessRouter['resolve']>>;
 
@@ -45,7 +46,7 @@ function hostFormCookies(setCookie: string | string[] | undefined): string[] {
   });
 }
 
-export default function serverlessProxyRoute(app: App, s: Pick<Services, 'serverlessRuntime'>): void {
+export default function serverlessProxyRoute(app: App, s: { serverlessRuntime: ServerlessPlane }): void {
   const { router, metrics } = s.serverlessRuntime;
   void app.register((child, _opts, registered) => {
     // The body is passed on as it arrives, never parsed or buffered.
