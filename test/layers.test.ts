@@ -205,10 +205,17 @@ test('a violation planted in a nested folder of a tree on disk is found by the s
   ]);
 });
 
-// The domain enqueues by the catalogue's names and payload types (ctx.jobs, domain/jobs/queue.ts);
-// the catalogue itself stays a leaf anyone may import.
-test('the job catalogue is a leaf: typebox and nothing of Gantry', () => {
-  const catalog = sourceFiles(root).find((f) => f.path === 'src/domain/jobs/catalog.ts');
-  assert.ok(catalog, 'the catalogue is read');
-  assert.deepEqual(importsOf(catalog.text).map((i) => i.specifier).filter((s) => s !== 'typebox'), []);
+// The domain enqueues by its areas' job types (ctx.jobs, domain/jobs/queue.ts); the types stay
+// leaves anyone may import: what a job type is (job-type.ts), and each area's (domain/<area>/jobs.ts).
+test('job types are leaves: job-type.ts imports typebox alone, an area\'s jobs.ts typebox and job-type.ts', () => {
+  const files = sourceFiles(root);
+  const jobType = files.find((f) => f.path === 'src/domain/jobs/job-type.ts');
+  assert.ok(jobType, 'job-type.ts is read');
+  assert.deepEqual(importsOf(jobType.text).map((i) => i.specifier).filter((s) => s !== 'typebox'), []);
+  const areas = files.filter((f) => /^src\/domain\/[^/]+\/(jobs|system-jobs)\.ts$/.test(f.path));
+  assert.ok(areas.length >= 8, `every area's job types are read (${areas.length})`);
+  for (const f of areas) {
+    const others = importsOf(f.text).map((i) => i.specifier).filter((s) => s !== 'typebox' && !s?.endsWith('/job-type.ts'));
+    assert.deepEqual(others, [], f.path);
+  }
 });

@@ -1,4 +1,4 @@
-// The handler of `compute.sample` (domain/jobs/catalog.ts), every 15 s on one replica at a
+// The handler of `compute.sample` (domain/compute/jobs.ts), every 15 s on one replica at a
 // time: the driver's cluster's inventory from its GPUs (domain/compute/gpu-inventory.ts), a
 // usage sample of every running instance and the pruning of old ones
 // (domain/compute/metrics.ts). Each step fails alone: an nvidia-smi that cannot be read
@@ -6,11 +6,10 @@
 import type { Compute } from '../domain/compute/compute.ts';
 import { syncDriverInventory } from '../domain/compute/gpu-inventory.ts';
 import { pruneInstanceMetrics, sampleInstanceMetrics } from '../domain/compute/metrics.ts';
-import type { PayloadOf } from '../domain/jobs/catalog.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { JobHandler } from './runner.ts';
+import type { JobHandler } from './handlers.ts';
 
-export function computeSampleHandler(c: Compute, log: Logger): JobHandler<PayloadOf<'compute.sample'>> {
+export function computeSampleHandler(c: Compute, log: Logger): JobHandler<unknown> {
   return async () => {
     try {
       const sync = await syncDriverInventory(c);

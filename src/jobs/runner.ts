@@ -13,20 +13,9 @@ import * as q from '../store/jobs.ts';
 import { cleanErrorMessage } from '../lib/log-redaction.ts';
 import { silentLogger, type Logger } from '../lib/logger.ts';
 import type { JobState } from './states.ts';
-import { backoffMs, CATALOG, JOB_NAMES, type JobName, type JobType, type PayloadOf, type PayloadOfType } from '../domain/jobs/catalog.ts';
+import { backoffMs, type JobType, type PayloadOfType } from '../domain/jobs/job-type.ts';
 import { insertJobRow, insertJobRows, payloadProblem, type EnqueueOptions, type Enqueued, type JobContext, type JobQueue } from '../domain/jobs/queue.ts';
-
-export type JobHandler<P> = (job: JobContext<P>) => Promise<void>;
-
-/** How a process runs one job type: its handler, and overrides of the type's everyMs and concurrency (configuration). */
-export interface Registration<P> {
-  handler: JobHandler<P>;
-  everyMs?: number;
-  concurrency?: number;
-}
-
-/** A handler for every name of the catalogue: an entry without one does not compile (jobs/handlers.ts builds it). */
-export type JobHandlers = { [N in JobName]: Registration<PayloadOf<N>> };
+import type { AreaJob, JobHandler } from './handlers.ts';
 
 export class LeaseLostError extends Error {
   constructor(id: string) {
@@ -78,8 +67,8 @@ export interface JobView {
   dueAtMs: number; createdAtMs: number; updatedAtMs: number; finishedAtMs: number | null;
 }
 
-function jobView(r: q.JobRow): JobView {
-  const type = (CATALOG as Record<string, JobType | undefined>)[r.name];
+/** A row as the operator reads it; `type`: the row's registered type, undefined for a name this process runs none of. */
+function jobView(r: q.JobRow, type: JobType | undefined): JobView {
   return {
     id: r.id, name: r.name, state: r.state, payload: r.payload, attempts: r.attempts,
     maxAttempts: type && type.everyMs === undefined ? type.retry.maxAttempts : null,
@@ -122,25 +111,17 @@ export class JobRunner implements JobQueue {
    * Run jobs of `type` in this process. A recurring type's `everyMs` and a type's
    * `concurrency` may be overridden (configuration: GANTRY_BATCH_CONCURRENCY).
    */
-  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
+  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number | undefined; concurrency?: number | undefined } = {}): void {
     if (this.types.has(type.name)) throw new Error(`job type ${type.name} is registered twice`);
     const everyMs = opts.everyMs ?? type.everyMs;
     this.types.set(type.name, { type: opts.concurrency ? { ...type, concurrency: opts.concurrency } : type, handler, everyMs });
     if (everyMs !== undefined) this.unseeded.add(type.name);
   }
 
-  /** Register the handler of a catalogue job. */
-  handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
-    this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
-  }
-
-  /** Register the handler of every catalogue job, in the catalogue's order (jobs/handlers.ts). */
-  handleAll(handlers: JobHandlers): void {
-    for (const name of JOB_NAMES) {
-      const r = handlers[name] as Registration<never> | undefined;
-      if (!r) throw new Error(`job type ${name} has no handler`); // the type says so; this is for a cast
-      this.register(CATALOG[name] as JobType, r.handler as JobHandler<unknown>, r);
-    }
+  /** Run an area's job in this process, its handler made from the part of the service graph `s` it uses (src/areas.ts). */
+  handle<S>(job: AreaJob<NoInfer<S>>, s: S): void {
+    const r = job.make(s);
+    this.register(job.type, r.handler as JobHandler<unknown>, r); // its payload is its type's: `handles` checked it
   }
 
   /** The names of the job types this process runs. */
@@ -150,23 +131,21 @@ export class JobRunner implements JobQueue {
 
   /**
    * Jobs newest first, keyset-paged: `next` is the id to pass as `beforeId` for the next page
-   * (null on the last). `maxAttempts` is the catalogue's limit; null for a recurring job or a
-   * name this catalogue does not know.
+   * (null on the last). `maxAttempts` is the type's limit; null for a recurring job or a
+   * name this process runs none of.
    */
   async list(f: { state?: JobState | undefined; name?: string | undefined; beforeId?: string | undefined; limit: number }): Promise<{ jobs: JobView[]; next: string | null }> {
     // One more than the page: whether a next page exists without counting.
     const rows = await q.listJobs(this.ctx.db, { state: f.state, name: f.name, beforeId: f.beforeId, limit: f.limit + 1 });
     const page = rows.slice(0, f.limit);
-    return { jobs: page.map(jobView), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
+    return { jobs: page.map((r) => jobView(r, this.types.get(r.name)?.type)), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
   }
 
-  /** Queue a catalogue job (the port of jobs/queue.ts); a singleton already queued or running answers its id with `created: false`. */
-  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts: EnqueueOptions = {}): Promise<Enqueued> {
-    return this.enqueueType(CATALOG[name] as JobType, payload, opts);
-  }
-
-  /** Queue a job of any type (the catalogue's, or one a test defines); wakes the loop for a type this process runs. */
-  async enqueueType<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<Enqueued> {
+  /**
+   * Queue a job of `type` (the port of domain/jobs/queue.ts); a singleton already queued or
+   * running answers its id with `created: false`. Wakes the loop for a type this process runs.
+   */
+  async enqueue<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<Enqueued> {
     const now = this.ctx.clock.nowMs();
     const recurring = type.everyMs !== undefined || this.types.get(type.name)?.everyMs !== undefined;
     const r = await insertJobRow(opts.tx ?? this.ctx.db, now, type, payload, { ...opts, recurring });
@@ -181,9 +160,9 @@ export class JobRunner implements JobQueue {
    * Queue many jobs of a type that is neither a singleton nor recurring (a batch's lines) in
    * one statement per thousand, inside `opts.tx` when given.
    */
-  async enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts: Omit<EnqueueOptions, 'restartQueued'> = {}): Promise<void> {
-    await insertJobRows(opts.tx ?? this.ctx.db, this.ctx.clock.nowMs(), CATALOG[name] as JobType, payloads, opts.delayMs);
-    if (this.types.has(name)) this.wake();
+  async enqueueMany<T extends JobType>(type: T, payloads: PayloadOfType<T>[], opts: Omit<EnqueueOptions, 'restartQueued'> = {}): Promise<void> {
+    await insertJobRows(opts.tx ?? this.ctx.db, this.ctx.clock.nowMs(), type, payloads, opts.delayMs);
+    if (this.types.has(type.name)) this.wake();
   }
 
   /**
@@ -320,7 +299,7 @@ export class JobRunner implements JobQueue {
   private async seed(): Promise<void> {
     for (const name of [...this.unseeded]) {
       const reg = this.types.get(name)!;
-      await this.enqueueType(reg.type, {} as never);
+      await this.enqueue(reg.type, {} as never);
       this.unseeded.delete(name);
     }
   }

@@ -6,7 +6,6 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import * as schema from './schema.ts';
 import type { Db } from './db-types.ts';
 import { lockPrivateDataDir, startEmbedded, type EmbeddedStart } from './embedded-start.ts';
 import type { RemotePGlite } from './pglite-remote.ts';
@@ -66,7 +65,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     // is abandoned (the server rolled it back) and the pool drops the broken client.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool) as unknown as Db;
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }
   // On disk, the data dir is this process's alone (data-dir-lock.ts) and private to its user;
@@ -108,7 +107,7 @@ async function ready<T extends { waitReady: Promise<void>; close(): Promise<void
 }
 
 function pgliteStore(client: PGlite | RemotePGlite, lock: DataDirLock | undefined, dataDir: string | undefined, extra: Pick<Store, 'failure' | 'procedure'>): Store {
-  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
+  const db = drizzlePglite(client as unknown as PGlite) as unknown as Db;
   return {
     db, kind: 'pglite', pglite: client, ...(dataDir ? { dataDir } : {}), ...extra,
     ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),

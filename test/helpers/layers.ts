@@ -59,7 +59,7 @@ export interface Import {
   dynamic: boolean;
 }
 
-interface Token {
+export interface Token {
   kind: 'name' | 'string' | 'template' | 'punct' | 'other';
   /** names and punctuation: the text; strings and templates without substitutions: the value */
   value: string | undefined;
@@ -72,7 +72,8 @@ const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new
 const NAME = /[\w$\p{L}\p{N}]+/uy;
 const NUMBER = /[\w.]+/y;
 
-function tokenize(src: string): Token[] {
+/** The tokens of a source text: names, punctuation, strings and templates by value; comments and regular expressions skipped. */
+export function tokenize(src: string): Token[] {
   const out: Token[] = [];
   let line = 1;
   let i = 0;

@@ -1,6 +1,8 @@
-// What webhook operations need (built once in src/services.ts).
+// What webhook operations need (webhooksContext: the area's entry of src/areas.ts).
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { Ctx } from '../context.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 /** The webhook settings of config.ts. */
 export interface WebhookSettings {
@@ -22,4 +24,9 @@ export interface Webhooks {
   box: SecretBox;
   settings: WebhookSettings;
   log: WebhookLog;
+}
+
+/** The webhooks area's context from the graph: the teams' secrets sealed by the graph's box. */
+export function webhooksContext(s: { ctx: Ctx; secrets: SecretBox; config: Config; log: Logger }): Webhooks {
+  return { ctx: s.ctx, box: s.secrets, settings: s.config.webhooks, log: s.log.child({ component: 'webhooks' }) };
 }

@@ -8,7 +8,7 @@ const JobView = Type.Object({
   id: Type.String(), name: Type.String(), state: Type.String({ description: JOB_STATES.join(' | ') }),
   payload: Type.Unknown(),
   attempts: Type.Integer({ description: 'starts so far (a start whose lease ran out counts); a recurring job: failures in a row' }),
-  maxAttempts: Type.Union([Type.Integer(), Type.Null()], { description: "the catalogue's limit; null for a recurring job or a name it does not know" }),
+  maxAttempts: Type.Union([Type.Integer(), Type.Null()], { description: "the job type's limit; null for a recurring job or a type this replica runs none of" }),
   singletonKey: Type.Union([Type.String(), Type.Null()]),
   leaseOwner: Type.Union([Type.String(), Type.Null()], { description: 'the runner (host/pid/random) holding it, or the last one that did' }),
   lastError: Type.Union([Type.String(), Type.Null()]),
