@@ -4,7 +4,6 @@
 // then every area's contexts (src/areas.ts, in its order), then every area's jobs.
 // app.ts puts HTTP on top of it; nothing else constructs services.
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import type { Clock } from './lib/clock.ts';
@@ -55,7 +54,7 @@ export interface ServiceDeps {
   config: Config;
   store: Store;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Logger;
   /** compute driver; default: the one configuration chose (GANTRY_COMPUTE_DRIVER). Closed with the services. */
   computeDriver?: ComputeDriver | undefined;
   computeTimings?: Partial<ComputeTimings> | undefined;

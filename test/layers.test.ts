@@ -219,3 +219,30 @@ test('job types are leaves: job-type.ts imports typebox alone, an area\'s jobs.t
     assert.deepEqual(others, [], f.path);
   }
 });
+
+// One logger type for every layer (lib/logger.ts): Fastify's is named only where Fastify is
+// typed (http/types.ts, the app's type), and no module declares a logger shape of its own.
+const FASTIFY_LOGGER_ALLOWED = new Map([
+  ['src/http/types.ts', 'the app\'s Fastify type names its logger'],
+  ['src/http/terminal-socket.ts', 'being reworked with the web terminals (issue 40); moves to Logger when that lands'],
+]);
+
+/** Files that name Fastify's or pino's logger types, or declare an interface of log methods. */
+function loggerTypes(files: SourceFile[]): string[] {
+  return files.filter((f) => f.path.startsWith('src/') && !f.path.endsWith('.test.ts') && f.path !== 'src/lib/logger.ts').flatMap((f) => {
+    const found: string[] = [];
+    if (/\b(FastifyBaseLogger|FastifyLoggerInstance|pino\.Logger|BaseLogger)\b/.test(f.text) && !FASTIFY_LOGGER_ALLOWED.has(f.path)) found.push(`${f.path}: names Fastify's logger type`);
+    if (/\binterface \w*Log(?:ger)?\b[^{]*\{[^}]*\b(?:warn|error|info)\??\(/.test(f.text)) found.push(`${f.path}: declares a logger interface`);
+    return found;
+  });
+}
+
+test('one Logger type: no module but lib/logger.ts declares one, Fastify\'s is named only where the app is typed', () => {
+  assert.deepEqual(loggerTypes(sourceFiles(root)), []);
+  assert.deepEqual(loggerTypes([
+    file('store/x.ts', 'export interface HealthLog {\n  warn(obj: object, msg: string): void;\n}'),
+    file('gateway/x.ts', "import type { FastifyBaseLogger } from 'fastify';"),
+    file('gateway/y.ts', "import type { Logger } from '../lib/logger.ts';\nexport interface Options { log: Logger }"),
+  ]), ['src/store/x.ts: declares a logger interface', "src/gateway/x.ts: names Fastify's logger type"]);
+  for (const path of FASTIFY_LOGGER_ALLOWED.keys()) assert.ok(sourceFiles(root).some((f) => f.path === path && f.text.includes('FastifyBaseLogger')), `${path} still needs its exception`);
+});

@@ -14,16 +14,12 @@ export interface WebhookSettings {
   balanceLowUnits: number;
 }
 
-export interface WebhookLog {
-  warn(obj: object, msg: string): void;
-}
-
 export interface Webhooks {
   ctx: Ctx;
   /** seals the teams' signing secrets at rest (the data dir's key, GANTRY_SECRET_KEY) */
   box: SecretBox;
   settings: WebhookSettings;
-  log: WebhookLog;
+  log: Logger;
 }
 
 /** The webhooks area's context from the graph: the teams' secrets sealed by the graph's box. */
