@@ -224,7 +224,7 @@ test('job types are leaves: job-type.ts imports typebox alone, an area\'s jobs.t
 // typed (http/types.ts, the app's type), and no module declares a logger shape of its own.
 const FASTIFY_LOGGER_ALLOWED = new Map([
   ['src/http/types.ts', 'the app\'s Fastify type names its logger'],
-  ['src/http/terminal-socket.ts', 'being reworked with the web terminals (issue 40); moves to Logger when that lands'],
+  ['src/http/terminal-socket.ts', 'being reworked with the web terminals in a parallel change; moves to Logger when that lands'],
 ]);
 
 /** Files that name Fastify's or pino's logger types, or declare an interface of log methods. */
