@@ -4,7 +4,10 @@
 // which field an API refusal names. No DOM: the page (pages/serverless.js) renders it and
 // test/console-helpers.test.ts checks it.
 
-/** @typedef {import('./api.js').Json} Json */
+/**
+ * An answer of the API, parsed (as api.js's Json; named here so this module stays apart from the one that fetches).
+ * @typedef {any} Json
+ */
 
 /** The create form's fields as typed (text: kept exactly when the API refuses). */
 export const BLANK = {

@@ -10,7 +10,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, Field, LiveLog, Loaded, Money, money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
+import { ErrorBox, Field, LiveLog, Loaded, Money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
+import { money } from '../money.js';
 import { CostPreview, GPU, useCostsSoFar } from './instances.js';
 import { EndpointMetrics } from './endpoint-metrics.js';
 import { BLANK, checkEndpointForm, endpointBody, formFieldOf } from '../endpoint-form.js';
