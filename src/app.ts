@@ -84,12 +84,37 @@ export interface BuiltApp {
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+  const schemas = new LazySchemas(); // route schemas compile at first use (lazy-schemas.ts)
+  const app = createFastify(deps, schemas);
+  const built = await buildServices({
+    config: deps.config, store: deps.store, clock: deps.clock, log: app.log,
+    computeDriver: deps.computeDriver, computeTimings: deps.computeTimings, usageJournalDir: deps.usageJournalDir,
+    registerJobs: deps.registerJobs,
+  });
+  const { services } = built;
+  app.addHook('onClose', async () => built.close());
+  const routes = recordRoutes(app, deps.config, schemas);
+  guardRequests(app, services, deps.config);
+  app.addSchema(ErrorBody);
+  await registerOpenApi(app);
+  registerDocsPage(app); // the API reference page, loaded on its first request
+  registerValidation(app, schemas);
+  registerErrorHandling(app, services.health);
+  registerAuth(app, services);
+  registerMetrics(app, { usage: () => services.gateway.sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => services.health.snapshot() });
+  for (const area of AREAS) for (const route of area.routes) route(app, services);
+  app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
+  return { app, services, routes, schemas };
+}
+
+/** Fastify with Gantry's logger (secrets redacted), request ids, body limit, proxy trust, query parser and lazy serializers. */
+function createFastify(deps: AppDeps, schemas: LazySchemas): App {
   const logger = deps.logger === false ? false
     : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
   const hostRewrite = serverlessHostRewrite(deps.config.serverless.domain, deps.config.serverless.publicBaseUrl);
-  const rewrite = hostRewrite ? { rewriteUrl: hostRewrite } : {};
-  const schemas = new LazySchemas(); // route schemas compile at first use (lazy-schemas.ts)
-  const app = Fastify({
+  return Fastify({
     logger,
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
@@ -102,38 +127,39 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     frameworkErrors,
     clientErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: schemas.serializers() } },
-    ...rewrite,
+    ...(hostRewrite ? { rewriteUrl: hostRewrite } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+}
 
-  const built = await buildServices({
-    config: deps.config, store: deps.store, clock: deps.clock, log: app.log,
-    computeDriver: deps.computeDriver, computeTimings: deps.computeTimings, usageJournalDir: deps.usageJournalDir,
-    registerJobs: deps.registerJobs,
-  });
-  const { services } = built;
-  const sink = services.gateway.sink;
-  app.addHook('onClose', async () => built.close());
-
+/** Every route as it is registered: its family checked, its family's body limit set, the hot path's schemas compiled now; the list the auth contract test walks. */
+function recordRoutes(app: App, config: Config, schemas: LazySchemas): RouteEntry[] {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
     checkFamily(r.url, r.config?.family);
     // The body limit of the route's family, unless the route sets its own (config.bodyLimits).
-    r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? deps.config.bodyLimits.llm : deps.config.bodyLimits.default;
+    r.bodyLimit ??= r.config?.family === 'llm' || r.config?.family === 'anthropic' ? config.bodyLimits.llm : config.bodyLimits.default;
     const modelCall = r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels';
     for (const method of [r.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: r.url, auth: r.config?.auth, family: r.config?.family, bodyLimit: r.bodyLimit });
       if (modelCall) schemas.eager.add(`${method} ${r.url}`); // the hot path's schemas compile now (lazy-schemas.ts)
     }
   });
-  // Every answer carries its request id (set up front: errors and 404s keep it too).
-  // Readers of money see every model request answered before they asked: usage still in
-  // the journal is stored first. Model calls (routes declaring the callModels capability)
-  // read counters, not the ledger, and never wait.
-  // While a dependency a route needs is down, it is refused at once (503 naming it) rather
-  // than left waiting on a connection: every route but the public ones needs the database;
-  // model calls need Redis too, unless the operator lets them fail open.
+  return routes;
+}
+
+/**
+ * Every answer carries its request id (set up front: errors and 404s keep it too).
+ * Readers of money see every model request answered before they asked: usage still in the
+ * journal is stored first. Model calls (routes declaring the callModels capability) read
+ * counters, not the ledger, and never wait. While a dependency a route needs is down, it is
+ * refused at once (503 naming it) rather than left waiting on a connection: every route but
+ * the public ones needs the database; model calls need Redis too, unless the operator lets
+ * them fail open.
+ */
+function guardRequests(app: App, services: Services, config: Config): void {
   const { health } = services;
-  const modelsNeedRedis = health.uses('redis') && !deps.config.redisFailOpen;
+  const sink = services.gateway.sink;
+  const modelsNeedRedis = health.uses('redis') && !config.redisFailOpen;
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     // Anthropic's clients read their request id from `request-id` (the SDKs' `_request_id`)
@@ -153,7 +179,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (waiting === undefined) done();
     else waiting.then(() => done(), done);
   });
-  app.addSchema(ErrorBody);
+}
+
+/** The OpenAPI document (/openapi.json): responses documented without serializing by them (config.docResponses). */
+async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -166,18 +195,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
         },
       },
     },
-    transform: documentResponses, // responses documented without serializing by them (config.docResponses)
+    transform: documentResponses,
   });
-  registerDocsPage(app); // the API reference page, loaded on its first request
-  registerValidation(app, schemas);
-  registerErrorHandling(app, services.health);
-  registerAuth(app, services);
-  registerMetrics(app, { usage: () => sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => health.snapshot() });
-  for (const area of AREAS) for (const route of area.routes) route(app, services);
-  app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
-  await app.ready();
-  if (deps.runBackground ?? !(deps.clock instanceof ManualClock)) built.startBackground();
-  return { app, services, routes, schemas };
 }
 
 /**

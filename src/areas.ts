@@ -1,11 +1,14 @@
-// Every area of Gantry, once: a new area adds its folders (domain/<area>/ with its errors.ts,
-// store/<area>.ts with its tables, http/routes/<area>/ with its index.ts, jobs/<area>.ts) and
-// one entry here (docs/architecture.md, "Where a new area goes"). The app registers the
-// routes of every area in this order; the job runner gets the handlers of every area, a job
-// of the catalogue left without one (or given two) fails to compile (jobs/handlers.ts).
+// Every area of Gantry, once: its routes, the contexts it adds to the service graph, and the
+// jobs it handles. A new area adds its folders (domain/<area>/ with its errors.ts, its jobs.ts
+// and its context's factory, store/<area>.ts and store/schema-<area>.ts, http/routes/<area>/
+// with its index.ts, jobs/<area>.ts) and one entry here (docs/architecture.md, "Where a new
+// area goes"). services.ts builds the contexts in this order (an area's factory may read the
+// contexts of the areas above it) and registers every area's jobs; the app registers the
+// routes in this order. The compiler checks, where each is handed the graph, that the graph
+// has what every route, factory and job names.
 import type { RouteRegistrar } from './http/types.ts';
-import type { JobName } from './domain/jobs/catalog.ts';
-import type { AreaJobs } from './jobs/handlers.ts';
+import type { JobType } from './domain/jobs/job-type.ts';
+import type { AreaJob } from './jobs/handlers.ts';
 import { systemJobs } from './jobs/prune.ts';
 import { computeJobs } from './jobs/compute-reconciler.ts';
 import { serverlessJobs } from './jobs/serverless-reconciler.ts';
@@ -14,6 +17,14 @@ import { responsesJobs } from './jobs/responses-prune.ts';
 import { batchesJobs } from './jobs/batches.ts';
 import { webhooksJobs } from './jobs/webhooks.ts';
 import { mediaJobs } from './jobs/media-tasks.ts';
+import { storageContext } from './domain/storage/quotas.ts';
+import { filesContext } from './domain/files/files.ts';
+import { responsesContext } from './domain/responses/responses.ts';
+import { batchesContext } from './domain/batches/service.ts';
+import { sessionsContext } from './domain/console/sessions.ts';
+import { serverlessContext } from './domain/serverless/service.ts';
+import { webhooksContext } from './domain/webhooks/service.ts';
+import { mediaContext } from './domain/media/context.ts';
 import systemRoutes from './http/routes/system/index.ts';
 import adminRoutes from './http/routes/admin/index.ts';
 import teamRoutes from './http/routes/team/index.ts';
@@ -39,8 +50,14 @@ export interface Area {
   name: string;
   /** its operations, one file each (http/routes/<area>/index.ts) */
   routes: readonly RouteRegistrar[];
-  /** the handlers of its jobs (job types are in the catalogue, domain/jobs/catalog.ts) */
-  jobs?: AreaJobs;
+  /**
+   * The contexts it adds to the graph, each under the name routes and jobs read it by, made
+   * by a factory the area owns from the part of the graph it names (`filesContext(s: { ctx;
+   * storage })`, domain/files/files.ts).
+   */
+  contexts?: Readonly<Record<string, (s: never) => unknown>>;
+  /** the job types it handles, each with its handler (jobs/<area>.ts; the types in domain/<area>/jobs.ts) */
+  jobs?: readonly AreaJob[];
 }
 
 const AREA_LIST = [
@@ -51,25 +68,34 @@ const AREA_LIST = [
   { name: 'billing', routes: billingRoutes },
   { name: 'budgets', routes: budgetsRoutes },
   { name: 'quotas', routes: quotasRoutes },
-  { name: 'openai', routes: openaiRoutes, jobs: responsesJobs },
+  { name: 'openai', routes: openaiRoutes, contexts: { responses: responsesContext }, jobs: responsesJobs },
   { name: 'anthropic', routes: anthropicRoutes },
   { name: 'compute', routes: computeRoutes, jobs: computeJobs },
-  { name: 'files', routes: filesRoutes, jobs: filesJobs },
-  { name: 'batches', routes: batchesRoutes, jobs: batchesJobs },
+  { name: 'storage', routes: storageRoutes, contexts: { storage: storageContext } },
+  { name: 'files', routes: filesRoutes, contexts: { files: filesContext }, jobs: filesJobs },
+  { name: 'batches', routes: batchesRoutes, contexts: { batches: batchesContext }, jobs: batchesJobs },
   { name: 'blobs', routes: blobsRoutes },
-  { name: 'console', routes: consoleRoutes },
+  { name: 'console', routes: consoleRoutes, contexts: { sessions: sessionsContext } },
   { name: 'serverless-proxy', routes: serverlessProxyRoutes },
-  { name: 'serverless', routes: serverlessRoutes, jobs: serverlessJobs },
-  { name: 'webhooks', routes: webhooksRoutes, jobs: webhooksJobs },
-  { name: 'media', routes: mediaRoutes, jobs: mediaJobs },
-  { name: 'storage', routes: storageRoutes },
+  { name: 'serverless', routes: serverlessRoutes, contexts: { serverless: serverlessContext }, jobs: serverlessJobs },
+  { name: 'webhooks', routes: webhooksRoutes, contexts: { webhooks: webhooksContext }, jobs: webhooksJobs },
+  { name: 'media', routes: mediaRoutes, contexts: { media: mediaContext }, jobs: mediaJobs },
 ] as const satisfies readonly Area[];
 
-export const AREAS: readonly Area[] = AREA_LIST;
+/** The areas, each route, factory and job typed as it was written: where the graph is handed to them, the compiler checks it has what they name. */
+export const AREAS = AREA_LIST;
 
-/** Every job some area handles; a job of the catalogue missing here fails the check below. */
-type HandledBy<E> = E extends { jobs: (d: never) => infer R } ? keyof R : never;
-type JobsHandled = HandledBy<(typeof AREA_LIST)[number]>;
-type Unhandled = Exclude<JobName, JobsHandled>;
-/** Fails to compile, naming the job, when a job of the catalogue has no handler in any area. */
-export const EVERY_JOB_HANDLED: [Unhandled] extends [never] ? true : `job ${Unhandled} has no handler in any area` = true;
+/** The catalogue: every job type some area handles, in the areas' order. */
+export const JOB_TYPES: readonly JobType[] = (AREA_LIST as readonly Area[]).flatMap((a) => (a.jobs ?? []).map((j) => j.type));
+
+type ContextsOf<A> = A extends { contexts: infer C } ? { [K in keyof C]: C[K] extends (s: never) => infer R ? R : never } : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** What the areas add to the graph: each context, by its name, of its factory's type. */
+export type AreaContexts = Intersection<ContextsOf<(typeof AREA_LIST)[number]>>;
+
+type FactoriesOf<A> = A extends { contexts: infer C } ? C[keyof C] : never;
+type NeedOf<F> = F extends (s: infer S) => unknown ? S : never;
+
+/** The parts of the graph the areas' context factories read, all of them (services.ts checks the graph has them). */
+export type ContextNeeds = Intersection<NeedOf<FactoriesOf<(typeof AREA_LIST)[number]>>>;

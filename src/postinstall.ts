@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTemplate } from './store/pglite-template.ts';
+import { buildTemplate } from './store/pglite-template-build.ts';
 
 const WARM_TIMEOUT_MS = 60_000;
 

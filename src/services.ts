@@ -1,12 +1,13 @@
-// The object graph of a Gantry process, built in one place: the change channel, the shared
-// counters, the one spend admission, the model gateway, compute, and the job runner with
-// the handlers of the job catalogue (src/jobs).
+// The object graph of a Gantry process, built in one place: the core (the change channel and
+// the job runner, the shared counters, the one spend admission, the model gateway, compute,
+// the serverless runtime, the blob store, authentication: what has a lifetime or holds a key),
+// then every area's contexts (src/areas.ts, in its order), then every area's jobs.
 // app.ts puts HTTP on top of it; nothing else constructs services.
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import type { Clock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
 import type { Ctx } from './domain/context.ts';
 import { ChangeBus } from './domain/changes.ts';
 import { PgChangeTransport } from './adapters/changes-pg.ts';
@@ -18,7 +19,6 @@ import { DependencyHealth } from './store/health.ts';
 import { sql } from 'drizzle-orm';
 import { SpendAdmission } from './domain/spend/admission.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
-import type { Sessions } from './domain/console/sessions.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { AuthThrottle, type AuthFailureCounter } from './domain/auth-throttle.ts';
 import { MemoryAuthFailures } from './adapters/counters/auth-failures.ts';
@@ -36,32 +36,26 @@ import { LiveSessions } from './domain/live-sessions/live-sessions.ts';
 import { createDriver } from './drivers/index.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
+import { COMPUTE_JOBS } from './domain/compute/jobs.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { buildHandlers } from './jobs/handlers.ts';
-import { AREAS } from './areas.ts';
+import { AREAS, type Area, type AreaContexts, type ContextNeeds } from './areas.ts';
 import { sealClearTemplateImageAuths } from './domain/compute/templates.ts';
 import { ServerlessRuntime } from './domain/serverless/reconciler.ts';
 import { ServerlessRouter } from './domain/serverless/router.ts';
 import type { WorkerLoad } from './domain/serverless/load.ts';
+import type { ServerlessPlane } from './domain/serverless/plane.ts';
+import { SERVERLESS_JOBS } from './domain/serverless/jobs.ts';
 import { MemoryLoad } from './adapters/serverless-load/memory.ts';
 import { EndpointMetrics } from './domain/serverless/metrics.ts';
 import { RedisLoad } from './adapters/serverless-load/redis.ts';
-// serverless management API
-import type { Serverless } from './domain/serverless/service.ts';
-import { BlobLinks, openBlobStore, type BlobStore } from './store/blobs/index.ts';
-import type { Files } from './domain/files/files.ts';
-import type { Responses } from './domain/responses/responses.ts';
-import type { Batches } from './domain/batches/service.ts';
-import type { Webhooks } from './domain/webhooks/service.ts';
-import type { MediaCatalogue } from './domain/media/catalogue.ts';
-import type { StorageQuotas } from './domain/storage/quotas.ts';
-import type { MediaTasks } from './domain/media/tasks.ts';
+import { BlobLinks, openBlobStore } from './store/blobs/index.ts';
+import type { Blobs } from './domain/blobs/links.ts';
 
 export interface ServiceDeps {
   config: Config;
   store: Store;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Logger;
   /** compute driver; default: the one configuration chose (GANTRY_COMPUTE_DRIVER). Closed with the services. */
   computeDriver?: ComputeDriver | undefined;
   computeTimings?: Partial<ComputeTimings> | undefined;
@@ -71,10 +65,17 @@ export interface ServiceDeps {
   registerJobs?: ((jobs: JobRunner) => void) | undefined;
 }
 
-/** Everything a route may call. */
-export interface Services {
+/**
+ * What services.ts builds itself: what has a lifetime (connections, timers, caches, the
+ * driver) or holds a key the graph does not hand out (the blob links' and terminal tickets'
+ * signing keys, derived from the sealing key). Every area's context is made from it.
+ */
+export interface Core {
   ctx: Ctx;
   config: Config;
+  log: Logger;
+  /** The data dir's sealing key as a box (GANTRY_SECRET_KEY): registry passwords, webhook signing secrets. */
+  secrets: SecretBox;
   keys: KeyAuthenticator;
   /** Checks the operator token (/admin/v1), re-reading its hash at most every key-cache TTL: a rotation reaches every replica. */
   operatorToken: OperatorTokenVerifier;
@@ -95,30 +96,20 @@ export interface Services {
   /** The durable job runner (src/jobs): enqueue, and runDue() for tests. */
   jobs: JobRunner;
   /** Serverless workers (the runtime, a job), the router of endpoint URLs, their shared load, and this process's endpoint metrics counters; reconcile() runs a pass now (tests). */
-  serverlessRuntime: { runtime: ServerlessRuntime; router: ServerlessRouter; load: WorkerLoad; metrics: EndpointMetrics; reconcile(): Promise<number> };
-  /** Serverless endpoints, the management API's part: store, clock, admission, URLs (domain/serverless). */
-  serverless: Serverless;
+  serverlessRuntime: ServerlessPlane & { reconcile(): Promise<number> };
   /** Where files, batch outputs and media keep their bytes (local disk or S3), and its signed links. */
-  blobs: { store: BlobStore; links: BlobLinks };
-  /** The Files API (domain/files). */
-  files: Files;
-  /** Per-team quotas of stored files and media models: usage, the operator's overrides (domain/storage). */
-  storage: StorageQuotas;
-  /** Stored answers of the Responses API (domain/responses). */
-  responses: Responses;
-  /** The Batches API (domain/batches); its work runs as jobs (jobs/batches.ts). */
-  batches: Batches;
-  /** Webhooks (domain/webhooks): team secrets, endpoints, deliveries (jobs/webhooks.ts). */
-  webhooks: Webhooks;
-  /** Console sessions (domain/console): a cookie acting as the key or operator token it was opened with. */
-  sessions: Sessions;
-  /** Media (domain/media): the model catalogue, and async tasks (jobs/media-tasks.ts). */
-  media: { catalogue: MediaCatalogue; tasks: MediaTasks };
+  blobs: Blobs;
   /** Web terminals of running instances (domain/terminals): their tickets and the checks of a connect. */
   terminals: Terminals;
   /** Sessions that outlive the check that opened them (terminals; SSH next), closed when a change takes their caller's right away. */
   liveSessions: LiveSessions;
 }
+
+/** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
+export type Services = Core & AreaContexts;
+
+/** Fails to compile, naming the part, when an area's context factory reads one the graph lacks (or has of another type). */
+export const CONTEXTS_FED: Services extends ContextNeeds ? true : `an area's context reads ${Exclude<keyof ContextNeeds, keyof Services> & string}, which the graph lacks` = true;
 
 export interface BuiltServices {
   services: Services;
@@ -141,40 +132,25 @@ async function openUsageSink(deps: ServiceDeps, ctx: Ctx): Promise<UsageSink> {
 }
 
 export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
-  const { config, log } = deps;
+  const { config } = deps;
   const { changes, jobs, ctx } = await buildContext(deps);
   const { health, counters } = await buildCounters(deps);
   const { spend, gateway } = await buildGateway(deps, ctx, counters, health);
-  const compute = await buildCompute(deps, ctx, spend);
+  const secrets = new SecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  const compute = await buildCompute(deps, ctx, spend, secrets);
   const serverless = buildServerlessRuntime(deps, compute, jobs);
-  const stored = await buildStorageAreas(deps, ctx, spend);
-  const webhooks: Webhooks = { ctx, box: compute.secrets, settings: config.webhooks, counters: spend.counters, log: log.child({ component: 'webhooks' }) };
-  // Every job of the catalogue has its handler in one area (a missing one does not compile: src/areas.ts).
-  jobs.handleAll(buildHandlers(AREAS, {
-    ctx, config, log, compute, serverlessRuntime: serverless.runtime, files: stored.files, responses: stored.responses,
-    batches: stored.batches, gateway, blobs: stored.blobs.store, webhooks, media: stored.media,
-  }));
+  const blobs = await openBlobs(deps);
+  const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
+  const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
+  const services = buildAreaContexts({
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, liveSessions,
+    compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
+    serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
+    terminals: buildTerminals(deps, compute, auth.keys, liveSessions),
+  });
+  // Each area's jobs, their handlers made from the graph (a type handled twice is refused here).
+  for (const area of AREAS) for (const job of 'jobs' in area ? area.jobs : []) jobs.handle(job, services);
   deps.registerJobs?.(jobs);
-  const { keys, operatorToken, authThrottle, sharedFailures } = await buildAuth(deps, ctx, health);
-  const liveSessions = new LiveSessions(ctx, keys, (err) => log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
-  const services: Services = {
-    ctx, config, spend, gateway, health, keys, operatorToken, authThrottle,
-    compute: { ...compute, reconcile: () => jobs.runNow('compute.reconcile') },
-    jobs,
-    serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow('serverless.reconcile') },
-    // serverless management API
-    serverless: { ctx, spend, settings: config.serverless },
-    ...stored,
-    webhooks,
-    sessions: { ctx, keys, operatorToken, ttlMs: config.console.sessionTtlMs },
-    liveSessions,
-    terminals: {
-      compute, keys, baseUrl: () => config.serverless.publicBaseUrl, limits: { ...DEFAULT_TERMINAL_LIMITS },
-      sessions: liveSessions, maxOpen: config.terminals,
-      // signed with a key derived from the sealing key (domain/terminals/tickets.ts)
-      tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => deps.clock.nowMs(), TERMINAL_TICKET_TTL_MS),
-    },
-  };
   return {
     services,
     startBackground: () => {
@@ -182,14 +158,35 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverless.metrics.start();
       if (config.runJobs) jobs.start();
     },
-    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobStore: stored.blobs.store, changes }),
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobs, changes }),
   };
+}
+
+/**
+ * The areas' contexts added to the core, in the areas' order: a factory reads the core and the
+ * contexts of the areas above it; one that reads a part not built yet fails the start naming it.
+ */
+export function buildAreaContexts(core: Core, areas: readonly Area[] = AREAS): Services {
+  const graph: Record<string, unknown> = { ...core };
+  for (const area of areas) {
+    for (const [name, make] of Object.entries(area.contexts ?? {})) {
+      if (name in graph) throw new Error(`area ${area.name} adds ${name} to the service graph, which has one already`);
+      const built = new Proxy(graph, {
+        get: (g, key) => {
+          if (typeof key === 'string' && !(key in g)) throw new Error(`area ${area.name}'s ${name} reads ${key}, which no area before it builds (src/areas.ts)`);
+          return g[key as string];
+        },
+      });
+      graph[name] = make(built as never);
+    }
+  }
+  return graph as unknown as Services; // every context by its factory's type (AreaContexts); CONTEXTS_FED checks their needs
 }
 
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
-  health: DependencyHealth; jobs: JobRunner; serverless: Omit<Services['serverlessRuntime'], 'reconcile'>; compute: Compute; gateway: Gateway;
-  counters: Counters; sharedFailures: AuthFailureCounter; blobStore: BlobStore; changes: ChangeBus;
+  health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
+  counters: Counters; sharedFailures: AuthFailureCounter; blobs: Blobs; changes: ChangeBus;
 }): Promise<void> {
   p.health.stop();
   await p.jobs.stop();
@@ -200,7 +197,7 @@ async function closeServices(p: {
   await p.gateway.close();
   await p.counters.close();
   await p.sharedFailures.close();
-  await p.blobStore.close();
+  await p.blobs.store.close();
   await p.changes.close();
 }
 
@@ -251,12 +248,11 @@ async function buildGateway(deps: ServiceDeps, ctx: Ctx, counters: Counters, hea
 }
 
 /** GPU compute: the driver, the sealing key, the timings. */
-async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission): Promise<Compute> {
+async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission, secrets: SecretBox): Promise<Compute> {
   const { config, clock, log } = deps;
   const compute: Compute = {
-    ctx, spend,
+    ctx, spend, secrets,
     driver: deps.computeDriver ?? await createDriver(config.computeDriver, { clock }),
-    secrets: new SecretBox(loadSecretKey(config.secretKey, config.dataDir)),
     timings: { ...DEFAULT_COMPUTE_TIMINGS, ...deps.computeTimings },
   };
   const sealed = await sealClearTemplateImageAuths(compute); // migration 0005's part that needs the key
@@ -265,7 +261,7 @@ async function buildCompute(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission):
 }
 
 /** Serverless runtime: workers, autoscaling and billing (a job); the router of endpoint URLs. */
-function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): Omit<Services['serverlessRuntime'], 'reconcile'> {
+function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRunner): ServerlessPlane {
   const { config, log } = deps;
   // replicas share worker slots and queues through Redis; one process keeps them in memory
   const load: WorkerLoad = config.redisUrl ? new RedisLoad({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix }) : new MemoryLoad();
@@ -278,34 +274,28 @@ function buildServerlessRuntime(deps: ServiceDeps, compute: Compute, jobs: JobRu
   const router = new ServerlessRouter(compute.ctx, load, {
     queueLimit: config.serverless.queueLimit,
     // an API-only replica leaves the pass to the replicas that run jobs (their next pass is a second away)
-    wake: () => void (config.runJobs ? jobs.runNow('serverless.reconcile') : Promise.resolve(0)).catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
+    wake: () => void (config.runJobs ? jobs.runNow(SERVERLESS_JOBS.reconcile.name) : Promise.resolve(0)).catch((err: unknown) => log.warn({ err }, 'serverless wake-up pass failed')),
   });
   return { runtime, router, load, metrics };
 }
 
-/** The blob store and the areas that keep bytes in it: storage quotas, files, batches, stored responses, media. */
-async function buildStorageAreas(deps: ServiceDeps, ctx: Ctx, spend: SpendAdmission): Promise<Pick<Services, 'blobs' | 'storage' | 'files' | 'responses' | 'batches' | 'media'>> {
+/** The blob store, and its links signed with a key derived from the sealing key. */
+async function openBlobs(deps: ServiceDeps): Promise<Blobs> {
   const { config, clock } = deps;
-  // The blob links are signed with a key derived from the sealing key.
-  const blobs = {
+  return {
     store: await openBlobStore(config.blobs),
     links: new BlobLinks(loadSecretKey(config.secretKey, config.dataDir), () => config.serverless.publicBaseUrl, () => clock.nowMs()),
   };
-  const storage: StorageQuotas = {
-    ctx,
-    defaults: {
-      files: { maxBytes: config.files.quotaBytes, maxCount: config.files.quotaCount },
-      media: { maxBytes: config.media.quotaBytes, maxCount: config.media.quotaCount },
-    },
+}
+
+/** Web terminals: their tickets signed with a key derived from the sealing key (domain/terminals/tickets.ts). */
+function buildTerminals(deps: ServiceDeps, compute: Compute, keys: KeyAuthenticator, sessions: LiveSessions): Terminals {
+  const { config, clock } = deps;
+  return {
+    compute, keys, baseUrl: () => config.serverless.publicBaseUrl, limits: { ...DEFAULT_TERMINAL_LIMITS },
+    sessions, maxOpen: config.terminals,
+    tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => clock.nowMs(), TERMINAL_TICKET_TTL_MS),
   };
-  const files: Files = { ctx, blobs: blobs.store, limits: { ...config.files, maxLineBytes: config.bodyLimits.llm }, storage };
-  const catalogue: MediaCatalogue = {
-    ctx, blobs, storage,
-    opts: { downloadTtlS: config.media.linkTtlS, uploadMaxBytes: config.media.uploadMaxBytes, uploadStaleMs: config.media.uploadStaleMs },
-  };
-  // Media tasks: admitted and held at creation, run as jobs, ended (charged or released) once.
-  const tasks: MediaTasks = { ctx, spend, blobs, config: config.media, webhooksAllowPrivate: config.webhooks.allowPrivate };
-  return { blobs, storage, files, responses: { ctx, ttlMs: config.responsesTtlMs }, batches: { ctx, files }, media: { catalogue, tasks } };
 }
 
 /** Who calls: API keys, the operator token (checked at once: a store never bootstrapped fails here), failed authentications. */

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { importsOf, LAYERS, layerOf, sourceFiles, violations, type Exception, type SourceFile } from './helpers/layers.ts';
+import { importCycles } from './helpers/import-cycles.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -22,6 +23,49 @@ const EXCEPTIONS: Exception[] = [
 
 test('every import of the source keeps to the arrows of docs/architecture.md', () => {
   assert.deepEqual(violations(sourceFiles(root), EXCEPTIONS), []);
+});
+
+// A circle of imports, of types or through import(), is a set of files that can be read,
+// moved and tested only together; the arrows above cannot see one inside a layer.
+test('no import circle in the source: every file reaches itself through no import, of types or import() either', () => {
+  assert.deepEqual(importCycles(sourceFiles(root)), []);
+});
+
+test('planted circles are found, each named by its shortest loop; a diamond, tests and packages are none', () => {
+  const planted = [
+    // a loop of types only, and one closed by import()
+    file('domain/a.ts', "import type { B } from './b.ts';"),
+    file('domain/b.ts', "import { a } from './a.ts';"),
+    file('store/db.ts', "import { t } from './template.ts';"),
+    file('store/template.ts', "const { openStore } = await import('./db.ts');"),
+    // three files, and a fourth inside the same circle that the shortest loop passes by
+    file('jobs/x.ts', "import { y } from './y.ts';", "import { w } from './w.ts';"),
+    file('jobs/y.ts', "import { z } from './z.ts';"),
+    file('jobs/z.ts', "export { x } from './x.ts';"),
+    file('jobs/w.ts', "import { y } from './y.ts';"),
+    // a file that imports itself
+    file('lib/self.ts', "import { me } from './self.ts';"),
+    // none: a diamond, a package, a test that imports its subject, a file outside the tree
+    file('gateway/top.ts', "import { l } from './left.ts';", "import { r } from './right.ts';", "import 'fastify';"),
+    file('gateway/left.ts', "import { b } from './bottom.ts';"),
+    file('gateway/right.ts', "import { b } from './bottom.ts';"),
+    file('gateway/bottom.ts', "import { x } from '../../test/helpers/x.ts';"),
+    file('gateway/bottom.test.ts', "import { b } from './bottom.ts';"),
+    file('gateway/bottom-again.ts', "import { b } from './bottom.test.ts';"),
+  ];
+  assert.deepEqual(importCycles(planted).sort(), [
+    'circle of 1 file: src/lib/self.ts → src/lib/self.ts',
+    'circle of 2 files: src/domain/a.ts → (type) src/domain/b.ts → src/domain/a.ts',
+    'circle of 2 files: src/store/db.ts → src/store/template.ts → (import()) src/store/db.ts',
+    'circle of 4 files: src/jobs/w.ts → src/jobs/y.ts → src/jobs/z.ts → src/jobs/x.ts → src/jobs/w.ts',
+  ]);
+  // one circle of three files whose shortest loop through the first passes the third by
+  const wide = [
+    file('domain/a.ts', "import { b } from './b.ts';"),
+    file('domain/b.ts', "import { a } from './a.ts';", "import { c } from './c.ts';"),
+    file('domain/c.ts', "import { b } from './b.ts';"),
+  ];
+  assert.deepEqual(importCycles(wide), ['circle of 3 files: src/domain/a.ts → src/domain/b.ts → src/domain/a.ts; also in it: src/domain/c.ts']);
 });
 
 test('the checker reads the whole tree: every layer has files, nested folders included', () => {
@@ -92,7 +136,7 @@ function file(path: string, ...imports: string[]): SourceFile {
 test('planted violations are reported, one per broken arrow; allowed arrows are not', () => {
   const planted = [
     // allowed
-    file('http/plugins/x.ts', "import { health } from '../../store/health.ts';", "import type { Services } from '../../services.ts';"),
+    file('http/plugins/x.ts', "import { health } from '../../store/health.ts';", "import type { Config } from '../../config.ts';"),
     file('http/routes/x/op.ts', "import { f } from '../../../domain/x.ts';", "import { run } from '../../../gateway/gateway.ts';"),
     file('jobs/x.ts', "import { Gateway } from '../gateway/gateway.ts';"),
     file('gateway/x.ts', "import { ModelSim } from '../model-sim/model.ts';", "import type { GatewayConfig } from '../config.ts';"),
@@ -115,6 +159,7 @@ test('planted violations are reported, one per broken arrow; allowed arrows are 
     file('domain/y.ts', "import { MemoryLoad } from '../adapters/serverless-load/memory.ts';", "import { enqueue } from '../jobs/runner.ts';"),
     file('domain/z.ts', "import { loadConfig } from '../config.ts';"),
     file('gateway/y.ts', "import { errors } from '../http/plugins/errors.ts';"),
+    file('http/plugins/y.ts', "import type { Services } from '../../services.ts';"),
     file('jobs/y.ts', "import { ChatBody } from '../http/routes/openai/schemas.ts';"),
     file('store/w.ts', 'const m = await import(url);'),
     file('store/v.ts', "import { x } from '../../test/helpers/x.ts';"),
@@ -134,6 +179,7 @@ test('planted violations are reported, one per broken arrow; allowed arrows are 
     'src/domain/y.ts:2 domain → jobs: ../jobs/runner.ts',
     'src/domain/z.ts:1 domain → root: ../config.ts',
     'src/gateway/y.ts:1 gateway → http: ../http/plugins/errors.ts',
+    'src/http/plugins/y.ts:1 http → root (type): ../../services.ts',
     'src/jobs/y.ts:1 jobs → routes: ../http/routes/openai/schemas.ts',
     'src/store/w.ts:1 store: import() of a computed module, which cannot be checked',
     'src/store/v.ts:1 store → outside src/: ../../test/helpers/x.ts',
@@ -159,10 +205,44 @@ test('a violation planted in a nested folder of a tree on disk is found by the s
   ]);
 });
 
-// The domain enqueues by the catalogue's names and payload types (ctx.jobs, domain/jobs/queue.ts);
-// the catalogue itself stays a leaf anyone may import.
-test('the job catalogue is a leaf: typebox and nothing of Gantry', () => {
-  const catalog = sourceFiles(root).find((f) => f.path === 'src/domain/jobs/catalog.ts');
-  assert.ok(catalog, 'the catalogue is read');
-  assert.deepEqual(importsOf(catalog.text).map((i) => i.specifier).filter((s) => s !== 'typebox'), []);
+// The domain enqueues by its areas' job types (ctx.jobs, domain/jobs/queue.ts); the types stay
+// leaves anyone may import: what a job type is (job-type.ts), and each area's (domain/<area>/jobs.ts).
+test('job types are leaves: job-type.ts imports typebox alone, an area\'s jobs.ts typebox and job-type.ts', () => {
+  const files = sourceFiles(root);
+  const jobType = files.find((f) => f.path === 'src/domain/jobs/job-type.ts');
+  assert.ok(jobType, 'job-type.ts is read');
+  assert.deepEqual(importsOf(jobType.text).map((i) => i.specifier).filter((s) => s !== 'typebox'), []);
+  const areas = files.filter((f) => /^src\/domain\/[^/]+\/(jobs|system-jobs)\.ts$/.test(f.path));
+  assert.ok(areas.length >= 8, `every area's job types are read (${areas.length})`);
+  for (const f of areas) {
+    const others = importsOf(f.text).map((i) => i.specifier).filter((s) => s !== 'typebox' && !s?.endsWith('/job-type.ts'));
+    assert.deepEqual(others, [], f.path);
+  }
+});
+
+// One logger type for every layer (lib/logger.ts): Fastify's is named only where Fastify is
+// typed (http/types.ts, the app's type), and no module declares a logger shape of its own.
+const FASTIFY_LOGGER_ALLOWED = new Map([
+  ['src/http/types.ts', 'the app\'s Fastify type names its logger'],
+  ['src/http/terminal-socket.ts', 'being reworked with the web terminals in a parallel change; moves to Logger when that lands'],
+]);
+
+/** Files that name Fastify's or pino's logger types, or declare an interface of log methods. */
+function loggerTypes(files: SourceFile[]): string[] {
+  return files.filter((f) => f.path.startsWith('src/') && !f.path.endsWith('.test.ts') && f.path !== 'src/lib/logger.ts').flatMap((f) => {
+    const found: string[] = [];
+    if (/\b(FastifyBaseLogger|FastifyLoggerInstance|pino\.Logger|BaseLogger)\b/.test(f.text) && !FASTIFY_LOGGER_ALLOWED.has(f.path)) found.push(`${f.path}: names Fastify's logger type`);
+    if (/\binterface \w*Log(?:ger)?\b[^{]*\{[^}]*\b(?:warn|error|info)\??\(/.test(f.text)) found.push(`${f.path}: declares a logger interface`);
+    return found;
+  });
+}
+
+test('one Logger type: no module but lib/logger.ts declares one, Fastify\'s is named only where the app is typed', () => {
+  assert.deepEqual(loggerTypes(sourceFiles(root)), []);
+  assert.deepEqual(loggerTypes([
+    file('store/x.ts', 'export interface HealthLog {\n  warn(obj: object, msg: string): void;\n}'),
+    file('gateway/x.ts', "import type { FastifyBaseLogger } from 'fastify';"),
+    file('gateway/y.ts', "import type { Logger } from '../lib/logger.ts';\nexport interface Options { log: Logger }"),
+  ]), ['src/store/x.ts: declares a logger interface', "src/gateway/x.ts: names Fastify's logger type"]);
+  for (const path of FASTIFY_LOGGER_ALLOWED.keys()) assert.ok(sourceFiles(root).some((f) => f.path === path && f.text.includes('FastifyBaseLogger')), `${path} still needs its exception`);
 });

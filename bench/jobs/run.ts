@@ -115,7 +115,7 @@ interface Worker {
 
 type OnStart = (enqueuedAt: number) => void;
 
-type GantryModules = [typeof import('../../src/jobs/runner.ts'), typeof import('../../src/domain/jobs/catalog.ts')];
+type GantryModules = [typeof import('../../src/jobs/runner.ts'), typeof import('../../src/domain/jobs/job-type.ts')];
 
 async function startGantry(store: Store, [{ JobRunner }, { defineJob }]: GantryModules, onStart: OnStart): Promise<Worker> {
   const ctx = standaloneCtx(store.db, systemClock);
@@ -132,8 +132,8 @@ async function startGantry(store: Store, [{ JobRunner }, { defineJob }]: GantryM
   runner.start();
   const remote = new JobRunner({ ctx, pollMs: POLL_MS }); // never started: enqueues like another replica
   return {
-    enqueue: async () => { await runner.enqueueType(Busy, { t: performance.now() }); },
-    enqueueRemote: async () => { await remote.enqueueType(Busy, { t: performance.now() }); },
+    enqueue: async () => { await runner.enqueue(Busy, { t: performance.now() }); },
+    enqueueRemote: async () => { await remote.enqueue(Busy, { t: performance.now() }); },
     stop: () => runner.stop(),
   };
 }
@@ -190,7 +190,7 @@ async function child(candidate: Candidate, storeArg: string): Promise<Result> {
   const onStart: OnStart = (at) => { started.push(performance.now() - at); };
   const ti = performance.now();
   const modules = candidate === 'gantry'
-    ? await Promise.all([import('../../src/jobs/runner.ts'), import('../../src/domain/jobs/catalog.ts')])
+    ? await Promise.all([import('../../src/jobs/runner.ts'), import('../../src/domain/jobs/job-type.ts')])
     : (await import(PG_BOSS)) as PgBossModule;
   const importMs = performance.now() - ti;
   let installMs: number | undefined;

@@ -4,17 +4,15 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { Change, ChangeTransport } from '../domain/changes.ts';
+import type { Logger } from '../lib/logger.ts';
 
 const CHANNEL = 'gantry_changes';
 
-export interface TransportLog {
-  warn(obj: object, msg: string): void;
-}
 
 export class PgChangeTransport implements ChangeTransport {
   private readonly url: string;
   private readonly pool: pg.Pool;
-  private readonly log: TransportLog;
+  private readonly log: Logger;
   /** This process: its own notifications come back to it and are skipped. */
   private readonly origin = randomUUID();
   private client: pg.Client | undefined;
@@ -22,7 +20,7 @@ export class PgChangeTransport implements ChangeTransport {
   private retryMs = 100;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, log: TransportLog) {
+  constructor(url: string, log: Logger) {
     this.url = url;
     this.log = log;
     // One small pool of its own: a notification must not wait behind the request path's queries.

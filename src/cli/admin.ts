@@ -182,122 +182,163 @@ const KNOWN_COMMANDS = new Set([
   'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
 ]);
 
+type ApiRequest = { method: string; path: string; body?: unknown };
+
+/** A command as its group's builder reads it: the words after the group, the flags, and `need` (a missing one is refused naming it). */
+interface Command {
+  verb: string | undefined;
+  a1: string | undefined;
+  a2: string | undefined;
+  pos: string[];
+  flags: Record<string, string>;
+  need(v: string | undefined, what: string): string;
+}
+
+const e = encodeURIComponent;
+
+function teamsRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'list') return { method: 'GET', path: '/admin/v1/teams' };
+  if (verb === 'get') return { method: 'GET', path: `/admin/v1/teams/${e(need(a1, 'userId'))}` };
+  if (verb === 'create') {
+    return { method: 'POST', path: '/admin/v1/teams', body: { name: need(flags.name, '--name'), ownerEmail: need(flags['owner-email'], '--owner-email'), ...(flags.tier ? { tier: flags.tier } : {}) } };
+  }
+  if (verb === 'suspend' || verb === 'resume') {
+    return { method: 'POST', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/suspend`, body: { suspended: verb === 'suspend' } };
+  }
+  return undefined;
+}
+
+function membersRequest({ verb, a1, a2, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'list') return { method: 'GET', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/members` };
+  if (verb === 'add') {
+    return {
+      method: 'POST', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/members`,
+      body: { email: need(flags.email, '--email'), role: need(flags.role, '--role'), ...(flags.phone ? { phone: flags.phone } : {}), ...(flags['remark-name'] ? { remarkName: flags['remark-name'] } : {}) },
+    };
+  }
+  if (verb === 'role') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/role`, body: { role: need(a2, 'role') } };
+  if (verb === 'disable') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/disable`, body: {} };
+  return undefined;
+}
+
+function keysRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'create') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/keys`, body: { name: need(flags.name, '--name') } };
+  if (verb === 'revoke') return { method: 'POST', path: `/admin/v1/keys/${e(need(a1, 'keyId'))}/revoke`, body: {} };
+  return undefined;
+}
+
+/** A top-up or a voucher: once, whatever the retries (the idempotency key a retry of the same command would repeat). */
+function creditRequest(kind: 'topups' | 'vouchers') {
+  return ({ verb, a1, flags, need }: Command): ApiRequest => ({
+    method: 'POST', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/${kind}`,
+    body: { amount: need(a1, 'amount'), idempotencyKey: flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+  });
+}
+
+function modelsRequest({ verb, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'list') return { method: 'GET', path: '/admin/v1/models' };
+  if (verb === 'set') return { method: 'POST', path: '/admin/v1/models', body: parseJsonArg(need(flags.json, '--json'), '--json') };
+  return undefined;
+}
+
+function teamModelsRequest({ verb, flags, need }: Command): ApiRequest {
+  if (!flags.enabled && !flags.all) return { method: 'GET', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models` };
+  return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models`, body: { enabledModels: flags.all ? null : flags.enabled!.split(',').filter(Boolean) } };
+}
+
+function quotasRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'set') return { method: 'POST', path: '/admin/v1/quotas', body: parseJsonArg(need(flags.json, '--json'), '--json') };
+  if (verb !== 'override') return undefined;
+  const quota = need(flags.quota, '--quota');
+  return {
+    method: 'PUT', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/quotas`,
+    body: { model: need(flags.model, '--model'), quotaType: need(flags.type, '--type'), currentQuota: quota === 'none' ? null : quota },
+  };
+}
+
+function gpuRequest({ verb, a1, a2, pos, flags, need }: Command): ApiRequest | undefined {
+  if (verb === 'catalogue') return { method: 'GET', path: '/admin/v1/gpu/catalogue' };
+  if (verb === 'cluster') {
+    return {
+      method: 'POST', path: '/admin/v1/gpu/clusters',
+      body: {
+        id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
+        supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
+        ...(flags['storage-price'] ? { storagePrice: flags['storage-price'] } : {}),
+      },
+    };
+  }
+  if (verb === 'product') return { method: 'POST', path: '/admin/v1/gpu/products', body: parseJsonArg(need(flags.json, '--json'), '--json') };
+  if (verb === 'inventory') {
+    return { method: 'PUT', path: `/admin/v1/gpu/products/${e(need(a1, 'productId'))}/inventory/${e(need(a2, 'clusterId'))}`, body: { totalGpus: Number(need(pos[4], 'totalGpus')) } };
+  }
+  if (verb === 'reclaim') {
+    return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/reclaim`, body: flags['notice-seconds'] ? { noticeSeconds: Number(flags['notice-seconds']) } : {} };
+  }
+  if (verb === 'migrate') return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/migrate`, body: { clusterId: need(a2, 'clusterId') } };
+  return undefined;
+}
+
+function serverlessRequest({ verb, a1, flags }: Command): ApiRequest | undefined {
+  if (verb !== 'limits') return undefined;
+  if (a1 === undefined || a1 === 'get') return { method: 'GET', path: '/admin/v1/serverless/limits' };
+  if (a1 !== 'set') return undefined;
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flags)) {
+    // a list is comma-separated (empty: none); a number is sent as one, anything else as given (the server names what is wrong)
+    body[k] = k === 'cudaVersionList' ? v.split(',').map((x) => x.trim()).filter(Boolean) : /^-?\d+$/.test(v) ? Number(v) : v;
+  }
+  if (!Object.keys(body).length) throw new Error(`serverless limits set: give at least one --<field> <value>\n\n${groupUsage('serverless')}`);
+  return { method: 'PUT', path: '/admin/v1/serverless/limits', body };
+}
+
+function storageRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined {
+  const path = `/admin/v1/teams/${e(need(verb, 'userId'))}`;
+  if (a1 === undefined) return { method: 'GET', path: `${path}/storage` };
+  if (a1 !== 'set') return undefined;
+  const body: Record<string, number | null> = {};
+  const flag = (name: string, field: string, scale: number) => {
+    const v = flags[name];
+    if (v === undefined) return;
+    if (v === 'default') body[field] = null;
+    else if (/^\d+(\.\d+)?$/.test(v)) body[field] = Math.round(Number(v) * scale);
+    else throw new Error(`--${name} takes a number or default, got ${v}\n\n${groupUsage('storage')}`);
+  };
+  flag('files-gb', 'filesMaxBytes', 2 ** 30);
+  flag('files-count', 'filesMaxCount', 1);
+  flag('media-gb', 'mediaMaxBytes', 2 ** 30);
+  flag('media-count', 'mediaMaxCount', 1);
+  if (!Object.keys(body).length) throw new Error(`storage set: give at least one of --files-gb, --files-count, --media-gb, --media-count\n\n${groupUsage('storage')}`);
+  return { method: 'PUT', path: `${path}/storage-quota`, body };
+}
+
+/** Each command group's builder of its API call; undefined: no command of the group has these words. */
+const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
+  teams: teamsRequest,
+  members: membersRequest,
+  keys: keysRequest,
+  topup: creditRequest('topups'),
+  voucher: creditRequest('vouchers'),
+  'credit-limit': ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/credit-limit`, body: { creditLimit: need(a1, 'amount') } }),
+  tier: ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/tier`, body: { tier: need(a1, 'tier') } }),
+  models: modelsRequest,
+  'team-models': teamModelsRequest,
+  quotas: quotasRequest,
+  gpu: gpuRequest,
+  serverless: serverlessRequest,
+  storage: storageRequest,
+  media: ({ verb, a1, need }) => (verb === 'delete' ? { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` } : undefined),
+  call: ({ verb, a1, a2, need }) => ({ method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: parseJsonArg(a2, 'the request body (the argument after the path)') } : {}) }),
+};
+
 /** Map a CLI command to one operator API call. */
-export function toRequest(args: string[]): { method: string; path: string; body?: unknown } {
+export function toRequest(args: string[]): ApiRequest {
   const { pos, flags } = parseArgs(args);
   const [group, verb, a1, a2] = pos;
   if (KNOWN_COMMANDS.has(commandName(pos))) checkFlags(pos, flags);
-  const need = (v: string | undefined, what: string) => needIn(v, what, group);
-  const idem = flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-  const e = encodeURIComponent;
-  switch (group) {
-    case 'teams':
-      if (verb === 'list') return { method: 'GET', path: '/admin/v1/teams' };
-      if (verb === 'get') return { method: 'GET', path: `/admin/v1/teams/${e(need(a1, 'userId'))}` };
-      if (verb === 'create') {
-        return { method: 'POST', path: '/admin/v1/teams', body: { name: need(flags.name, '--name'), ownerEmail: need(flags['owner-email'], '--owner-email'), ...(flags.tier ? { tier: flags.tier } : {}) } };
-      }
-      if (verb === 'suspend' || verb === 'resume') {
-        return { method: 'POST', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/suspend`, body: { suspended: verb === 'suspend' } };
-      }
-      break;
-    case 'members':
-      if (verb === 'list') return { method: 'GET', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/members` };
-      if (verb === 'add') {
-        return {
-          method: 'POST', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/members`,
-          body: { email: need(flags.email, '--email'), role: need(flags.role, '--role'), ...(flags.phone ? { phone: flags.phone } : {}), ...(flags['remark-name'] ? { remarkName: flags['remark-name'] } : {}) },
-        };
-      }
-      if (verb === 'role') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/role`, body: { role: need(a2, 'role') } };
-      if (verb === 'disable') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/disable`, body: {} };
-      break;
-    case 'keys':
-      if (verb === 'create') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/keys`, body: { name: need(flags.name, '--name') } };
-      if (verb === 'revoke') return { method: 'POST', path: `/admin/v1/keys/${e(need(a1, 'keyId'))}/revoke`, body: {} };
-      break;
-    case 'topup':
-    case 'voucher':
-      return { method: 'POST', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/${group === 'topup' ? 'topups' : 'vouchers'}`, body: { amount: need(a1, 'amount'), idempotencyKey: idem } };
-    case 'credit-limit':
-      return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/credit-limit`, body: { creditLimit: need(a1, 'amount') } };
-    case 'tier':
-      return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/tier`, body: { tier: need(a1, 'tier') } };
-    case 'models':
-      if (verb === 'list') return { method: 'GET', path: '/admin/v1/models' };
-      if (verb === 'set') return { method: 'POST', path: '/admin/v1/models', body: parseJsonArg(need(flags.json, '--json'), '--json') };
-      break;
-    case 'team-models':
-      if (!flags.enabled && !flags.all) return { method: 'GET', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models` };
-      return { method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/models`, body: { enabledModels: flags.all ? null : flags.enabled!.split(',').filter(Boolean) } };
-    case 'quotas':
-      if (verb === 'set') return { method: 'POST', path: '/admin/v1/quotas', body: parseJsonArg(need(flags.json, '--json'), '--json') };
-      if (verb === 'override') {
-        const quota = need(flags.quota, '--quota');
-        return {
-          method: 'PUT', path: `/admin/v1/teams/${e(need(a1, 'userId'))}/quotas`,
-          body: { model: need(flags.model, '--model'), quotaType: need(flags.type, '--type'), currentQuota: quota === 'none' ? null : quota },
-        };
-      }
-      break;
-    case 'gpu':
-      if (verb === 'catalogue') return { method: 'GET', path: '/admin/v1/gpu/catalogue' };
-      if (verb === 'cluster') {
-        return {
-          method: 'POST', path: '/admin/v1/gpu/clusters',
-          body: {
-            id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
-            supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
-            ...(flags['storage-price'] ? { storagePrice: flags['storage-price'] } : {}),
-          },
-        };
-      }
-      if (verb === 'product') return { method: 'POST', path: '/admin/v1/gpu/products', body: parseJsonArg(need(flags.json, '--json'), '--json') };
-      if (verb === 'inventory') {
-        return { method: 'PUT', path: `/admin/v1/gpu/products/${e(need(a1, 'productId'))}/inventory/${e(need(a2, 'clusterId'))}`, body: { totalGpus: Number(need(pos[4], 'totalGpus')) } };
-      }
-      if (verb === 'reclaim') {
-        return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/reclaim`, body: flags['notice-seconds'] ? { noticeSeconds: Number(flags['notice-seconds']) } : {} };
-      }
-      if (verb === 'migrate') return { method: 'POST', path: `/admin/v1/gpu/instances/${e(need(a1, 'instanceId'))}/migrate`, body: { clusterId: need(a2, 'clusterId') } };
-      break;
-    case 'serverless':
-      if (verb === 'limits' && (a1 === undefined || a1 === 'get')) return { method: 'GET', path: '/admin/v1/serverless/limits' };
-      if (verb === 'limits' && a1 === 'set') {
-        const body: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(flags)) {
-          // a list is comma-separated (empty: none); a number is sent as one, anything else as given (the server names what is wrong)
-          body[k] = k === 'cudaVersionList' ? v.split(',').map((x) => x.trim()).filter(Boolean) : /^-?\d+$/.test(v) ? Number(v) : v;
-        }
-        if (!Object.keys(body).length) throw new Error(`serverless limits set: give at least one --<field> <value>\n\n${groupUsage('serverless')}`);
-        return { method: 'PUT', path: '/admin/v1/serverless/limits', body };
-      }
-      break;
-    case 'storage': {
-      const path = `/admin/v1/teams/${e(need(verb, 'userId'))}`;
-      if (a1 === undefined) return { method: 'GET', path: `${path}/storage` };
-      if (a1 !== 'set') break;
-      const body: Record<string, number | null> = {};
-      const flag = (name: string, field: string, scale: number) => {
-        const v = flags[name];
-        if (v === undefined) return;
-        if (v === 'default') body[field] = null;
-        else if (/^\d+(\.\d+)?$/.test(v)) body[field] = Math.round(Number(v) * scale);
-        else throw new Error(`--${name} takes a number or default, got ${v}\n\n${groupUsage('storage')}`);
-      };
-      flag('files-gb', 'filesMaxBytes', 2 ** 30);
-      flag('files-count', 'filesMaxCount', 1);
-      flag('media-gb', 'mediaMaxBytes', 2 ** 30);
-      flag('media-count', 'mediaMaxCount', 1);
-      if (!Object.keys(body).length) throw new Error(`storage set: give at least one of --files-gb, --files-count, --media-gb, --media-count\n\n${groupUsage('storage')}`);
-      return { method: 'PUT', path: `${path}/storage-quota`, body };
-    }
-    case 'media':
-      if (verb === 'delete') return { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` };
-      break;
-    case 'call':
-      return { method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: parseJsonArg(a2, 'the request body (the argument after the path)') } : {}) };
-  }
+  const build = group !== undefined && Object.hasOwn(REQUESTS, group) ? REQUESTS[group] : undefined;
+  const request = build?.({ verb, a1, a2, pos, flags, need: (v, what) => needIn(v, what, group) });
+  if (request) return request;
   throw new Error(`unknown admin command: ${pos.join(' ') || '(none)'}\n\n${group && group in GROUP_HELP ? groupUsage(group) : USAGE}`);
 }
 

@@ -3,6 +3,7 @@
 // (sent by the browser, never readable here), with the session's CSRF token on every change.
 // An API error is thrown with its message and reason, for the page to show.
 import { signal } from '@preact/signals';
+import { inDollars } from './money.js';
 
 /**
  * @typedef {{ teamId: string, memberId: string, keyId: string, role: string }} Principal
@@ -140,19 +141,4 @@ export function mayLimit(member) {
   if (!me) return false;
   if (me.role === 'Owner') return true;
   return member.memberId !== me.memberId && member.role !== 'Owner';
-}
-
-/**
- * An API message as the console shows it: in dollars, never in the API's units. The API says
- * amounts for clients as "15000 units ($1.50)" (lib/money.ts describeMicro) and integers
- * "(1/10000 USD)"; the console asks for and shows dollars.
- * @param {string} message
- */
-export function inDollars(message) {
-  return message
-    .replace(/-?[\d.]+ units \((-?\$[\d.,]+)\)/g, '$1')
-    .replace(/ \(1\/10000 USD\)/g, '')
-    .replace(/\b(\d+) \((\d+\.\d\d) USD\)/g, '$$$2')
-    // any other amount in units: its dollars, every digit kept
-    .replace(/(-?\d+(?:\.\d+)?) units\b/g, (_, n) => `$${(Number(n) / 10000).toFixed(Math.max(2, Math.min(10, (String(n).split('.')[1]?.length ?? 0) + 4))).replace(/(\.\d\d\d*?)0+$/, '$1')}`);
 }

@@ -7,14 +7,9 @@
 // roles that may list every member's keys (Owner, Admin). Roles that may not read bills get
 // nothing here, and the pages say so instead of showing zero.
 import { can, get } from './api.js';
+import { monthStart, spendByKey, spendOfKeys } from './spend-sums.js';
 
 /** @typedef {import('./api.js').Json} Json */
-
-/** Start of the current UTC month, Unix seconds (budgets' `Recurring` period is the calendar month). */
-export function monthStart() {
-  const d = new Date();
-  return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000);
-}
 
 /**
  * @typedef {{ byKey: Map<string, bigint>, byMember: Map<string, bigint> | undefined }} MonthSpend
@@ -30,16 +25,13 @@ export async function monthSpend(memberIds) {
   if (!can('readBilling')) return undefined;
   const now = Math.floor(Date.now() / 1000);
   const bills = await get('/openapi/v1/billing/apikey/bill/list', { cycleType: 'Month', startTime: monthStart(), endTime: now });
-  /** @type {Map<string, bigint>} */
-  const byKey = new Map();
-  for (const b of bills.bills) byKey.set(b.ownerID, (byKey.get(b.ownerID) ?? 0n) + BigInt(b.amount));
+  const byKey = spendByKey(bills.bills);
   if (!can('manageMembers')) return { byKey, byMember: undefined };
   const ids = memberIds ?? (await get('/openapi/v1/user/team/members')).members.map((/** @type {Json} */ m) => m.memberId);
   /** @type {Map<string, bigint>} */
   const byMember = new Map();
   await Promise.all(ids.map(async (/** @type {string} */ id) => {
-    const keys = (await get('/openapi/v1/user/keys', { member_id: id })).keys;
-    byMember.set(id, keys.reduce((/** @type {bigint} */ a, /** @type {Json} */ k) => a + (byKey.get(k.keyId) ?? 0n), 0n));
+    byMember.set(id, spendOfKeys((await get('/openapi/v1/user/keys', { member_id: id })).keys, byKey));
   }));
   return { byKey, byMember };
 }

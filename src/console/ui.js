@@ -1,9 +1,11 @@
 // @ts-check
-// Small shared pieces of the console's pages: data loading with visible errors, money,
-// times, tables with server paging, live logs.
+// Small shared pieces of the console's pages: data loading with visible errors, amounts
+// shown (the arithmetic is money.js's), times, tables with server paging (table.js), live logs.
 import { html } from 'htm/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
+import { money, usd } from './money.js';
+import { csvText, pageCount } from './table.js';
 
 /**
  * An error as ErrorBox shows it (an ApiError, or any other thrown while loading or acting);
@@ -108,20 +110,6 @@ export function Loaded({ state, children }) {
 }
 
 /**
- * 1/10000 USD (a string or number) as dollars.
- * @param {string | number | bigint | null | undefined} units
- */
-export function money(units) {
-  if (units === undefined || units === null || units === '') return '—';
-  const n = BigInt(units);
-  const neg = n < 0n;
-  const a = neg ? -n : n;
-  const dollars = a / 10000n;
-  const frac = String(a % 10000n).padStart(4, '0').replace(/0{1,2}$/, '');
-  return `${neg ? '−' : ''}$${dollars.toLocaleString('en-US')}.${frac.length < 2 ? frac.padEnd(2, '0') : frac}`;
-}
-
-/**
  * A time (seconds, as a number or digits, or an ISO date) as `YYYY-MM-DD HH:MM UTC`: every
  * time in the console is UTC, as the API's bills and periods are, and says so.
  * @param {string | number | null | undefined} v
@@ -215,7 +203,7 @@ export function Table({ rows, columns, empty = 'Nothing yet.', label, rowClass }
  * @param {{ page: number, pageSize: number, total: number, onPage: (page: number) => void }} props
  */
 export function Pager({ page, pageSize, total, onPage }) {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const pages = pageCount(total, pageSize);
   return html`<div class="pager">
     <button type="button" disabled=${page <= 1} onClick=${() => onPage(page - 1)}>Previous</button>
     <span>Page ${page} of ${pages} (${total} in all)</span>
@@ -256,12 +244,8 @@ export function fields(e) {
  */
 export function downloadCsv(name, rows) {
   if (!rows[0]) return;
-  const cols = Object.keys(rows[0]);
-  /** @param {unknown} v */
-  const esc = (v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
-  const text = [cols.join(','), ...rows.map((r) => cols.map((c) => esc(r[c])).join(','))].join('\n');
   const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+  a.href = URL.createObjectURL(new Blob([csvText(rows)], { type: 'text/csv' }));
   a.download = name;
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
@@ -300,55 +284,12 @@ export function LiveLog({ url }) {
 }
 
 /**
- * 1/10000 USD as dollars with two decimals (cents rounded half away from zero), for reading
- * at a glance: `Money` shows it with the exact amount (money()) on hover.
- * @param {string | number | bigint | null | undefined} units
- */
-export function usd(units) {
-  if (units === undefined || units === null || units === '') return '—';
-  const n = BigInt(units);
-  const a = n < 0n ? -n : n;
-  const cents = (a + 50n) / 100n;
-  return `${n < 0n && cents > 0n ? '−' : ''}$${(cents / 100n).toLocaleString('en-US')}.${String(cents % 100n).padStart(2, '0')}`;
-}
-
-/**
  * An amount in dollars, two decimals; the exact amount on hover (title) when rounding hid part of it.
  * @param {{ units: string | number | bigint | null | undefined }} props
  */
 export function Money({ units }) {
   if (units === undefined || units === null || units === '') return html`<span class="money">—</span>`;
   return html`<span class="money" title=${`exactly ${money(units)}`}>${usd(units)}</span>`;
-}
-
-/**
- * 1/10000 USD as a plain decimal number of dollars with every digit (`12.3456`, `-0.5`): what
- * a spreadsheet reads from a CSV.
- * @param {string | number | bigint | null | undefined} units
- */
-export function usdDecimal(units) {
-  if (units === undefined || units === null || units === '') return '';
-  const n = BigInt(units);
-  const a = n < 0n ? -n : n;
-  const frac = String(a % 10000n).padStart(4, '0').replace(/0+$/, '');
-  return `${n < 0n ? '-' : ''}${a / 10000n}${frac ? `.${frac}` : ''}`;
-}
-
-/**
- * Dollars as typed in a form, as 1/10000 USD (the API's unit), or why they are not an amount
- * in `min`..`max` units (the message says it in dollars).
- * @param {string} text
- * @param {{ min: bigint, max?: bigint }} range
- * @returns {{ units: string } | { error: string }}
- */
-export function parseDollars(text, { min, max }) {
-  const t = text.trim().replace(/^\$/, '').replace(/,/g, '');
-  const m = /^(\d+)(?:\.(\d{0,4}))?$/.exec(t);
-  if (!m) return { error: t === '' ? 'enter an amount in dollars' : 'enter dollars, like 30 or 12.50 (at most 4 decimals)' };
-  const units = BigInt(/** @type {string} */ (m[1])) * 10000n + BigInt((m[2] ?? '').padEnd(4, '0'));
-  if (units < min) return { error: `must be at least ${money(min)}` };
-  if (max !== undefined && units > max) return { error: `must be at most ${money(max)}` };
-  return { units: String(units) };
 }
 
 /**

@@ -5,8 +5,7 @@
 // notification lost while a replica was disconnected, and a reconnect clears them at once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BudgetScope, ScopeDelta } from './spend/scopes.ts';
-import type { Ctx } from './context.ts';
-import type { Tx } from '../store/db.ts';
+import type { Db, Tx } from '../store/db.ts';
 
 export type Change =
   /** a key was created, revoked or changed */
@@ -154,7 +153,7 @@ export class ChangeBus {
  * Run `fn` in a transaction whose published changes, however deep they happen, are
  * delivered once it has committed. A transaction opened inside another joins the outer one.
  */
-export async function inTransaction<T>(ctx: Ctx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(ctx: { db: Db; changes: ChangeBus }, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (pendingInTx.getStore()) return ctx.db.transaction(fn);
   const collected: Change[] = [];
   const result = await pendingInTx.run(collected, () => ctx.db.transaction(fn));

@@ -40,27 +40,19 @@ async function waitFor(h: ContractHarness, id: string, phases: ObservedPhase[]):
   }
 }
 
-export function driverContract(name: string, make: () => Promise<ContractHarness>, opts: { skip?: string | false } = {}): void {
-  const t = (title: string, fn: (h: ContractHarness) => Promise<void>) => test(`${name} driver contract: ${title}`, { skip: opts.skip || false }, async () => {
-    const h = await make();
-    try {
-      await fn(h);
-    } finally {
-      await h.driver.close();
-      await h.cleanup?.();
-    }
-  });
-  const uid = () => `ins_contract${Math.random().toString(36).slice(2, 10)}`;
+const uid = () => `ins_contract${Math.random().toString(36).slice(2, 10)}`;
 
-  t('an unknown workload is absent; delete and stop of it are no-ops', async (h) => {
+/** The contract, case by case: its title, and what it runs against a driver of its own. */
+const CASES: ReadonlyArray<readonly [string, (h: ContractHarness) => Promise<void>]> = [
+  ['an unknown workload is absent; delete and stop of it are no-ops', async (h) => {
     const id = uid();
     assert.equal((await h.driver.describe(id)).phase, 'absent');
     await timed(h, 'stop', h.driver.stop(id));
     await timed(h, 'delete', h.driver.delete(id));
     assert.equal((await h.driver.describe(id)).phase, 'absent');
-  });
+  }],
 
-  t('create is idempotent, returns at once, and the workload reaches running', async (h) => {
+  ['create is idempotent, returns at once, and the workload reaches running', async (h) => {
     const id = uid();
     await timed(h, 'create', h.driver.create(h.spec(id)));
     await timed(h, 'create again', h.driver.create(h.spec(id)));
@@ -71,9 +63,9 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     assert.ok((o.startedAtMs ?? 0) > 0, 'running reports when it started');
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
-  });
+  }],
 
-  t('stop → stopped, start → running again (a new run), delete → absent; each idempotent', async (h) => {
+  ['stop → stopped, start → running again (a new run), delete → absent; each idempotent', async (h) => {
     const id = uid();
     await h.driver.create(h.spec(id));
     await waitFor(h, id, ['running']);
@@ -89,9 +81,9 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await timed(h, 'delete', h.driver.delete(id));
     await timed(h, 'delete again', h.driver.delete(id));
     await waitFor(h, id, ['absent']);
-  });
+  }],
 
-  t('a running workload\'s output: lines with times, none repeated after the last one read', async (h) => {
+  ['a running workload\'s output: lines with times, none repeated after the last one read', async (h) => {
     const id = uid();
     await h.driver.create({ ...h.spec(id), command: 'sh -c "echo gantry-contract; sleep 3600"' });
     await waitFor(h, id, ['running']);
@@ -108,9 +100,9 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
     assert.deepEqual(await h.driver.logs(id, 0, 10), [], 'a workload that is gone has none');
-  });
+  }],
 
-  t('ports() gives every port of a running workload with where it answers; list() names every workload it manages', async (h) => {
+  ['ports() gives every port of a running workload with where it answers; list() names every workload it manages', async (h) => {
     const id = uid();
     const spec = { ...h.spec(id), ports: [{ port: 8080, type: 'http' }, { port: 9090, type: 'tcp' }] };
     assert.deepEqual(await timed(h, 'ports', h.driver.ports(id)), [], 'an unknown workload has none');
@@ -132,9 +124,9 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
     assert.ok(!(await h.driver.list()).includes(id), 'a deleted one is not');
-  });
+  }],
 
-  t('close returns at once and may be called again; the suite closes every driver it made', async (h) => {
+  ['close returns at once and may be called again; the suite closes every driver it made', async (h) => {
     const id = uid();
     await h.driver.create(h.spec(id));
     await waitFor(h, id, ['running']);
@@ -142,14 +134,28 @@ export function driverContract(name: string, make: () => Promise<ContractHarness
     await waitFor(h, id, ['absent']);
     await timed(h, 'close', h.driver.close());
     await timed(h, 'close again', h.driver.close());
-  });
+  }],
 
-  t('an image that cannot be pulled fails with image_pull_failed', async (h) => {
+  ['an image that cannot be pulled fails with image_pull_failed', async (h) => {
     const id = uid();
     await h.driver.create({ ...h.spec(id), image: 'registry.invalid/gantry/sim-fail-pull:does-not-exist' });
     await waitFor(h, id, ['failed']);
     assert.equal((await h.driver.describe(id)).reason, 'image_pull_failed');
     await h.driver.delete(id);
     await waitFor(h, id, ['absent']);
-  });
+  }],
+];
+
+export function driverContract(name: string, make: () => Promise<ContractHarness>, opts: { skip?: string | false } = {}): void {
+  for (const [title, fn] of CASES) {
+    test(`${name} driver contract: ${title}`, { skip: opts.skip || false }, async () => {
+      const h = await make();
+      try {
+        await fn(h);
+      } finally {
+        await h.driver.close();
+        await h.cleanup?.();
+      }
+    });
+  }
 }

@@ -3,7 +3,7 @@
 // durable usage event and ledger charge, release of the unused reservation. Nothing is
 // billed when the upstream fails. The HTTP routes (http/model-answer.ts) and, later, batch
 // lines and serverless call `run` alike.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.ts';
 import type { GatewayConfig } from '../config.ts';
 import type { Ctx } from '../domain/context.ts';
 import type { Principal } from '../domain/roles.ts';
@@ -86,7 +86,7 @@ export class Gateway {
   private readonly router: UpstreamRouter;
   readonly sink: UsageSink;
   private readonly ctx: Ctx;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: Logger;
 
   private readonly health: DependencyHealth;
   /** tokenizer settings already reported as not loadable here (counting) */
@@ -94,7 +94,7 @@ export class Gateway {
   /** Model calls need Redis unless the operator lets them fail open. */
   private readonly needs: ('database' | 'redis')[];
 
-  constructor(ctx: Ctx, spend: SpendAdmission, sink: UsageSink, config: GatewayConfig, log: FastifyBaseLogger, health: DependencyHealth, redisFailOpen: boolean) {
+  constructor(ctx: Ctx, spend: SpendAdmission, sink: UsageSink, config: GatewayConfig, log: Logger, health: DependencyHealth, redisFailOpen: boolean) {
     this.ctx = ctx;
     this.health = health;
     this.needs = redisFailOpen ? ['database'] : ['database', 'redis'];

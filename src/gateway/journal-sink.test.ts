@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
+import { silentLogger } from '../lib/logger.ts';
 import { openTestStore } from '../../test/helpers/app.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import { getSetting } from '../store/settings.ts';
@@ -19,8 +19,7 @@ import { JournalSink } from './journal-sink.ts';
 import { decodeUsage } from '../domain/usage/codec.ts';
 import type { Ctx } from '../domain/context.ts';
 
-const quiet = () => {};
-const log = { info: quiet, warn: quiet, error: quiet, debug: quiet, trace: quiet, fatal: quiet, child: () => log } as unknown as FastifyBaseLogger;
+const log = silentLogger;
 
 async function setup() {
   const store = await openTestStore();

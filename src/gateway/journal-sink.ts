@@ -7,7 +7,7 @@
 // money (balance, budgets, bills, the budget counters' loads) wait on settled(), so they see
 // every request answered before they asked. At start, lines a killed process left behind are
 // replayed idempotently (request ids are unique among usage events).
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.ts';
 import { encodeUsage } from '../domain/usage/codec.ts';
 import type { UsageRecord } from '../domain/usage/record.ts';
 import { Journal, type RecoveredLine } from '../store/journal.ts';
@@ -44,7 +44,7 @@ interface Group {
 
 export class JournalSink implements UsageSink {
   private readonly write: WriteUsage;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: Logger;
   private readonly journal: Journal;
   private readonly fsync: boolean;
   private readonly maxBatch: number;
@@ -59,7 +59,7 @@ export class JournalSink implements UsageSink {
   private timer: NodeJS.Timeout | undefined;
   private readonly counts = { batches: 0, items: 0, flushMs: 0, failed: 0, replayed: 0 };
 
-  private constructor(log: FastifyBaseLogger, journal: Journal, opts: JournalSinkOptions) {
+  private constructor(log: Logger, journal: Journal, opts: JournalSinkOptions) {
     this.write = opts.write;
     this.log = log;
     this.journal = journal;
@@ -70,7 +70,7 @@ export class JournalSink implements UsageSink {
   }
 
   /** Opens the journal and stores whatever an earlier process left in it before returning. */
-  static async open(log: FastifyBaseLogger, opts: JournalSinkOptions): Promise<JournalSink> {
+  static async open(log: Logger, opts: JournalSinkOptions): Promise<JournalSink> {
     const { journal, recovered } = Journal.open(opts.dir, { fsync: opts.fsync });
     const sink = new JournalSink(log, journal, opts);
     if (recovered.length) await sink.replay(recovered);

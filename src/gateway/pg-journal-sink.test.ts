@@ -6,7 +6,7 @@
 // embedded store too (same SQL), and on PostgreSQL with TEST_DATABASE_URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FastifyBaseLogger } from 'fastify';
+import { silentLogger } from '../lib/logger.ts';
 import { sql } from 'drizzle-orm';
 import { openTestStore } from '../../test/helpers/app.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
@@ -20,8 +20,7 @@ import { appendJournal } from '../store/usage-journal.ts';
 import { encodeUsage } from '../domain/usage/codec.ts';
 import { PgJournalSink } from './pg-journal-sink.ts';
 
-const quiet = () => {};
-const log = { info: quiet, warn: quiet, error: quiet, debug: quiet, trace: quiet, fatal: quiet, child: () => log } as unknown as FastifyBaseLogger;
+const log = silentLogger;
 const never = 3_600_000; // no background move: only settled() moves
 
 async function setup() {

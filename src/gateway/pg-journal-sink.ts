@@ -10,7 +10,7 @@
 // `sweepMs`). Readers of money call settled(): it moves everything journaled before the call,
 // waiting for a mover that holds some of it, so balance, budgets, bills and the budget
 // counters' loads see every request answered before they asked, on any replica.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.ts';
 import type { Ctx } from '../domain/context.ts';
 import { recordUsageTx, type UsageRecord } from '../domain/usage/record.ts';
 import { recordedRequestIds } from '../store/usage.ts';
@@ -32,7 +32,7 @@ export interface PgJournalSinkOptions {
 
 export class PgJournalSink implements UsageSink {
   private readonly ctx: Ctx;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: Logger;
   private readonly writer: GroupCommit<UsageRecord>;
   private readonly doubts: UncertainCommits;
   private readonly maxBatch: number;
@@ -45,7 +45,7 @@ export class PgJournalSink implements UsageSink {
   private dirty = false;
   private readonly counts = { moveBatches: 0, moved: 0, moveMs: 0, failed: 0, appended: 0 };
 
-  private constructor(ctx: Ctx, log: FastifyBaseLogger, opts: PgJournalSinkOptions) {
+  private constructor(ctx: Ctx, log: Logger, opts: PgJournalSinkOptions) {
     this.ctx = ctx;
     this.log = log;
     this.maxBatch = opts.maxBatch ?? 4096;
@@ -59,7 +59,7 @@ export class PgJournalSink implements UsageSink {
   }
 
   /** Records that failed under an earlier process are tried again, then whatever waits is moved. */
-  static async open(ctx: Ctx, log: FastifyBaseLogger, opts: PgJournalSinkOptions = {}): Promise<PgJournalSink> {
+  static async open(ctx: Ctx, log: Logger, opts: PgJournalSinkOptions = {}): Promise<PgJournalSink> {
     const sink = new PgJournalSink(ctx, log, opts);
     const retried = await retryFailedJournal(ctx.db);
     if (retried) log.warn({ records: retried }, 'retrying usage journal records the ledger refused before');

@@ -4,21 +4,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../domain/console/sessions.ts';
 
-/**
- * Whether a cookie name is in Gantry's namespace (`gantry_…`, any case, with or without a
- * `__Host-`/`__Secure-` prefix): the serverless proxy never passes one to a worker nor
- * lets a worker set one.
- */
-export function isGantryCookieName(name: string): boolean {
-  return /^(__host-|__secure-)?gantry_/i.test(name.trim());
-}
-
-/** A Cookie header without Gantry's cookies (undefined when nothing is left). */
-export function withoutGantryCookies(header: string): string | undefined {
-  const kept = header.split(';').map((p) => p.trim()).filter((p) => p !== '' && !isGantryCookieName(p.split('=', 1)[0]!));
-  return kept.length ? kept.join('; ') : undefined;
-}
-
 /** The value of the session cookie, if the request carries one. */
 export function sessionSecret(req: FastifyRequest): string | undefined {
   const header = req.headers.cookie;

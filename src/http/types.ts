@@ -5,16 +5,14 @@ import type { Family } from '../lib/error-families.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-import type { Services } from '../services.ts';
-
-export type { Services };
-
 /**
- * One route (one operation): registers itself on the app with the services it uses. A route
- * declares what it uses by the type of its second parameter (`Pick<Services, 'files'>`), so
- * it can reach nothing else.
+ * One route (one operation): registers itself on the app with the parts of the service graph
+ * it uses, each an area's context under the name the graph gives it (`s: { files: Files }`),
+ * so it can reach nothing else. A folder's list of routes (its index.ts) takes routes of any
+ * needs (`S` = never); the app hands each the whole graph, and the compiler checks there
+ * that the graph has what each one names.
  */
-export type RouteRegistrar = (app: App, s: Services) => void;
+export type RouteRegistrar<S = never> = (app: App, s: S) => void;
 
 /** Who may call a route: the operator token, a tenant API key (optionally with a capability), or anyone. */
 export type RouteAuth = { kind: 'operator' } | { kind: 'key'; capability?: Capability; xApiKey?: boolean; consoleSession?: boolean } | { kind: 'public' };

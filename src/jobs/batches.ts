@@ -1,4 +1,4 @@
-// The handlers of the batch jobs (domain/jobs/catalog.ts): validation, a chunk of lines
+// The handlers of the batch jobs (domain/batches/jobs.ts): validation, a chunk of lines
 // through the model pipeline, the finalizer and the expiry pass. A line is the same call as
 // an interactive one (gateway.run: policy, context, budget admission, metering, durable
 // usage) made for the key that created the batch, with the line's fixed request id and the
@@ -18,10 +18,12 @@ import { Slots } from '../lib/slots.ts';
 import type { ClaimedLine, EndedLine } from '../store/batches.ts';
 import { AppError } from '../lib/errors.ts';
 import { errorPayload, toAppError } from '../lib/error-answer.ts';
-import { CATALOG, type PayloadOf } from '../domain/jobs/catalog.ts';
-import type { JobHandler, JobHandlers } from './runner.ts';
+import type { Config } from '../config.ts';
+import type { PayloadOfType } from '../domain/jobs/job-type.ts';
+import { BATCH_JOBS } from '../domain/batches/jobs.ts';
+import type { Blobs } from '../domain/blobs/links.ts';
 import { checkBatchBody, pipelineEndpoint } from './batch-body.ts';
-import type { HandlerDeps } from './handlers.ts';
+import { handles, type AreaJob, type JobHandler } from './handlers.ts';
 
 export interface BatchJobDeps {
   ctx: Ctx;
@@ -37,32 +39,20 @@ const GATE_MS = 100;
 /** Refusals of the batch token budget: the line waits its turn, as long as the batch lives. */
 const THROTTLED = new Set(['RATE_LIMIT_EXCEEDED', 'TOKEN_LIMIT_EXCEEDED']);
 
-export type BatchHandlers = Pick<JobHandlers, 'batch.validate' | 'batch.lines' | 'batch.finalize' | 'batches.expire'>;
+/** What the batch jobs use: the graph's parts, the batch settings. */
+type BatchGraph = { ctx: Ctx; gateway: Gateway; batches: Batches; blobs: Blobs; config: Config };
+const deps = (s: BatchGraph): BatchJobDeps => ({ ctx: s.ctx, gateway: s.gateway, batches: s.batches, blobs: s.blobs.store });
 
-export function batchHandlers(d: BatchJobDeps, opts: { concurrency: number; chunkLines: number }): BatchHandlers {
-  const { ctx } = d;
-  return {
-    'batch.validate': {
-      handler: (job) => validateBatch({
-        ctx, blobs: d.blobs, checkBody: checkBatchBody, chunkLines: opts.chunkLines,
-        callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
-      }, job.payload.batchId, job.signal, job.completeWith),
-    },
-    // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
-    // next (its claim waits for the runner's next pass).
-    'batch.lines': { handler: batchLinesHandler(d, new Slots(opts.concurrency)), concurrency: Math.ceil(opts.concurrency / opts.chunkLines) + 2 },
-    'batch.finalize': { handler: (job) => finalizeBatch(d.batches, job.payload.batchId, job.completeWith) },
-    'batches.expire': {
-      handler: async (job) => {
-        await expireBatches(d.batches, job.signal);
-      },
-    },
-  };
+function validateHandler(d: BatchJobDeps, chunkLines: number): JobHandler<PayloadOfType<typeof BATCH_JOBS.validate>> {
+  return (job) => validateBatch({
+    ctx: d.ctx, blobs: d.blobs, checkBody: checkBatchBody, chunkLines,
+    callableModels: async (p) => new Set((await d.gateway.admission.visibleModels(p)).map((m) => m.id)),
+  }, job.payload.batchId, job.signal, job.completeWith);
 }
 
-function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOf<'batch.lines'>> {
+function batchLinesHandler(d: BatchJobDeps, slots: Slots): JobHandler<PayloadOfType<typeof BATCH_JOBS.lines>> {
   const { ctx } = d;
-  const lastAttempt = CATALOG['batch.lines'].retry.maxAttempts;
+  const lastAttempt = BATCH_JOBS.lines.retry.maxAttempts;
   // Lines' results are committed as they end, many lines (of any chunks) per transaction.
   const ended = new GroupCommit<EndedLine>(
     (items) => inTransaction(ctx, (tx) => endLines(ctx, tx, items, ctx.clock.nowMs())),
@@ -134,6 +124,18 @@ async function runLine(d: BatchJobDeps, signal: AbortSignal, batchId: string, l:
 }
 
 /** The batches area's jobs (an entry of src/areas.ts). */
-export const batchesJobs = (d: HandlerDeps) => ({
-  ...batchHandlers({ ctx: d.ctx, gateway: d.gateway, batches: d.batches, blobs: d.blobs }, d.config.batches),
-}) satisfies Partial<JobHandlers>;
+export const batchesJobs: AreaJob<BatchGraph>[] = [
+  handles(BATCH_JOBS.validate, (s: BatchGraph) => ({ handler: validateHandler(deps(s), s.config.batches.chunkLines) })),
+  // Enough chunks held to keep every line slot busy while a finished chunk is replaced by the
+  // next (its claim waits for the runner's next pass).
+  handles(BATCH_JOBS.lines, (s: BatchGraph) => {
+    const { concurrency, chunkLines } = s.config.batches;
+    return { handler: batchLinesHandler(deps(s), new Slots(concurrency)), concurrency: Math.ceil(concurrency / chunkLines) + 2 };
+  }),
+  handles(BATCH_JOBS.finalize, (s: BatchGraph) => ({ handler: (job) => finalizeBatch(s.batches, job.payload.batchId, job.completeWith) })),
+  handles(BATCH_JOBS.expire, (s: BatchGraph) => ({
+    handler: async (job) => {
+      await expireBatches(s.batches, job.signal);
+    },
+  })),
+];

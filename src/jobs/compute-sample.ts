@@ -1,4 +1,4 @@
-// The handler of `compute.sample` (domain/jobs/catalog.ts), every 15 s on one replica at a
+// The handler of `compute.sample` (domain/compute/jobs.ts), every 15 s on one replica at a
 // time: the driver's cluster's inventory from its GPUs (domain/compute/gpu-inventory.ts), a
 // usage sample of every running instance and the pruning of old ones
 // (domain/compute/metrics.ts), and the disk limits the driver holds workloads to where the
@@ -9,26 +9,25 @@
 import type { Compute } from '../domain/compute/compute.ts';
 import { syncDriverInventory } from '../domain/compute/gpu-inventory.ts';
 import { pruneInstanceMetrics, sampleInstanceMetrics } from '../domain/compute/metrics.ts';
-import type { PayloadOf } from '../domain/jobs/catalog.ts';
-import type { ReconcileLog } from './compute-reconciler.ts';
-import type { JobHandler } from './runner.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { JobHandler } from './handlers.ts';
 
-export function computeSampleHandler(c: Compute, log?: ReconcileLog): JobHandler<PayloadOf<'compute.sample'>> {
+export function computeSampleHandler(c: Compute, log: Logger): JobHandler<unknown> {
   return async () => {
     try {
       const sync = await syncDriverInventory(c);
       if (sync?.missingCluster) {
-        log?.warn?.({ clusterId: sync.clusterId }, 'the compute driver\'s cluster is not in the catalogue: create it (POST /admin/v1/gpu/clusters) for its products to follow the GPUs');
+        log.warn({ clusterId: sync.clusterId }, 'the compute driver\'s cluster is not in the catalogue: create it (POST /admin/v1/gpu/clusters) for its products to follow the GPUs');
       } else if (sync?.changed.length) {
-        log?.warn?.({ clusterId: sync.clusterId, gpus: sync.gpus, changed: sync.changed, unmatched: sync.unmatched }, 'inventory set from the compute driver\'s GPUs');
+        log.warn({ clusterId: sync.clusterId, gpus: sync.gpus, changed: sync.changed, unmatched: sync.unmatched }, 'inventory set from the compute driver\'s GPUs');
       }
     } catch (err) {
-      log?.error({ err }, 'reading the compute driver\'s GPUs failed; the inventory stays as it was');
+      log.error({ err }, 'reading the compute driver\'s GPUs failed; the inventory stays as it was');
     }
-    await sampleInstanceMetrics(c).catch((err: unknown) => log?.error({ err }, 'sampling the instances\' usage failed; will sample again'));
+    await sampleInstanceMetrics(c).catch((err: unknown) => log.error({ err }, 'sampling the instances\' usage failed; will sample again'));
     await c.driver.enforceLimits?.().then(
-      (breaches) => breaches.length && log?.warn?.({ breaches }, 'stopped workloads over a disk limit of their spec'),
-      (err: unknown) => log?.error({ err }, 'measuring the workloads\' disk use failed; will measure again'),
+      (breaches) => breaches.length && log.warn({ breaches }, 'stopped workloads over a disk limit of their spec'),
+      (err: unknown) => log.error({ err }, 'measuring the workloads\' disk use failed; will measure again'),
     );
     await pruneInstanceMetrics(c);
   };

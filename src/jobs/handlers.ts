@@ -1,54 +1,32 @@
-// Every job type's handler, in one map typed by the catalogue (JobHandlers). Each area names
-// its handlers (an `<area>Jobs` factory in its module here, listed in src/areas.ts); a
-// catalogue entry no area handles does not compile. services.ts builds the map once the
-// services the handlers need exist and registers it with the runner in one call
-// (`jobs.handleAll`).
-// Rules in ./README.md.
-import type { Config } from '../config.ts';
-import type { Ctx } from '../domain/context.ts';
-import type { Compute } from '../domain/compute/compute.ts';
-import type { ServerlessRuntime } from '../domain/serverless/reconciler.ts';
-import type { Files } from '../domain/files/files.ts';
-import type { Responses } from '../domain/responses/responses.ts';
-import type { Batches } from '../domain/batches/service.ts';
-import type { Webhooks } from '../domain/webhooks/service.ts';
-import type { MediaTasks } from '../domain/media/tasks.ts';
-import type { MediaCatalogue } from '../domain/media/catalogue.ts';
-import type { Gateway } from '../gateway/gateway.ts';
-import type { BlobStore } from '../store/blobs/index.ts';
-import type { JobHandlers } from './runner.ts';
-import type { ReconcileLog } from './compute-reconciler.ts';
+// What a job handler is, and how an area names its own. A job type is defined once, in its
+// area's domain (`domain/<area>/jobs.ts`); the area's module here pairs it with a handler
+// made from the parts of the service graph it uses, `handles(TYPE, (s) => ({ handler }))`,
+// and the area's entry of src/areas.ts lists those. services.ts registers every area's with
+// the runner (`jobs.handle`): the compiler checks there that the graph has what each uses,
+// and a type two areas handle is refused at start. Rules in ./README.md.
+import type { JobType, PayloadOfType } from '../domain/jobs/job-type.ts';
+import type { JobContext } from '../domain/jobs/queue.ts';
 
-/** What the handlers work with (built in services.ts). */
-export interface HandlerDeps {
-  ctx: Ctx;
-  config: Config;
-  log: ReconcileLog;
-  compute: Compute;
-  serverlessRuntime: ServerlessRuntime;
-  files: Files;
-  responses: Responses;
-  batches: Batches;
-  gateway: Gateway;
-  blobs: BlobStore;
-  webhooks: Webhooks;
-  media: { tasks: MediaTasks; catalogue: MediaCatalogue };
+export type JobHandler<P> = (job: JobContext<P>) => Promise<void>;
+
+/** How a process runs one job type: its handler, and overrides of the type's everyMs and concurrency (configuration). */
+export interface Registration<P> {
+  handler: JobHandler<P>;
+  everyMs?: number | undefined;
+  concurrency?: number | undefined;
 }
 
-/** An area's jobs: the handlers of its catalogue entries (src/areas.ts names each area's). */
-export type AreaJobs = (d: HandlerDeps) => Partial<JobHandlers>;
-
 /**
- * The handlers of every area, in one map. Each job has one: a second is refused here, and
- * a job of the catalogue no area handles does not compile (src/areas.ts, `JobsHandled`).
+ * A job type an area handles, and how its handler is made from the parts of the service
+ * graph `S` it uses. The handler's payload type is the type's, checked by `handles`.
  */
-export function buildHandlers(areas: readonly { jobs?: AreaJobs | undefined }[], d: HandlerDeps): JobHandlers {
-  const all: Partial<Record<string, unknown>> = {};
-  for (const area of areas) {
-    for (const [name, registration] of Object.entries(area.jobs?.(d) ?? {})) {
-      if (name in all) throw new Error(`job type ${name} has two handlers`);
-      all[name] = registration;
-    }
-  }
-  return all as JobHandlers; // complete by src/areas.ts's type check, and again by the runner's handleAll
+export interface AreaJob<S = never> {
+  type: JobType;
+  /** a property, not a method: the graph `S` is checked strictly where it is handed over */
+  make: (s: S) => Registration<never>;
+}
+
+/** `type`'s handler, made by `make` from the part of the graph it names (`(s: { files: Files }) => …`). */
+export function handles<T extends JobType, S>(type: T, make: (s: S) => Registration<PayloadOfType<T>>): AreaJob<S> {
+  return { type, make };
 }

@@ -1,4 +1,4 @@
-// The handler of media.task (domain/jobs/catalog.ts): render a task's outputs into the blob
+// The handler of media.task (domain/media/jobs.ts): render a task's outputs into the blob
 // store, then end the task in the transaction that completes the job (domain/media/tasks.ts
 // endTaskTx). A rerun after a crash renders the same outputs again (the seed is fixed in the
 // task; the keys are the task's), so the blobs are overwritten with the same bytes and the
@@ -9,9 +9,12 @@ import { EDIT_LOST, endTaskTx, failStrandedTasks, findOpenTask, markTaskProcessi
 import { removeStrandedUploads, type MediaCatalogue } from '../domain/media/catalogue.ts';
 import { renderTaskOutputs } from '../domain/media/render.ts';
 import { TaskRefused } from '../domain/media/upstream.ts';
-import { CATALOG, type PayloadOf } from '../domain/jobs/catalog.ts';
-import type { JobHandler, JobHandlers } from './runner.ts';
-import type { HandlerDeps } from './handlers.ts';
+import type { Config } from '../config.ts';
+import type { PayloadOfType } from '../domain/jobs/job-type.ts';
+import { MEDIA_JOBS } from '../domain/media/jobs.ts';
+import type { Media } from '../domain/media/context.ts';
+import type { Blobs } from '../domain/blobs/links.ts';
+import { handles, type JobHandler } from './handlers.ts';
 
 export interface MediaJobDeps {
   tasks: MediaTasks;
@@ -19,8 +22,8 @@ export interface MediaJobDeps {
   config: MediaConfig;
 }
 
-export function mediaTaskHandler(d: MediaJobDeps): JobHandler<PayloadOf<'media.task'>> {
-  const lastAttempt = CATALOG['media.task'].retry.maxAttempts;
+export function mediaTaskHandler(d: MediaJobDeps): JobHandler<PayloadOfType<typeof MEDIA_JOBS.task>> {
+  const lastAttempt = MEDIA_JOBS.task.retry.maxAttempts;
   return async (job) => {
     const task = await findOpenTask(d.tasks, job.payload.taskId);
     if (!task) return; // ended (a test-mode task, or a start that ended it before a crash lost the job's completion)
@@ -47,7 +50,7 @@ export function mediaTaskHandler(d: MediaJobDeps): JobHandler<PayloadOf<'media.t
 }
 
 /** Fails the tasks stranded by their job, removes ended tasks and stranded uploads. */
-export function mediaSweepHandler(tasks: MediaTasks, catalogue: MediaCatalogue): JobHandler<PayloadOf<'media.tasks.sweep'>> {
+export function mediaSweepHandler(tasks: MediaTasks, catalogue: MediaCatalogue): JobHandler<unknown> {
   return async (job) => {
     await failStrandedTasks(tasks, job.signal);
     await pruneEndedTasks(tasks, job.signal);
@@ -56,7 +59,9 @@ export function mediaSweepHandler(tasks: MediaTasks, catalogue: MediaCatalogue):
 }
 
 /** The media area's jobs (an entry of src/areas.ts). */
-export const mediaJobs = (d: HandlerDeps) => ({
-  'media.task': { handler: mediaTaskHandler({ tasks: d.media.tasks, blobs: d.blobs, config: d.config.media }), concurrency: d.config.media.taskConcurrency },
-  'media.tasks.sweep': { handler: mediaSweepHandler(d.media.tasks, d.media.catalogue) },
-}) satisfies Partial<JobHandlers>;
+export const mediaJobs = [
+  handles(MEDIA_JOBS.task, (s: { media: Media; blobs: Blobs; config: Config }) => ({
+    handler: mediaTaskHandler({ tasks: s.media.tasks, blobs: s.blobs.store, config: s.config.media }), concurrency: s.config.media.taskConcurrency,
+  })),
+  handles(MEDIA_JOBS.sweep, (s: { media: Media }) => ({ handler: mediaSweepHandler(s.media.tasks, s.media.catalogue) })),
+];

@@ -1,15 +1,14 @@
-// The handler of `jobs.prune` (domain/jobs/catalog.ts): ended jobs are kept for operators to read
+// The handler of `jobs.prune` (domain/jobs/system-jobs.ts): ended jobs are kept for operators to read
 // (GET /admin/v1/jobs), then deleted in small batches so no statement holds the embedded
 // store's one connection for long.
 import type { Ctx } from '../domain/context.ts';
 import { deleteFinishedJobs } from '../store/jobs.ts';
-import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, type PayloadOf } from '../domain/jobs/catalog.ts';
-import type { JobHandler, JobHandlers } from './runner.ts';
-import type { HandlerDeps } from './handlers.ts';
+import { KEEP_COMPLETED_MS, KEEP_FAILED_MS, SYSTEM_JOBS } from '../domain/jobs/system-jobs.ts';
+import { handles, type JobHandler } from './handlers.ts';
 
 const BATCH = 500;
 
-export function pruneJobsHandler(ctx: Ctx): JobHandler<PayloadOf<'jobs.prune'>> {
+export function pruneJobsHandler(ctx: Ctx): JobHandler<unknown> {
   return async (job) => {
     const now = ctx.clock.nowMs();
     for (const [state, keepMs] of [['completed', KEEP_COMPLETED_MS], ['failed', KEEP_FAILED_MS]] as const) {
@@ -22,6 +21,6 @@ export function pruneJobsHandler(ctx: Ctx): JobHandler<PayloadOf<'jobs.prune'>> 
 }
 
 /** The jobs table's own upkeep (an entry of src/areas.ts). */
-export const systemJobs = (d: HandlerDeps) => ({
-  'jobs.prune': { handler: pruneJobsHandler(d.ctx) },
-}) satisfies Partial<JobHandlers>;
+export const systemJobs = [
+  handles(SYSTEM_JOBS.prune, (s: { ctx: Ctx }) => ({ handler: pruneJobsHandler(s.ctx) })),
+];

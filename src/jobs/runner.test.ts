@@ -11,7 +11,7 @@ import { ManualClock, systemClock, type Clock } from '../lib/clock.ts';
 import { standaloneCtx } from '../domain/context.ts';
 import { claimDueJobs, countJobs, endLease, findJob, type JobRow } from '../store/jobs.ts';
 import { claimSetting, getSetting } from '../store/settings.ts';
-import { defineJob, type JobType } from '../domain/jobs/catalog.ts';
+import { defineJob, type JobType } from '../domain/jobs/job-type.ts';
 import type { JobContext } from '../domain/jobs/queue.ts';
 import { JobRunner, LeaseLostError } from './runner.ts';
 
@@ -64,7 +64,7 @@ test('a job is enqueued, run once with its payload, and kept as completed', { ti
     const seen: number[] = [];
     const t = jobType();
     r.register(t, async (job) => { seen.push(job.payload.n); });
-    const { id, created } = await r.enqueueType(t, { n: 7 });
+    const { id, created } = await r.enqueue(t, { n: 7 });
     assert.equal(created, true);
     assert.equal((await s.job(id)).state, 'queued');
     assert.equal(await r.runDue(), 1);
@@ -75,7 +75,7 @@ test('a job is enqueued, run once with its payload, and kept as completed', { ti
     assert.equal(row.finishedAtMs, s.clock.nowMs());
     assert.equal(await r.runDue(), 0, 'never run twice');
     // a delayed job waits for the clock
-    const later = await r.enqueueType(t, { n: 8 }, { delayMs: 5000 });
+    const later = await r.enqueue(t, { n: 8 }, { delayMs: 5000 });
     assert.equal(await r.runDue(), 0);
     s.clock.advance(5000);
     assert.equal(await r.runDue(), 1);
@@ -92,9 +92,9 @@ test('payloads are checked against the catalogue when enqueued and when read bac
     const t = jobType();
     let ran = 0;
     r.register(t, async () => { ran++; });
-    await assert.rejects(r.enqueueType(t, { n: 'x' } as never), /payload \/n must be integer/);
-    await assert.rejects(r.enqueueType(t, { n: 1, extra: true } as never), /payload/);
-    const { id } = await r.enqueueType(t, { n: 1 });
+    await assert.rejects(r.enqueue(t, { n: 'x' } as never), /payload \/n must be integer/);
+    await assert.rejects(r.enqueue(t, { n: 1, extra: true } as never), /payload/);
+    const { id } = await r.enqueue(t, { n: 1 });
     await s.store.db.execute(`update jobs set payload = '{"n": "one"}'::jsonb where id = '${id}'` as never);
     assert.equal(await r.runDue(), 1);
     assert.equal(ran, 0, 'the handler never sees a payload that does not match');
@@ -116,7 +116,7 @@ test('a failed job is retried with backoff on the clock, then completes', { time
       attempts.push(job.attempt);
       if (job.attempt < 3) throw new Error(`upstream said no (${job.attempt})`);
     });
-    const { id } = await r.enqueueType(t, { n: 1 });
+    const { id } = await r.enqueue(t, { n: 1 });
     await r.runDue();
     let row = await s.job(id);
     assert.equal(row.state, 'queued');
@@ -150,7 +150,7 @@ test('after the last attempt a job is kept as failed with its error', { timeout:
       ran++;
       throw new Error(`failure ${ran}`);
     });
-    const { id } = await r.enqueueType(t, { n: 1 });
+    const { id } = await r.enqueue(t, { n: 1 });
     await r.runDue();
     s.clock.advance(100);
     await r.runDue();
@@ -180,21 +180,21 @@ test('a singleton is queued or running at most once per key', { timeout: 60_000 
       started.open();
       await g.wait;
     });
-    const a = await r.enqueueType(t, { n: 1 });
-    const b = await r.enqueueType(t, { n: 3 });
+    const a = await r.enqueue(t, { n: 1 });
+    const b = await r.enqueue(t, { n: 3 });
     assert.equal(b.id, a.id);
     assert.equal(b.created, false);
-    const c = await r.enqueueType(t, { n: 2 });
+    const c = await r.enqueue(t, { n: 2 });
     assert.equal(c.created, true, 'another key');
     const running = r.runDue();
     // while it runs, it still counts
     await started.wait;
-    assert.equal((await r.enqueueType(t, { n: 5 })).id, a.id);
+    assert.equal((await r.enqueue(t, { n: 5 })).id, a.id);
     g.open();
     assert.equal(await running, 2);
     assert.equal(ran, 2);
     // once it ended, the key is free again
-    const d = await r.enqueueType(t, { n: 1 });
+    const d = await r.enqueue(t, { n: 1 });
     assert.equal(d.created, true);
     assert.notEqual(d.id, a.id);
   } finally {
@@ -209,7 +209,7 @@ test('the lease of a worker that died runs out and another runner takes the job 
     const alive = s.runner();
     const seen: JobContext<{ n: number }>[] = [];
     alive.register(t, async (job) => { seen.push(job); });
-    const { id } = await alive.enqueueType(t, { n: 1 });
+    const { id } = await alive.enqueue(t, { n: 1 });
     // Another process leased it and died (kill -9): nothing ends its lease.
     const [dead] = await claimDueJobs(s.store.db, 'dead-host/1/x', s.clock.nowMs(), [{ name: t.name, n: 1, leaseMs: t.leaseMs }]);
     assert.equal(dead!.id, id);
@@ -238,7 +238,7 @@ test('a worker that died on the last attempt leaves the job failed, not run agai
     const r = s.runner();
     let ran = 0;
     r.register(t, async () => { ran++; });
-    const { id } = await r.enqueueType(t, { n: 1 });
+    const { id } = await r.enqueue(t, { n: 1 });
     await claimDueJobs(s.store.db, 'dead-host/2/x', s.clock.nowMs(), [{ name: t.name, n: 1, leaseMs: t.leaseMs }]);
     s.clock.advance(1000);
     assert.equal(await r.runDue(), 1);
@@ -266,7 +266,7 @@ test('a running job renews its lease, so a slow job is not taken over', { timeou
       await g.wait;
     });
     b.register(t, async (job) => { attempts.push(job.attempt); });
-    const { id } = await a.enqueueType(t, { n: 1 });
+    const { id } = await a.enqueue(t, { n: 1 });
     const slow = a.runDue();
     await started.wait; // a holds the lease (the row says running a little earlier)
     s.clock.advance(6000);
@@ -305,7 +305,7 @@ test('completeWith commits the handler\'s writes with the completion, and neithe
     b.register(t, async (job) => {
       await job.completeWith(async (tx) => { await claimSetting(tx, `effect:${job.id}:b`, job.attempt); });
     });
-    const { id } = await a.enqueueType(t, { n: 1 });
+    const { id } = await a.enqueue(t, { n: 1 });
     const slow = a.runDue();
     await started.wait;
     s.clock.advance(5000); // a's lease runs out (no renewal) and b takes the job over
@@ -377,7 +377,7 @@ test('per-process concurrency: a type runs at most `concurrency` jobs at once', 
       await new Promise((res) => setImmediate(res));
       now--;
     });
-    for (let i = 0; i < 7; i++) await r.enqueueType(t, { n: i });
+    for (let i = 0; i < 7; i++) await r.enqueue(t, { n: i });
     assert.equal(await r.runDue(), 7);
     assert.equal(most, 2);
   } finally {
@@ -395,7 +395,7 @@ test('stopping a runner queues a job that gives up again without counting the st
       job.signal.addEventListener('abort', () => rej(new Error('aborted')));
       started.open();
     }));
-    const { id } = await r.enqueueType(t, { n: 1 });
+    const { id } = await r.enqueue(t, { n: 1 });
     const running = r.runDue();
     await started.wait;
     await r.stop();
@@ -433,7 +433,7 @@ test('two runners on one database never run the same job twice', { timeout: 120_
     b.register(t, handler('b'));
     a.start();
     b.start();
-    for (let i = 0; i < N; i++) await (i % 2 ? a : b).enqueueType(t, { n: i });
+    for (let i = 0; i < N; i++) await (i % 2 ? a : b).enqueue(t, { n: i });
     await all;
     await a.stop();
     await b.stop();
@@ -463,7 +463,7 @@ test('in the background a backlog beyond the free slots is drained without waiti
     let n = 0;
     r.register(t, async () => { if (++n === 40) done(); });
     r.register(other, async () => {});
-    for (let i = 0; i < 40; i++) await elsewhere.enqueueType(t, { n: i });
+    for (let i = 0; i < 40; i++) await elsewhere.enqueue(t, { n: i });
     r.start();
     await all;
     await r.stop(); // the last handler's completion

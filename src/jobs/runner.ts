@@ -11,21 +11,11 @@ import { inTransaction } from '../domain/changes.ts';
 import type { DbOrTx } from '../store/db.ts';
 import * as q from '../store/jobs.ts';
 import { cleanErrorMessage } from '../lib/log-redaction.ts';
+import { silentLogger, type Logger } from '../lib/logger.ts';
 import type { JobState } from './states.ts';
-import { backoffMs, CATALOG, JOB_NAMES, type JobName, type JobType, type PayloadOf, type PayloadOfType } from '../domain/jobs/catalog.ts';
+import { backoffMs, type JobType, type PayloadOfType } from '../domain/jobs/job-type.ts';
 import { insertJobRow, insertJobRows, payloadProblem, type EnqueueOptions, type Enqueued, type JobContext, type JobQueue } from '../domain/jobs/queue.ts';
-
-export type JobHandler<P> = (job: JobContext<P>) => Promise<void>;
-
-/** How a process runs one job type: its handler, and overrides of the type's everyMs and concurrency (configuration). */
-export interface Registration<P> {
-  handler: JobHandler<P>;
-  everyMs?: number;
-  concurrency?: number;
-}
-
-/** A handler for every name of the catalogue: an entry without one does not compile (jobs/handlers.ts builds it). */
-export type JobHandlers = { [N in JobName]: Registration<PayloadOf<N>> };
+import type { AreaJob, JobHandler } from './handlers.ts';
 
 export class LeaseLostError extends Error {
   constructor(id: string) {
@@ -34,15 +24,10 @@ export class LeaseLostError extends Error {
   }
 }
 
-export interface RunnerLog {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 export interface RunnerOptions {
   /** the store, clock and change channel; the runner is the context's job queue (`ctx.jobs`) */
   ctx: Omit<Ctx, 'jobs'>;
-  log?: RunnerLog;
+  log?: Logger;
   /** how often the background loop looks for due jobs when idle */
   pollMs?: number;
   /**
@@ -82,8 +67,8 @@ export interface JobView {
   dueAtMs: number; createdAtMs: number; updatedAtMs: number; finishedAtMs: number | null;
 }
 
-function jobView(r: q.JobRow): JobView {
-  const type = (CATALOG as Record<string, JobType | undefined>)[r.name];
+/** A row as the operator reads it; `type`: the row's registered type, undefined for a name this process runs none of. */
+function jobView(r: q.JobRow, type: JobType | undefined): JobView {
   return {
     id: r.id, name: r.name, state: r.state, payload: r.payload, attempts: r.attempts,
     maxAttempts: type && type.everyMs === undefined ? type.retry.maxAttempts : null,
@@ -96,7 +81,7 @@ export class JobRunner implements JobQueue {
   /** who holds the leases this runner takes (host, pid and a random part) */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private readonly ctx: Ctx;
-  private readonly log: RunnerLog | undefined;
+  private readonly log: Logger;
   private readonly pollMs: number;
   private readonly expireLeasesAtStart: boolean;
   private readonly types = new Map<string, Registered>();
@@ -117,7 +102,7 @@ export class JobRunner implements JobQueue {
 
   constructor(opts: RunnerOptions) {
     this.ctx = { ...opts.ctx, jobs: this };
-    this.log = opts.log;
+    this.log = opts.log ?? silentLogger;
     this.pollMs = opts.pollMs ?? 500;
     this.expireLeasesAtStart = opts.expireLeasesAtStart ?? false;
   }
@@ -126,25 +111,17 @@ export class JobRunner implements JobQueue {
    * Run jobs of `type` in this process. A recurring type's `everyMs` and a type's
    * `concurrency` may be overridden (configuration: GANTRY_BATCH_CONCURRENCY).
    */
-  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
+  register<T extends JobType>(type: T, handler: JobHandler<PayloadOfType<T>>, opts: { everyMs?: number | undefined; concurrency?: number | undefined } = {}): void {
     if (this.types.has(type.name)) throw new Error(`job type ${type.name} is registered twice`);
     const everyMs = opts.everyMs ?? type.everyMs;
     this.types.set(type.name, { type: opts.concurrency ? { ...type, concurrency: opts.concurrency } : type, handler, everyMs });
     if (everyMs !== undefined) this.unseeded.add(type.name);
   }
 
-  /** Register the handler of a catalogue job. */
-  handle<N extends JobName>(name: N, handler: JobHandler<PayloadOf<N>>, opts: { everyMs?: number; concurrency?: number } = {}): void {
-    this.register(CATALOG[name] as JobType, handler as JobHandler<unknown>, opts);
-  }
-
-  /** Register the handler of every catalogue job, in the catalogue's order (jobs/handlers.ts). */
-  handleAll(handlers: JobHandlers): void {
-    for (const name of JOB_NAMES) {
-      const r = handlers[name] as Registration<never> | undefined;
-      if (!r) throw new Error(`job type ${name} has no handler`); // the type says so; this is for a cast
-      this.register(CATALOG[name] as JobType, r.handler as JobHandler<unknown>, r);
-    }
+  /** Run an area's job in this process, its handler made from the part of the service graph `s` it uses (src/areas.ts). */
+  handle<S>(job: AreaJob<NoInfer<S>>, s: S): void {
+    const r = job.make(s);
+    this.register(job.type, r.handler as JobHandler<unknown>, r); // its payload is its type's: `handles` checked it
   }
 
   /** The names of the job types this process runs. */
@@ -154,23 +131,21 @@ export class JobRunner implements JobQueue {
 
   /**
    * Jobs newest first, keyset-paged: `next` is the id to pass as `beforeId` for the next page
-   * (null on the last). `maxAttempts` is the catalogue's limit; null for a recurring job or a
-   * name this catalogue does not know.
+   * (null on the last). `maxAttempts` is the type's limit; null for a recurring job or a
+   * name this process runs none of.
    */
   async list(f: { state?: JobState | undefined; name?: string | undefined; beforeId?: string | undefined; limit: number }): Promise<{ jobs: JobView[]; next: string | null }> {
     // One more than the page: whether a next page exists without counting.
     const rows = await q.listJobs(this.ctx.db, { state: f.state, name: f.name, beforeId: f.beforeId, limit: f.limit + 1 });
     const page = rows.slice(0, f.limit);
-    return { jobs: page.map(jobView), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
+    return { jobs: page.map((r) => jobView(r, this.types.get(r.name)?.type)), next: rows.length > f.limit ? page[page.length - 1]!.id : null };
   }
 
-  /** Queue a catalogue job (the port of jobs/queue.ts); a singleton already queued or running answers its id with `created: false`. */
-  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts: EnqueueOptions = {}): Promise<Enqueued> {
-    return this.enqueueType(CATALOG[name] as JobType, payload, opts);
-  }
-
-  /** Queue a job of any type (the catalogue's, or one a test defines); wakes the loop for a type this process runs. */
-  async enqueueType<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<Enqueued> {
+  /**
+   * Queue a job of `type` (the port of domain/jobs/queue.ts); a singleton already queued or
+   * running answers its id with `created: false`. Wakes the loop for a type this process runs.
+   */
+  async enqueue<T extends JobType>(type: T, payload: PayloadOfType<T>, opts: EnqueueOptions = {}): Promise<Enqueued> {
     const now = this.ctx.clock.nowMs();
     const recurring = type.everyMs !== undefined || this.types.get(type.name)?.everyMs !== undefined;
     const r = await insertJobRow(opts.tx ?? this.ctx.db, now, type, payload, { ...opts, recurring });
@@ -185,9 +160,9 @@ export class JobRunner implements JobQueue {
    * Queue many jobs of a type that is neither a singleton nor recurring (a batch's lines) in
    * one statement per thousand, inside `opts.tx` when given.
    */
-  async enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts: Omit<EnqueueOptions, 'restartQueued'> = {}): Promise<void> {
-    await insertJobRows(opts.tx ?? this.ctx.db, this.ctx.clock.nowMs(), CATALOG[name] as JobType, payloads, opts.delayMs);
-    if (this.types.has(name)) this.wake();
+  async enqueueMany<T extends JobType>(type: T, payloads: PayloadOfType<T>[], opts: Omit<EnqueueOptions, 'restartQueued'> = {}): Promise<void> {
+    await insertJobRows(opts.tx ?? this.ctx.db, this.ctx.clock.nowMs(), type, payloads, opts.delayMs);
+    if (this.types.has(type.name)) this.wake();
   }
 
   /**
@@ -262,10 +237,10 @@ export class JobRunner implements JobQueue {
       await this.seed();
       if (this.expireLeasesAtStart) {
         const n = await q.expireAllLeases(this.ctx.db, this.ctx.clock.nowMs());
-        if (n) this.log?.warn({ jobs: n }, 'jobs left running by a previous process are taken over');
+        if (n) this.log.warn({ jobs: n }, 'jobs left running by a previous process are taken over');
       }
     } catch (err) {
-      this.log?.error({ err }, 'job runner: start failed; polling anyway');
+      this.log.error({ err }, 'job runner: start failed; polling anyway');
     }
     let failures = 0;
     while (!this.stopping) {
@@ -276,7 +251,7 @@ export class JobRunner implements JobQueue {
         failures = 0;
       } catch (err) {
         // The database is away: say so once in a while, not twice a second.
-        if (failures++ % 20 === 0) this.log?.error({ err, failures }, 'job runner: poll failed');
+        if (failures++ % 20 === 0) this.log.error({ err, failures }, 'job runner: poll failed');
       }
       if (this.stopping) break;
       await this.sleep(failures ? Math.min(30_000, this.pollMs * 2 ** Math.min(failures, 10)) : this.delayMs());
@@ -324,7 +299,7 @@ export class JobRunner implements JobQueue {
   private async seed(): Promise<void> {
     for (const name of [...this.unseeded]) {
       const reg = this.types.get(name)!;
-      await this.enqueueType(reg.type, {} as never);
+      await this.enqueue(reg.type, {} as never);
       this.unseeded.delete(name);
     }
   }
@@ -363,11 +338,11 @@ export class JobRunner implements JobQueue {
     const now = this.ctx.clock.nowMs();
     try {
       if (!(await q.renewLease(this.ctx.db, h.lease, now + h.leaseMs, now))) {
-        this.log?.warn({ jobId: id }, 'job lease lost: another runner took the job over');
+        this.log.warn({ jobId: id }, 'job lease lost: another runner took the job over');
         h.abort.abort(LEASE_LOST);
       }
     } catch (err) {
-      this.log?.warn({ err, jobId: id }, 'job lease not renewed; will try again');
+      this.log.warn({ err, jobId: id }, 'job lease not renewed; will try again');
     }
   }
 
@@ -397,7 +372,7 @@ export class JobRunner implements JobQueue {
       }
       await this.work(row, reg, lease, end, success);
     } catch (err) {
-      this.log?.error({ err, jobId: row.id, job: row.name }, 'job runner: could not end a lease; it will run out');
+      this.log.error({ err, jobId: row.id, job: row.name }, 'job runner: could not end a lease; it will run out');
     }
   }
 
@@ -427,20 +402,20 @@ export class JobRunner implements JobQueue {
     try {
       await reg.handler(job);
       if (!completed && !(await end(success()))) {
-        this.log?.warn({ jobId: row.id, job: row.name }, 'job finished after its lease was lost; the other runner\'s start counts');
+        this.log.warn({ jobId: row.id, job: row.name }, 'job finished after its lease was lost; the other runner\'s start counts');
       }
     } catch (err) {
       if (completed) {
-        this.log?.error({ err, jobId: row.id, job: row.name }, 'job handler failed after completing; kept as completed');
+        this.log.error({ err, jobId: row.id, job: row.name }, 'job handler failed after completing; kept as completed');
       } else if (err instanceof LeaseLostError || abort.signal.reason === LEASE_LOST) {
-        this.log?.warn({ jobId: row.id, job: row.name }, 'job gave up: its lease was lost');
+        this.log.warn({ jobId: row.id, job: row.name }, 'job gave up: its lease was lost');
       } else if (abort.signal.reason === STOPPING) {
         // Shutting down is not the job's failure: queued again at once, this start not counted.
         await end({ state: 'queued', dueAtMs: this.ctx.clock.nowMs(), attempts: row.attempts - 1, error: row.lastError });
       } else {
         const failures = row.attempts;
         const error = errorText(err);
-        this.log?.warn({ err, jobId: row.id, job: row.name, attempt: row.attempts }, 'job failed');
+        this.log.warn({ err, jobId: row.id, job: row.name, attempt: row.attempts }, 'job failed');
         const nowMs = this.ctx.clock.nowMs();
         if (everyMs !== undefined) {
           await end({ state: 'queued', dueAtMs: nowMs + Math.max(everyMs, backoffMs(type.retry, failures)), attempts: failures, error });

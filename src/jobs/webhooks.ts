@@ -1,37 +1,30 @@
 // The handlers of webhook.endpoint, webhook.url (one attempt of a delivery each start;
 // domain/webhooks/deliver.ts), webhooks.prune (the delivery log's retention) and
 // webhooks.watch (budget.threshold and balance.low; domain/webhooks/watch.ts).
+import type { Config } from '../config.ts';
 import { attemptDelivery } from '../domain/webhooks/deliver.ts';
 import { pruneDeliveryLog } from '../domain/webhooks/deliveries.ts';
 import type { Webhooks } from '../domain/webhooks/service.ts';
 import { watchThresholds } from '../domain/webhooks/watch.ts';
-import { backoffMs, CATALOG } from '../domain/jobs/catalog.ts';
-import type { JobHandler, JobHandlers } from './runner.ts';
-import type { HandlerDeps } from './handlers.ts';
-
-export type WebhookHandlers = Pick<JobHandlers, 'webhook.endpoint' | 'webhook.url' | 'webhooks.prune' | 'webhooks.watch'>;
+import { backoffMs, type JobType } from '../domain/jobs/job-type.ts';
+import { WEBHOOK_JOBS } from '../domain/webhooks/jobs.ts';
+import { handles, type JobHandler } from './handlers.ts';
 
 /** One attempt of a delivery per start, with the retry policy of the job type. */
-function deliveryHandler(w: Webhooks, name: 'webhook.endpoint' | 'webhook.url'): JobHandler<{ deliveryId: string }> {
-  const { retry } = CATALOG[name];
+function deliveryHandler(w: Webhooks, type: JobType): JobHandler<{ deliveryId: string }> {
+  const { retry } = type;
   return (job) => attemptDelivery(w, job, { maxAttempts: retry.maxAttempts, backoffMs: (n) => backoffMs(retry, n) });
 }
 
-export function webhookHandlers(w: Webhooks, opts: { watchIntervalMs: number }): WebhookHandlers {
-  return {
-    'webhook.endpoint': { handler: deliveryHandler(w, 'webhook.endpoint') },
-    'webhook.url': { handler: deliveryHandler(w, 'webhook.url') },
-    'webhooks.prune': { handler: (job) => pruneDeliveryLog(w, job.signal) },
-    'webhooks.watch': {
-      handler: async (job) => {
-        await watchThresholds(w, job.signal);
-      },
-      everyMs: opts.watchIntervalMs,
-    },
-  };
-}
-
 /** The webhooks area's jobs (an entry of src/areas.ts). */
-export const webhooksJobs = (d: HandlerDeps) => ({
-  ...webhookHandlers(d.webhooks, { watchIntervalMs: d.config.webhooks.watchIntervalMs }),
-}) satisfies Partial<JobHandlers>;
+export const webhooksJobs = [
+  handles(WEBHOOK_JOBS.endpoint, (s: { webhooks: Webhooks }) => ({ handler: deliveryHandler(s.webhooks, WEBHOOK_JOBS.endpoint) })),
+  handles(WEBHOOK_JOBS.url, (s: { webhooks: Webhooks }) => ({ handler: deliveryHandler(s.webhooks, WEBHOOK_JOBS.url) })),
+  handles(WEBHOOK_JOBS.prune, (s: { webhooks: Webhooks }) => ({ handler: (job) => pruneDeliveryLog(s.webhooks, job.signal) })),
+  handles(WEBHOOK_JOBS.watch, (s: { webhooks: Webhooks; config: Config }) => ({
+    handler: async (job) => {
+      await watchThresholds(s.webhooks, job.signal);
+    },
+    everyMs: s.config.webhooks.watchIntervalMs,
+  })),
+];

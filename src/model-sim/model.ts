@@ -16,12 +16,9 @@ import { jsonFor, Unsatisfiable } from './json.ts';
 import { schemaInPrompt } from './prompt-schema.ts';
 import { chatLogprobs, completionLogprobs, cutAtStop, forced, prose, rng, textOf, type Piece } from './text.ts';
 import { toolCalls, toolsToCall, type ToolCall } from './tools.ts';
+import type { SimBody } from './body.ts';
 
 export type SimEndpoint = 'chat.completions' | 'completions' | 'embeddings' | 'rerank';
-
-/** A request's body: the client's JSON, read field by field (the caller validated the fields read). */
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAI body is open-ended JSON, not modelled
-export type SimBody = Record<string, any>;
 
 export interface SimRequest {
   endpoint: SimEndpoint;

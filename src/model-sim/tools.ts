@@ -13,7 +13,7 @@
 import { AppError } from '../lib/errors.ts';
 import { contentText } from './tokenizer.ts';
 import { jsonFor, Unsatisfiable } from './json.ts';
-import type { SimBody } from './model.ts';
+import type { SimBody } from './body.ts';
 
 export interface ToolCall {
   id: string;

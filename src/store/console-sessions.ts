@@ -1,6 +1,6 @@
 import { eq, lt } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { consoleSessions } from './schema.ts';
+import { consoleSessions } from './schema-console.ts';
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect;
 

@@ -5,9 +5,8 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import * as schema from './schema.ts';
+import type { Db } from './db-types.ts';
 import { lockPrivateDataDir, startEmbedded, type EmbeddedStart } from './embedded-start.ts';
 import type { RemotePGlite } from './pglite-remote.ts';
 import type { DataDirLock, LockHolder } from './data-dir-lock.ts';
@@ -15,9 +14,7 @@ import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { MIGRATIONS_DIR } from './migrations-dir.ts';
 import { CONNECT_TIMEOUT_MS, connectOrExplain } from './pg-connect.ts';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export type DbOrTx = Db | Tx;
+export type { Db, DbOrTx, Tx } from './db-types.ts';
 
 // bigint columns come back as strings from node-postgres by default; keep them exact.
 pg.types.setTypeParser(20, (v) => v);
@@ -68,7 +65,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     // is abandoned (the server rolled it back) and the pool drops the broken client.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool) as unknown as Db;
     return { db, kind: 'postgres', databaseUrl: opts.databaseUrl, close: () => pool.end() };
   }
   // On disk, the data dir is this process's alone (data-dir-lock.ts) and private to its user;
@@ -110,7 +107,7 @@ async function ready<T extends { waitReady: Promise<void>; close(): Promise<void
 }
 
 function pgliteStore(client: PGlite | RemotePGlite, lock: DataDirLock | undefined, dataDir: string | undefined, extra: Pick<Store, 'failure' | 'procedure'>): Store {
-  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
+  const db = drizzlePglite(client as unknown as PGlite) as unknown as Db;
   return {
     db, kind: 'pglite', pglite: client, ...(dataDir ? { dataDir } : {}), ...extra,
     ...(lock?.takenOverFrom ? { lockTakenOverFrom: lock.takenOverFrom } : {}),

@@ -6,11 +6,7 @@
 // waiting on a connection, and /readyz says which one, so a load balancer can take the
 // replica out. A replica never exits because a dependency failed.
 import { DEPENDENCIES, dependencyRefusal, type Dependency } from '../lib/dependencies.ts';
-
-export interface HealthLog {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
+import type { Logger } from '../lib/logger.ts';
 
 interface State {
   up: boolean;
@@ -21,7 +17,7 @@ interface State {
 export interface HealthOptions {
   /** How each configured dependency is probed; one not listed is not used (always up). */
   probes: Partial<Record<Dependency, () => Promise<unknown>>>;
-  log: HealthLog;
+  log: Logger;
   downProbeMs?: number;
   upProbeMs?: number;
   /** A probe that takes longer than this failed. */
@@ -31,7 +27,7 @@ export interface HealthOptions {
 export class DependencyHealth {
   private readonly states = new Map<Dependency, State>();
   private readonly probes: Partial<Record<Dependency, () => Promise<unknown>>>;
-  private readonly log: HealthLog;
+  private readonly log: Logger;
   private readonly downProbeMs: number;
   private readonly upProbeMs: number;
   private readonly probeTimeoutMs: number;

@@ -1,7 +1,8 @@
 // Holds: money set aside by admitted work until its charges come in (schema-spend.ts).
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { spendHolds, teams } from './schema.ts';
+import { teams } from './schema.ts';
+import { spendHolds } from './schema-spend.ts';
 
 export type HoldRow = typeof spendHolds.$inferSelect;
 

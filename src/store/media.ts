@@ -136,15 +136,16 @@ export function isModelNameTaken(err: unknown): boolean {
 }
 
 /**
- * Tasks not ended whose job is neither queued nor running: the runner failed it without its
- * handler ending the task (its last start's lease ran out: the process died each time).
+ * Tasks not ended whose job (of type `jobName`, keyed by the task id) is neither queued nor
+ * running: the runner failed it without its handler ending the task (its last start's lease
+ * ran out: the process died each time).
  */
-export async function strandedTasks(db: DbOrTx, limit: number): Promise<{ id: string; lastError: string | null }[]> {
+export async function strandedTasks(db: DbOrTx, jobName: string, limit: number): Promise<{ id: string; lastError: string | null }[]> {
   const r = await db.execute(sql`
-    select t.id, (select j.last_error from jobs j where j.name = 'media.task' and j.singleton_key = t.id order by j.created_at_ms desc limit 1) as last_error
+    select t.id, (select j.last_error from jobs j where j.name = ${jobName} and j.singleton_key = t.id order by j.created_at_ms desc limit 1) as last_error
     from media_tasks t
     where t.ended_at_ms is null
-      and not exists (select 1 from jobs j where j.name = 'media.task' and j.singleton_key = t.id and j.state in ('queued', 'running'))
+      and not exists (select 1 from jobs j where j.name = ${jobName} and j.singleton_key = t.id and j.state in ('queued', 'running'))
     order by t.created_at_ms limit ${limit}`);
   return (r as unknown as { rows: { id: string; last_error: string | null }[] }).rows.map((x) => ({ id: x.id, lastError: x.last_error }));
 }

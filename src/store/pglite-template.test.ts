@@ -7,7 +7,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync, re
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { buildTemplate, findTemplate, holdsDatabase, templatePath } from './pglite-template.ts';
+import { findTemplate, holdsDatabase, templatePath } from './pglite-template.ts';
+import { buildTemplate } from './pglite-template-build.ts';
 import { startEmbedded } from './embedded-start.ts';
 import { migrateStore, openStore, type Store } from './db.ts';
 

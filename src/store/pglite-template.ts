@@ -8,14 +8,17 @@
 // team, the operator token and everything else a start creates are made by that start.
 // It is used only when it matches this install exactly (PGlite's version and the migration
 // files, in its name); otherwise, or when it is missing, a first start runs initdb as before.
-import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+// Finding and copying it is here (the database thread does both); making it, which opens a
+// store, is pglite-template-build.ts's.
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MIGRATIONS_DIR } from './migrations-dir.ts';
 
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/gantry/', import.meta.url));
+/** Where the template is made (by `npm install`: pglite-template-build.ts) and found. */
+export const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/gantry/', import.meta.url));
 
 /** The migration files' contents (SQL and journal), hashed: what a migrated store holds. */
 export function migrationsHash(): string {
@@ -46,30 +49,6 @@ export function holdsDatabase(dataDir: string): boolean {
 export function findTemplate(cacheDir = CACHE_DIR): string | undefined {
   const p = templatePath(cacheDir);
   return holdsDatabase(p) ? p : undefined;
-}
-
-/** Makes the template (in a directory of its own, renamed into place whole) and removes stale ones. */
-export async function buildTemplate(cacheDir = CACHE_DIR): Promise<string> {
-  const [{ openStore, migrateStore }, { LOCK_FILE }] = await Promise.all([import('./db.ts'), import('./data-dir-lock.ts')]);
-  mkdirSync(cacheDir, { recursive: true });
-  const dir = templatePath(cacheDir);
-  const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const store = await openStore({ dataDir: tmp, pgliteThread: false });
-    try {
-      await migrateStore(store);
-    } finally {
-      await store.close(); // a clean shutdown: a checkpoint, nothing left to recover
-    }
-    rmSync(join(tmp, LOCK_FILE), { force: true }); // the build's own lock: a copy must never overwrite a start's
-    rmSync(dir, { recursive: true, force: true }); // one an earlier install made for the same version
-    renameSync(tmp, dir); // a start never finds a half-made template
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw e;
-  }
-  for (const f of readdirSync(cacheDir)) if (/^pglite-/.test(f) && join(cacheDir, f) !== dir) rmSync(join(cacheDir, f), { recursive: true, force: true });
-  return dir;
 }
 
 /**

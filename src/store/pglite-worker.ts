@@ -8,8 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
-import * as schema from './schema.ts';
-import type { Db } from './db.ts';
+import type { Db } from './db-types.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { pgliteOptions } from './pglite-options.ts';
 import { copyTemplate } from './pglite-template.ts';
@@ -48,7 +47,7 @@ const pg = new PGlite(pgliteOptions(init));
 const procedures = loadProcedures(init.procedures ?? []);
 // this thread's start garbage (lib/gc.ts), once the database and the procedures are loaded
 void Promise.all([pg.waitReady, procedures]).then(() => collectAfterStart(), () => {});
-const localDb = drizzle(pg, { schema }) as unknown as Db;
+const localDb = drizzle(pg) as unknown as Db;
 
 async function loadProcedures(urls: string[]): Promise<Map<string, Procedure>> {
   const all = new Map<string, Procedure>();

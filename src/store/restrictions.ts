@@ -2,7 +2,7 @@
 // budget its new keys start with.
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import { memberKeyBudgetDefaults, memberPolicies } from './schema.ts';
+import { memberKeyBudgetDefaults, memberPolicies } from './schema-restrictions.ts';
 
 export type MemberPolicyRow = typeof memberPolicies.$inferSelect;
 export type KeyBudgetDefaultRow = typeof memberKeyBudgetDefaults.$inferSelect;

@@ -7,7 +7,7 @@ const ms = (name: string) => bigint(name, { mode: 'number' });
 
 export const jobs = pgTable('jobs', {
   id: text('id').primaryKey(),
-  /** a name of the catalogue (src/domain/jobs/catalog.ts) */
+  /** a job type's name (src/domain/jobs/job-type.ts; every area's are src/areas.ts JOB_TYPES) */
   name: text('name').notNull(),
   payload: jsonb('payload').notNull(),
   /** queued | running | completed | failed (JOB_STATES, src/jobs/states.ts) */

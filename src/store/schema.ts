@@ -1,5 +1,7 @@
-// The only file that knows table shapes. Money columns are bigint micro-units
-// (see src/lib/money.ts) unless the name says `Units`.
+// The tables every area shares (teams, members, keys, budgets, the ledger, models, quotas);
+// an area's own are in schema-<area>.ts beside it. drizzle-kit reads them all
+// (drizzle.config.ts: src/store/schema*.ts), so a new area's tables need no line here. Money
+// columns are bigint micro-units (see src/lib/money.ts) unless the name says `Units`.
 import { sql } from 'drizzle-orm';
 import {
   pgTable, text, bigint, integer, boolean, jsonb, timestamp, primaryKey, uniqueIndex, index,
@@ -150,30 +152,3 @@ export const quotaOverrides = pgTable('quota_overrides', {
   quotaType: text('quota_type').notNull(),
   currentQuota: bigint('current_quota', { mode: 'bigint' }).notNull(),
 }, (t) => [primaryKey({ columns: [t.teamId, t.model, t.quotaType] })]);
-
-// GPU compute tables live in their own file; re-exported so drizzle-kit and the store see them.
-export * from './schema-compute.ts';
-// Gateway usage events.
-export * from './schema-gateway.ts';
-// Holds of work admitted and not yet charged.
-export * from './schema-spend.ts';
-// Durable jobs.
-export * from './schema-jobs.ts';
-// Serverless endpoints, their workers and logs.
-export * from './schema-serverless.ts';
-// Files (OpenAI-compatible Files API); their bytes are in the blob store.
-export * from './schema-files.ts';
-// Stored answers of the Responses API.
-export * from './schema-responses.ts';
-// Batch jobs and their lines (OpenAI-compatible Batches API).
-export * from './schema-batches.ts';
-// Webhooks: team signing secrets, endpoints and the delivery log.
-export * from './schema-webhooks.ts';
-// Console sessions (cookie secrets, hashed).
-export * from './schema-console.ts';
-// The media model catalogue and async media tasks.
-export * from './schema-media.ts';
-// Member-level restrictions: a model policy and the budget new keys start with.
-export * from './schema-restrictions.ts';
-// Per-team storage quotas (files and media bytes and counts) set by the operator.
-export * from './schema-storage.ts';

@@ -1,7 +1,7 @@
 // Usage events of the model gateway. Rows are only ever inserted.
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
-import type { usageEvents } from './schema.ts';
+import type { usageEvents } from './schema-gateway.ts';
 import type { LedgerInsert } from './ledger.ts';
 import type { WalletColumns } from './accounts.ts';
 

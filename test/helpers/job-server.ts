@@ -14,7 +14,7 @@ import { standaloneCtx } from '../../src/domain/context.ts';
 import { bootstrap } from '../../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { buildApp } from '../../src/app.ts';
-import { defineJob } from '../../src/domain/jobs/catalog.ts';
+import { defineJob } from '../../src/domain/jobs/job-type.ts';
 
 export const CRASH_JOB = defineJob({
   name: 'test.crash', payload: Type.Object({ tag: Type.String() }), concurrency: 1,
@@ -41,7 +41,7 @@ const { app, services } = await buildApp({
   }),
 });
 if (env.JOB_ENQUEUE) {
-  const { id } = await services.jobs.enqueueType(CRASH_JOB, { tag: env.JOB_ENQUEUE });
+  const { id } = await services.jobs.enqueue(CRASH_JOB, { tag: env.JOB_ENQUEUE });
   process.stdout.write(`job ${id} enqueued\n`);
 }
 process.once('SIGTERM', () => void app.close().then(() => store.close()).then(() => process.exit(0)));

@@ -41,10 +41,13 @@ export const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   console: ['console'], // the web console's browser modules: the public API is all they reach
 };
 
-/** Type-only imports of the root's modules: the settings' shapes everywhere but in the leaves, the service graph's type in http (Fastify's decoration). */
+/**
+ * Type-only imports of the root's modules: the settings' shapes everywhere but in the
+ * leaves. Nothing else of the root: a route or a plugin names the areas' contexts it uses,
+ * not the service graph the root builds of them.
+ */
 export const TYPES_OF_ROOT: Record<string, readonly Layer[]> = {
   'config.ts': ['http', 'routes', 'jobs', 'gateway', 'domain', 'adapters', 'store', 'drivers'],
-  'services.ts': ['http'],
 };
 
 export interface Import {
@@ -56,7 +59,7 @@ export interface Import {
   dynamic: boolean;
 }
 
-interface Token {
+export interface Token {
   kind: 'name' | 'string' | 'template' | 'punct' | 'other';
   /** names and punctuation: the text; strings and templates without substitutions: the value */
   value: string | undefined;
@@ -69,7 +72,8 @@ const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new
 const NAME = /[\w$\p{L}\p{N}]+/uy;
 const NUMBER = /[\w.]+/y;
 
-function tokenize(src: string): Token[] {
+/** The tokens of a source text: names, punctuation, strings and templates by value; comments and regular expressions skipped. */
+export function tokenize(src: string): Token[] {
   const out: Token[] = [];
   let line = 1;
   let i = 0;

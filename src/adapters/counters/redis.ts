@@ -19,6 +19,7 @@ import { DependencyDown } from '../../lib/dependencies.ts';
 import { withDeadline } from '../../lib/deadline.ts';
 import { ADMIT, APPLY, INVALIDATE, LOAD, RENEW, RESERVED, RESTORE, SETTLE } from './redis-scripts.ts';
 import { RedisMirror } from './redis-mirror.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 type Cmd = (...args: (string | number)[]) => Promise<unknown>;
 
@@ -58,7 +59,7 @@ export interface RedisCountersOptions {
   /** Redis could not be reached / was reached again (the replica's dependency health) */
   onDown?: (err: unknown) => void;
   onUp?: () => void;
-  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  log?: Logger;
 }
 
 export class RedisCounters implements Counters {

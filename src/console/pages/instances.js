@@ -8,7 +8,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, LiveLog, Loaded, Money, money, Pager, Table, useAction, useLoad, usd, when } from '../ui.js';
+import { ErrorBox, LiveLog, Loaded, Money, Pager, Table, useAction, useLoad, when } from '../ui.js';
+import { money, usd } from '../money.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */

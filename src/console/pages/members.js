@@ -6,7 +6,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { get, mayLimit, post, put } from '../api.js';
-import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, parseDollars, refusalAt, Table, useAction, useLoad } from '../ui.js';
+import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, refusalAt, Table, useAction, useLoad } from '../ui.js';
+import { parseDollars } from '../money.js';
 import { monthSpend } from '../spend.js';
 
 /** @typedef {import('../api.js').Json} Json */

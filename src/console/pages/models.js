@@ -3,7 +3,8 @@
 // prices (per million tokens), then the media model catalogue (media-catalogue.js).
 import { html } from 'htm/preact';
 import { get } from '../api.js';
-import { Loaded, money, Table, useLoad } from '../ui.js';
+import { Loaded, Table, useLoad } from '../ui.js';
+import { money } from '../money.js';
 import { MediaCatalogue } from './media-catalogue.js';
 
 /** @typedef {import('../api.js').Json} Json */

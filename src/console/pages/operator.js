@@ -6,7 +6,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { get, post, put } from '../api.js';
-import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, money, parseDollars, Table, useAction, useLoad, when } from '../ui.js';
+import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, Table, useAction, useLoad, when } from '../ui.js';
+import { money, parseDollars } from '../money.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */

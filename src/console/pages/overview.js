@@ -7,12 +7,11 @@ import { html } from 'htm/preact';
 import { can, get, principal } from '../api.js';
 import { Loaded, Money, Status, Table, useLoad } from '../ui.js';
 import { monthSpend } from '../spend.js';
+import { monthStart } from '../spend-sums.js';
 import { GPU, useCostsSoFar } from './instances.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
-
-const monthStart = () => { const d = new Date(); return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000); };
 
 /**
  * The available balance and its parts, as the API computes it (domain/billing/balance.ts):

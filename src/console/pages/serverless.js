@@ -10,11 +10,14 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, Field, LiveLog, Loaded, Money, money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
+import { ErrorBox, Field, LiveLog, Loaded, Money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
+import { money } from '../money.js';
 import { CostPreview, GPU, useCostsSoFar } from './instances.js';
 import { EndpointMetrics } from './endpoint-metrics.js';
+import { BLANK, checkEndpointForm, endpointBody, formFieldOf } from '../endpoint-form.js';
 
 /** @typedef {import('../api.js').Json} Json */
+/** @typedef {import('../endpoint-form.js').CreateFields} CreateFields */
 /** @typedef {import('../ui.js').Submit} Submit */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
 /**
@@ -69,28 +72,6 @@ function EndpointList() {
       <${Pager} page=${page} pageSize=${PAGE} total=${d.total} onPage=${setPage} />`}<//>`;
 }
 
-/** The create form's fields as typed (text: kept exactly when the API refuses). */
-const BLANK = {
-  name: '', image: '', port: '8000', productId: '', gpuNum: '1', minNum: '1', maxNum: '3', maxConcurrent: '1',
-  policyType: 'queue', policyValue: '4', healthPath: '/', envs: '',
-};
-/** @typedef {typeof BLANK} CreateFields */
-
-/**
- * The form's field for a field the API names in a refusal (its body's path), or undefined.
- * @param {string} apiField
- * @param {string} prefix `endpoint.` on create, `` on update
- */
-function formFieldOf(apiField, prefix) {
-  if (!apiField.startsWith(prefix)) return undefined;
-  const f = apiField.slice(prefix.length);
-  if (f.startsWith('envs') || f.startsWith('env[') || f === 'env') return 'envs';
-  if (f.startsWith('ports')) return 'port';
-  if (f.startsWith('products')) return 'productId';
-  if (f.startsWith('workerConfig.')) return f.slice('workerConfig.'.length);
-  return /** @type {Record<string, string>} */ ({ name: 'name', appName: 'name', 'image.image': 'image', 'policy.type': 'policyType', 'policy.value': 'policyValue', 'healthy.path': 'healthPath' })[f];
-}
-
 /**
  * The API's refusal at the form's field it names.
  * @param {unknown} error
@@ -103,35 +84,35 @@ function refusedAt(error, prefix) {
 }
 
 /**
- * A whole number typed in `[min, max]`, or the message at its field.
- * @param {string} text
- * @param {number} min
- * @param {number} max
+ * The create form's fields, each with its range and the error at it.
+ * @param {{ form: CreateFields, set: (k: keyof CreateFields) => (e: On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) => void, errors: Record<string, string>, l: Json, products: Json[], product: Json | undefined }} props
  */
-function wholeIn(text, min, max) {
-  const t = text.trim();
-  if (!/^\d+$/.test(t)) return t === '' ? 'required' : 'must be a whole number';
-  const n = Number(t);
-  return n < min || n > max ? `must be in ${min}–${max}` : undefined;
-}
-
-/**
- * Environment variables typed one per line as KEY=value, or the line that is not.
- * @param {string} text
- * @returns {{ envs: { key: string, value: string }[] } | { error: string }}
- */
-function parseEnvs(text) {
-  /** @type {{ key: string, value: string }[]} */
-  const envs = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = /** @type {string} */ (lines[i]);
-    if (!line.trim()) continue;
-    const eq = line.indexOf('=');
-    if (eq < 1) return { error: `line ${i + 1}: write KEY=value` };
-    envs.push({ key: line.slice(0, eq).trim(), value: line.slice(eq + 1) });
-  }
-  return { envs };
+function EndpointFields({ form, set, errors, l, products, product }) {
+  /**
+   * @param {keyof CreateFields} k
+   * @param {string} label
+   * @param {(a: Record<string, string | undefined>) => unknown} control
+   * @param {unknown} [hint]
+   */
+  const field = (k, label, control, hint) => html`<${Field} id=${`ce-${k}`} label=${label} error=${errors[k]} hint=${hint} control=${control} />`;
+  /** @param {keyof CreateFields} k @param {number} min @param {number} max */
+  const num = (k, min, max) => (/** @type {Record<string, string | undefined>} */ a) => html`<input name=${k} type="number" min=${min} max=${max} value=${form[k]} onInput=${set(k)} ...${a} />`;
+  const policyHint = form.policyType === 'queue' ? `seconds a request may wait before a worker is added: ${l.minQueueWaitTime}–${l.maxQueueWaitTime}`
+    : `requests waiting before a worker is added: ${l.minRequestNum}–${l.maxRequestNum}`;
+  return html`
+    ${field('name', 'Endpoint name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`, 'optional')}
+    ${field('image', 'Image', (a) => html`<input name="image" maxlength="511" placeholder="ghcr.io/acme/api:1" value=${form.image} onInput=${set('image')} ...${a} />`)}
+    ${field('port', 'HTTP port', num('port', 1, 65535), 'the one port the workers answer on')}
+    ${field('productId', 'GPU product', (a) => html`<select name="productId" value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${products.map((p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
+    ${field('gpuNum', 'GPUs per worker', num('gpuNum', l.minGPUNum, l.maxGPUNum), `${l.minGPUNum}–${l.maxGPUNum}`)}
+    ${field('minNum', 'Min workers', num('minNum', l.minWorkerNum, l.maxWorkerNum), `${l.minWorkerNum}–${l.maxWorkerNum}${l.minWorkerNum === 0 ? ' (0: scale to zero)' : ''}`)}
+    ${field('maxNum', 'Max workers', num('maxNum', Math.max(1, l.minWorkerNum), l.maxWorkerNum), `at least the minimum, at most ${l.maxWorkerNum}`)}
+    ${field('maxConcurrent', 'Requests per worker', num('maxConcurrent', l.minConcurrencyNum, l.maxConcurrencyNum), `${l.minConcurrencyNum}–${l.maxConcurrencyNum} at once`)}
+    ${field('policyType', 'Scale by', (a) => html`<select name="policyType" value=${form.policyType} onChange=${set('policyType')} ...${a}>
+      <option value="queue">queue wait (seconds)</option><option value="concurrency">queued requests</option></select>`)}
+    ${field('policyValue', 'Scaling threshold', num('policyValue', 0, 100000), policyHint)}
+    ${field('healthPath', 'Health path', (a) => html`<input name="healthPath" maxlength="255" value=${form.healthPath} onInput=${set('healthPath')} ...${a} />`, 'a worker takes requests once this answers 200')}
+    ${field('envs', 'Environment', (a) => html`<textarea name="envs" rows="3" placeholder="KEY=value, one a line" value=${form.envs} onInput=${set('envs')} ...${a}></textarea>`, 'KEY=value, one a line')}`;
 }
 
 /** @param {{ onOpen: () => void, onCreated: (c: { id: string, name: string }) => void }} props */
@@ -158,76 +139,23 @@ function CreateEndpoint({ onOpen, onCreated }) {
   };
   return html`<${Loaded} state=${choices}>${(/** @type {Json} */ c) => {
     if (!c) return null;
-    const l = c.limits;
     const products = /** @type {Json[]} */ (c.products);
     const product = products.find((p) => p.id === form.productId) ?? products.find((p) => p.availableDeploy) ?? products[0];
-    const errors = { ...checks, ...refused };
     /** @param {Submit} ev */
     const create = (ev) => {
       ev.preventDefault();
-      const envs = parseEnvs(form.envs);
-      const policyRange = form.policyType === 'queue' ? [l.minQueueWaitTime, l.maxQueueWaitTime] : [l.minRequestNum, l.maxRequestNum];
-      /** @type {Record<string, string | undefined>} */
-      const found = {
-        image: form.image.trim() ? undefined : 'required: the image to run, like ghcr.io/acme/api:1',
-        port: wholeIn(form.port, 1, 65535) ?? (['2222', '2223', '2224'].includes(form.port.trim()) ? '2222–2224 are reserved' : undefined),
-        gpuNum: wholeIn(form.gpuNum, l.minGPUNum, l.maxGPUNum),
-        minNum: wholeIn(form.minNum, l.minWorkerNum, l.maxWorkerNum),
-        maxNum: wholeIn(form.maxNum, Math.max(1, l.minWorkerNum), l.maxWorkerNum)
-          ?? (Number(form.maxNum) < Number(form.minNum) ? `must be at least the minimum (${form.minNum})` : undefined),
-        maxConcurrent: wholeIn(form.maxConcurrent, l.minConcurrencyNum, l.maxConcurrencyNum),
-        policyValue: wholeIn(form.policyValue, policyRange[0], policyRange[1]),
-        healthPath: form.healthPath.startsWith('/') ? undefined : 'must start with /',
-        envs: 'error' in envs ? envs.error : undefined,
-      };
-      const bad = /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(found).filter(([, v]) => v)));
+      const { bad, envs } = checkEndpointForm(form, c.limits);
       setChecks(bad);
       act.clear();
-      if (Object.keys(bad).length || 'error' in envs) return;
-      const name = form.name.trim();
-      const body = {
-        endpoint: {
-          ...(name ? { name } : {}),
-          image: { image: form.image.trim() },
-          ports: [{ port: Number(form.port) }],
-          products: [{ id: product?.id ?? '' }],
-          workerConfig: { gpuNum: Number(form.gpuNum), minNum: Number(form.minNum), maxNum: Number(form.maxNum), maxConcurrent: Number(form.maxConcurrent) },
-          policy: { type: form.policyType, value: Number(form.policyValue) },
-          healthy: { path: form.healthPath },
-          envs: envs.envs,
-        },
-      };
+      if (Object.keys(bad).length) return;
       void act.run(async () => {
-        const r = await post(`${GPU}/endpoint/create`, body);
+        const r = await post(`${GPU}/endpoint/create`, endpointBody(form, product?.id ?? '', envs));
         close();
-        onCreated({ id: r.id, name });
+        onCreated({ id: r.id, name: form.name.trim() });
       });
     };
-    /**
-     * @param {keyof CreateFields} k
-     * @param {string} label
-     * @param {(a: Record<string, string | undefined>) => unknown} control
-     * @param {unknown} [hint]
-     */
-    const field = (k, label, control, hint) => html`<${Field} id=${`ce-${k}`} label=${label} error=${errors[k]} hint=${hint} control=${control} />`;
-    /** @param {keyof CreateFields} k @param {number} min @param {number} max */
-    const num = (k, min, max) => (/** @type {Record<string, string | undefined>} */ a) => html`<input name=${k} type="number" min=${min} max=${max} value=${form[k]} onInput=${set(k)} ...${a} />`;
-    const policyHint = form.policyType === 'queue' ? `seconds a request may wait before a worker is added: ${l.minQueueWaitTime}–${l.maxQueueWaitTime}`
-      : `requests waiting before a worker is added: ${l.minRequestNum}–${l.maxRequestNum}`;
     return html`<form class="grid" onSubmit=${create} aria-label="Create an endpoint" novalidate>
-      ${field('name', 'Endpoint name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`, 'optional')}
-      ${field('image', 'Image', (a) => html`<input name="image" maxlength="511" placeholder="ghcr.io/acme/api:1" value=${form.image} onInput=${set('image')} ...${a} />`)}
-      ${field('port', 'HTTP port', num('port', 1, 65535), 'the one port the workers answer on')}
-      ${field('productId', 'GPU product', (a) => html`<select name="productId" value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${products.map((p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
-      ${field('gpuNum', 'GPUs per worker', num('gpuNum', l.minGPUNum, l.maxGPUNum), `${l.minGPUNum}–${l.maxGPUNum}`)}
-      ${field('minNum', 'Min workers', num('minNum', l.minWorkerNum, l.maxWorkerNum), `${l.minWorkerNum}–${l.maxWorkerNum}${l.minWorkerNum === 0 ? ' (0: scale to zero)' : ''}`)}
-      ${field('maxNum', 'Max workers', num('maxNum', Math.max(1, l.minWorkerNum), l.maxWorkerNum), `at least the minimum, at most ${l.maxWorkerNum}`)}
-      ${field('maxConcurrent', 'Requests per worker', num('maxConcurrent', l.minConcurrencyNum, l.maxConcurrencyNum), `${l.minConcurrencyNum}–${l.maxConcurrencyNum} at once`)}
-      ${field('policyType', 'Scale by', (a) => html`<select name="policyType" value=${form.policyType} onChange=${set('policyType')} ...${a}>
-        <option value="queue">queue wait (seconds)</option><option value="concurrency">queued requests</option></select>`)}
-      ${field('policyValue', 'Scaling threshold', num('policyValue', 0, 100000), policyHint)}
-      ${field('healthPath', 'Health path', (a) => html`<input name="healthPath" maxlength="255" value=${form.healthPath} onInput=${set('healthPath')} ...${a} />`, 'a worker takes requests once this answers 200')}
-      ${field('envs', 'Environment', (a) => html`<textarea name="envs" rows="3" placeholder="KEY=value, one a line" value=${form.envs} onInput=${set('envs')} ...${a}></textarea>`, 'KEY=value, one a line')}
+      <${EndpointFields} form=${form} set=${set} errors=${{ ...checks, ...refused }} l=${c.limits} products=${products} product=${product} />
       <${CostPreview} price=${product?.price} gpus=${form.gpuNum} workers=${[Number(form.minNum) || 0, Number(form.maxNum) || 0]} what="this endpoint" />
       <div class="buttons">
         <button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button>

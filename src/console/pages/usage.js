@@ -7,7 +7,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, get } from '../api.js';
-import { downloadCsv, ErrorBox, fields, Loaded, Money, Table, usdDecimal, useLoad, utcTime, when } from '../ui.js';
+import { downloadCsv, ErrorBox, fields, Loaded, Money, Table, useLoad, utcTime, when } from '../ui.js';
+import { usdDecimal } from '../money.js';
 import { GPU } from './instances.js';
 
 /** @typedef {import('../api.js').Json} Json */

@@ -7,6 +7,7 @@ import type { DbOrTx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
 import type { AppError } from '../../lib/errors.ts';
 import { creatorKeyRevoked, creatorSuspended } from './errors.ts';
+import { BATCH_JOBS } from './jobs.ts';
 
 export interface OutputLine {
   id: string;
@@ -57,7 +58,7 @@ export function lineTokens(body: unknown): q.LineTokens {
 /** Queue the finalizer when every line has ended (in the transaction that ended the last). */
 export async function finalizeIfDone(ctx: Ctx, tx: DbOrTx, batchId: string, counted: q.Counted | undefined): Promise<void> {
   if (counted && counted.ended >= counted.total && (counted.status === 'PROGRESS' || counted.status === 'CANCELLING')) {
-    await ctx.jobs.enqueue('batch.finalize', { batchId }, { tx });
+    await ctx.jobs.enqueue(BATCH_JOBS.finalize, { batchId }, { tx });
   }
 }
 

@@ -14,6 +14,7 @@ import * as q from '../../store/batches.ts';
 import { findFile } from '../../store/files.ts';
 import type { Batch, BatchEndpoint } from './view.ts';
 import { finalizeIfDone } from './lines.ts';
+import { BATCH_JOBS } from './jobs.ts';
 
 /** interface.md: the completion window is fixed at 48 hours. */
 export const COMPLETION_WINDOW = '48h';
@@ -51,6 +52,11 @@ export interface Batches {
   files: Files;
 }
 
+/** The batches area's context from the graph (its entry of src/areas.ts): its inputs and outputs are files. */
+export function batchesContext(s: { ctx: Ctx; files: Files }): Batches {
+  return { ctx: s.ctx, files: s.files };
+}
+
 export async function createBatch(batches: Batches, p: Principal, body: CreateBatch): Promise<Batch> {
   const { ctx } = batches;
   const now = ctx.clock.nowMs();
@@ -67,7 +73,7 @@ export async function createBatch(batches: Batches, p: Principal, body: CreateBa
   };
   await inTransaction(ctx, async (tx) => {
     await q.insertBatch(tx, row);
-    await ctx.jobs.enqueue('batch.validate', { batchId: row.id }, { tx });
+    await ctx.jobs.enqueue(BATCH_JOBS.validate, { batchId: row.id }, { tx });
   });
   return (await q.findBatchById(ctx.db, row.id))!;
 }
@@ -100,7 +106,7 @@ export async function cancelBatch(batches: Batches, p: Principal, id: string): P
     const row = await q.setBatchStatus(tx, id, ['VALIDATING', 'PROGRESS'], { status: 'CANCELLING', cancellingAtMs: now, updatedAtMs: now });
     if (!row) throw bad('batch_id', `a batch whose status is ${found.status} cannot be cancelled`);
     // While validating there are no lines to wait for: the validation stops at its next check.
-    if (row.inProgressAtMs === null) await ctx.jobs.enqueue('batch.finalize', { batchId: id }, { tx });
+    if (row.inProgressAtMs === null) await ctx.jobs.enqueue(BATCH_JOBS.finalize, { batchId: id }, { tx });
     else await finalizeIfDone(ctx, tx, id, await q.endPendingLines(tx, id, 'cancelled', now));
   });
   return (await q.findBatchById(ctx.db, id))!;

@@ -16,6 +16,7 @@ import type { Tx } from '../../store/db.ts';
 import type { BatchErrors } from './view.ts';
 import { announceBatchEnd } from './webhooks.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../../lib/json-depth.ts';
+import { BATCH_JOBS } from './jobs.ts';
 
 /** A body's first problem for an endpoint: the parameter (`body.messages`…) and why; undefined when valid. */
 export type CheckBody = (endpoint: string, body: Record<string, unknown>) => { param: string; message: string } | undefined;
@@ -104,7 +105,7 @@ export async function validateBatch(d: ValidateDeps, batchId: string, signal: Ab
     const lines = await q.lineNumbers(tx, batchId);
     const chunks: { batchId: string; from: number; to: number }[] = [];
     for (let i = 0; i < lines.length; i += d.chunkLines) chunks.push({ batchId, from: lines[i]!, to: lines[Math.min(i + d.chunkLines, lines.length) - 1]! });
-    await ctx.jobs.enqueueMany('batch.lines', chunks, { tx });
+    await ctx.jobs.enqueueMany(BATCH_JOBS.lines, chunks, { tx });
   });
 }
 

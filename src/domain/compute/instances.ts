@@ -15,7 +15,8 @@ import { openTemplateCredential, requireVisibleTemplate, paging } from './templa
 import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './registry-auths.ts';
 import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
 import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
-import { moveTx, nextCheckAt, payerOf, type Compute } from './compute.ts';
+import { payerOf, type Compute } from './compute.ts';
+import { moveTx, nextCheckAt } from './status.ts';
 import { BILLING_METHOD_OF, BILLING_MODES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
 import { inTransaction } from '../changes.ts';
 import { bad, computeNotFound, insufficient, wrongState } from './errors.ts';

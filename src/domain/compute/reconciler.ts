@@ -8,7 +8,8 @@ import type { DbOrTx } from '../../store/db.ts';
 import { scopeBaseMicro } from '../spend/base.ts';
 import { holdOf } from '../spend/holds.ts';
 import type { BudgetScope } from '../spend/scopes.ts';
-import { moveTx, nextCheckAt, payerOf, workloadSpec, type Compute, type StatusError } from './compute.ts';
+import { payerOf, workloadSpec, type Compute, type StatusError } from './compute.ts';
+import { moveTx, nextCheckAt } from './status.ts';
 import { meterTx } from './metering.ts';
 import { FREEZABLE_STATUSES, isBilled, METERED_MODES, WINDING_DOWN_STATUSES, type InstanceStatus } from './states.ts';
 import { inTransaction } from '../changes.ts';
@@ -42,15 +43,20 @@ function freshRun(o: Observed, row: q.InstanceRow): boolean {
 
 /** Talk to the driver for one instance and decide where its status goes. */
 async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
-  const d = c.driver;
-  const spec = () => workloadSpec(c, row);
   const s = row.status as InstanceStatus;
+  if (s === 'exited' || s === 'removed') return {};
+  return (await ask(c, row, s)) ?? follow(c, row, s, await c.driver.describe(row.id));
+}
+
+/** A state that asks the driver for something (`to…`): the call, and the state that waits for it; undefined for the others. */
+async function ask(c: Compute, row: q.InstanceRow, s: InstanceStatus): Promise<Decision | undefined> {
+  const d = c.driver;
   switch (s) {
     case 'toCreate':
-      await d.create(await spec());
+      await d.create(await workloadSpec(c, row));
       return { to: 'creating' };
     case 'toStart':
-      await d.start(await spec());
+      await d.start(await workloadSpec(c, row));
       return { to: 'starting' };
     case 'toStop':
       await d.stop(row.id);
@@ -64,11 +70,15 @@ async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
     case 'toRemove':
       await d.delete(row.id);
       return { to: 'removing' };
-    case 'exited':
-    case 'removed':
-      return {};
+    default:
+      return undefined;
   }
-  const o = await d.describe(row.id);
+}
+
+/** A state that waits on the workload: where it goes from what the driver sees, asking again for what was lost. */
+async function follow(c: Compute, row: q.InstanceRow, s: InstanceStatus, o: Observed): Promise<Decision> {
+  const d = c.driver;
+  const spec = () => workloadSpec(c, row);
   switch (s) {
     case 'creating':
     case 'pulling':
@@ -106,20 +116,24 @@ async function drive(c: Compute, row: q.InstanceRow): Promise<Decision> {
       if (o.phase === 'absent') return { to: 'removed' };
       await d.delete(row.id);
       return {};
-    case 'running': {
-      if (o.phase === 'failed') return failed(o);
-      if (o.phase === 'stopped') return { to: 'exited', endedAtMs: o.endedAtMs, error: { state: 'stopped', message: 'the workload stopped by itself' } };
-      if (o.phase === 'absent') {
-        // The workload is gone (node lost, or the sim after a restart): recreate it.
-        await d.create(await spec());
-        return { to: 'creating' };
-      }
-      if (o.reclaimNotice && row.billingMode === 'spot' && row.spotStatus === 'running') {
-        const reclaimS = Math.ceil((c.ctx.clock.nowMs() + c.timings.spotNoticeMs) / 1000);
-        return { extra: { spotStatus: 'notified', spotReclaimTimeS: reclaimS } };
-      }
-      return {};
-    }
+    case 'running':
+      return watchRunning(c, row, o);
+  }
+  return {};
+}
+
+/** A running instance: it ended by itself, or vanished (recreated), or its spot capacity is being reclaimed. */
+async function watchRunning(c: Compute, row: q.InstanceRow, o: Observed): Promise<Decision> {
+  if (o.phase === 'failed') return failed(o);
+  if (o.phase === 'stopped') return { to: 'exited', endedAtMs: o.endedAtMs, error: { state: 'stopped', message: 'the workload stopped by itself' } };
+  if (o.phase === 'absent') {
+    // The workload is gone (node lost, or the sim after a restart): recreate it.
+    await c.driver.create(await workloadSpec(c, row));
+    return { to: 'creating' };
+  }
+  if (o.reclaimNotice && row.billingMode === 'spot' && row.spotStatus === 'running') {
+    const reclaimS = Math.ceil((c.ctx.clock.nowMs() + c.timings.spotNoticeMs) / 1000);
+    return { extra: { spotStatus: 'notified', spotReclaimTimeS: reclaimS } };
   }
   return {};
 }

@@ -14,6 +14,7 @@ import type { KeyAuthenticator } from '../keys/authenticator.ts';
 import { parseAuthorization } from '../keys/authenticator.ts';
 import type { OperatorTokenVerifier } from '../operator-token.ts';
 import type { Principal } from '../roles.ts';
+import type { Config } from '../../config.ts';
 
 export const SESSION_COOKIE = 'gantry_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -26,6 +27,11 @@ export interface Sessions {
   keys: KeyAuthenticator;
   operatorToken: OperatorTokenVerifier;
   ttlMs: number;
+}
+
+/** The console sessions' context from the graph (the console area's entry of src/areas.ts): a session stands for a key or the operator token. */
+export function sessionsContext(s: { ctx: Ctx; keys: KeyAuthenticator; operatorToken: OperatorTokenVerifier; config: Config }): Sessions {
+  return { ctx: s.ctx, keys: s.keys, operatorToken: s.operatorToken, ttlMs: s.config.console.sessionTtlMs };
 }
 
 export interface OpenedSession {

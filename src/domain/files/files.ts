@@ -12,7 +12,7 @@
 import type { Readable } from 'node:stream';
 import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
-import type { FilesConfig } from '../../config.ts';
+import type { Config, FilesConfig } from '../../config.ts';
 import { bad, fileNotFound, uploadTooSlow } from './errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { BlobNotFoundError, type BlobStore } from '../../store/blobs/index.ts';
@@ -20,6 +20,7 @@ import * as q from '../../store/files.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import { checkedJsonl } from './jsonl.ts';
 import { admitUpload, commitUpload, overStreamRefused, precheckUpload, withinRoom, type StorageQuotas } from '../storage/quotas.ts';
+import type { Blobs } from '../blobs/links.ts';
 
 export const FILE_PURPOSES = ['batch', 'batch_output'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
@@ -95,6 +96,11 @@ export interface Files {
   blobs: BlobStore;
   limits: FilesLimits;
   storage: StorageQuotas;
+}
+
+/** The files area's context from the graph (its entry of src/areas.ts): a batch line may be as long as a model request's body. */
+export function filesContext(s: { ctx: Ctx; config: Config; blobs: Blobs; storage: StorageQuotas }): Files {
+  return { ctx: s.ctx, blobs: s.blobs.store, limits: { ...s.config.files, maxLineBytes: s.config.bodyLimits.llm }, storage: s.storage };
 }
 
 /**

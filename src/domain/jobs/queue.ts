@@ -1,17 +1,17 @@
-// The job queue as the domain sees it: `ctx.jobs.enqueue(name, payload, { tx })` queues a
-// job of the catalogue (catalog.ts) inside the caller's transaction, so the job exists if and
-// only if that commits. The domain never sees the runner (src/jobs/runner.ts): in a serving
+// The job queue as the domain sees it: `ctx.jobs.enqueue(type, payload, { tx })` queues a job
+// of a type an area defines (`domain/<area>/jobs.ts`, job-type.ts) inside the caller's
+// transaction, so the job exists if and only if that commits. The domain never sees the runner (src/jobs/runner.ts): in a serving
 // process `ctx.jobs` is the runner, which also wakes its loop for a job it runs; a standalone
 // context (standaloneCtx: seeding, the CLI, the database thread) writes the rows only, and a
 // runner takes them at its next poll. Both write rows through insertJobRow/insertJobRows
-// here: the payload checked against the catalogue, the singleton key from the catalogue.
+// here: the payload checked against the type's schema, the singleton key from the type.
 // A handler sees its job as a JobContext. Rules in src/jobs/README.md.
 import { Value } from 'typebox/value';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DbOrTx, Tx } from '../../store/db.ts';
 import * as q from '../../store/jobs.ts';
-import { CATALOG, type JobName, type JobType, type PayloadOf } from './catalog.ts';
+import type { JobType, PayloadOfType } from './job-type.ts';
 
 export interface EnqueueOptions {
   /** enqueue inside this transaction: the job exists if and only if the transaction commits */
@@ -34,13 +34,13 @@ export interface Enqueued {
 
 /** The port the domain enqueues through (`ctx.jobs`). */
 export interface JobQueue {
-  /** Queue a catalogue job; a singleton already queued or running answers its id with `created: false`. */
-  enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, opts?: EnqueueOptions): Promise<Enqueued>;
+  /** Queue a job of `type`; a singleton already queued or running answers its id with `created: false`. */
+  enqueue<T extends JobType>(type: T, payload: PayloadOfType<T>, opts?: EnqueueOptions): Promise<Enqueued>;
   /**
    * Queue many jobs of a type that is neither a singleton nor recurring (a batch's lines) in
    * one statement per thousand, inside `opts.tx` when given.
    */
-  enqueueMany<N extends JobName>(name: N, payloads: PayloadOf<N>[], opts?: Omit<EnqueueOptions, 'restartQueued'>): Promise<void>;
+  enqueueMany<T extends JobType>(type: T, payloads: PayloadOfType<T>[], opts?: Omit<EnqueueOptions, 'restartQueued'>): Promise<void>;
 }
 
 /** A job as its handler sees it (the runner makes one for each start). */
@@ -106,10 +106,7 @@ export async function insertJobRows(db: DbOrTx, nowMs: number, type: JobType, pa
  */
 export function tableJobQueue(db: DbOrTx, clock: Clock): JobQueue {
   return {
-    enqueue: (name, payload, opts = {}) => {
-      const type: JobType = CATALOG[name];
-      return insertJobRow(opts.tx ?? db, clock.nowMs(), type, payload, { ...opts, recurring: type.everyMs !== undefined });
-    },
-    enqueueMany: (name, payloads, opts = {}) => insertJobRows(opts.tx ?? db, clock.nowMs(), CATALOG[name], payloads, opts.delayMs),
+    enqueue: (type, payload, opts = {}) => insertJobRow(opts.tx ?? db, clock.nowMs(), type, payload, { ...opts, recurring: type.everyMs !== undefined }),
+    enqueueMany: (type, payloads, opts = {}) => insertJobRows(opts.tx ?? db, clock.nowMs(), type, payloads, opts.delayMs),
   };
 }

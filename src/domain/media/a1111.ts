@@ -10,7 +10,7 @@
 // one turn per upstream in this process: two tasks never interleave their options.
 import { pngSize } from '../../lib/png.ts';
 import { extraNetworkRefused, upstreamFailed } from './errors.ts';
-import type { Generation } from './txt2img.ts';
+import type { Generation } from './generation.ts';
 import { post, type ImageUpstream } from './upstream.ts';
 
 /** The source image of img2img and inpainting, and inpainting's mask and its settings. */

@@ -31,6 +31,7 @@ import { checkImg2Img, checkInpainting, type CheckedImageTask, type Img2ImgReque
 import { checkUpscale, type UpscaleRequest } from './upscale.ts';
 import { checkImageEdit, renderImageEdit, type ImageEditBody } from './image-edits.ts';
 import { checkImageBackend } from './image-backends.ts';
+import { MEDIA_JOBS } from './jobs.ts';
 
 export interface WebhookSpec {
   url: string;
@@ -218,7 +219,7 @@ async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, reques
       await inTransaction(ctx, async (tx) => {
         await q.insertMediaTask(tx, row);
         if (costMicro > 0n) await setHoldTx(tx, { ownerId: row.id, payer }, costMicro, now);
-        await ctx.jobs.enqueue('media.task', { taskId: row.id }, { tx, ...(o.inline ? { delayMs: EDIT_WATCH_MS } : {}) });
+        await ctx.jobs.enqueue(MEDIA_JOBS.task, { taskId: row.id }, { tx, ...(o.inline ? { delayMs: EDIT_WATCH_MS } : {}) });
       });
     } catch (err) {
       for (const i of inputs) await tasks.blobs.store.delete(i.key).catch(() => undefined);
@@ -296,7 +297,7 @@ async function announceTaskEndTx(tasks: MediaTasks, tx: Tx, row: q.MediaTaskRow)
 export async function failStrandedTasks(tasks: MediaTasks, signal?: AbortSignal): Promise<number> {
   let n = 0;
   for (;;) {
-    const rows = await q.strandedTasks(tasks.ctx.db, 100);
+    const rows = await q.strandedTasks(tasks.ctx.db, MEDIA_JOBS.task.name, 100);
     for (const r of rows) {
       if (signal?.aborted) return n;
       const reason = `the task could not be run: its job failed${r.lastError ? ` (${r.lastError})` : ''}`;

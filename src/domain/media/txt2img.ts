@@ -13,46 +13,17 @@ import { MODEL_STATUS, type ModelType } from './codes.ts';
 import { simImage } from './sim.ts';
 import { upstreamImages, type ImageUpstream } from './upstream.ts';
 import { a1111Generate, refuseExtraNetworks } from './a1111.ts';
+import type { Generation, GenerationRequest } from './generation.ts';
+
+export type { Generation, GenerationRequest };
 
 export const IMAGE_LIMITS = {
   minSide: 128, maxSide: 2048, maxImages: 8, maxSteps: 100, maxPrompt: 1024, maxLoras: 5, maxEmbeddings: 5, maxSeed: 4_294_967_295,
 } as const;
 
-/** What every generation (txt2img, img2img, inpainting) names: the model, the prompt, the sampler. */
-export interface GenerationRequest {
-  model_name: string;
-  prompt: string;
-  negative_prompt?: string | undefined;
-  image_num?: number | undefined;
-  steps?: number | undefined;
-  seed?: number | undefined;
-  guidance_scale?: number | undefined;
-  sampler_name?: string | undefined;
-  clip_skip?: number | undefined;
-  sd_vae?: string | undefined;
-  loras?: { model_name: string; strength?: number | undefined }[] | undefined;
-  embeddings?: { model_name: string }[] | undefined;
-}
-
 export interface Txt2ImgRequest extends GenerationRequest {
   width: number;
   height: number;
-}
-
-/** A generation as a task keeps it: the request as checked, the seed fixed (a rerun draws the same images). */
-export interface Generation {
-  model_name: string;
-  prompt: string;
-  negative_prompt: string;
-  image_num: number;
-  steps: number;
-  seed: number;
-  guidance_scale: number;
-  sampler_name: string;
-  clip_skip: number;
-  sd_vae: string;
-  loras: { model_name: string; strength: number }[];
-  embeddings: { model_name: string }[];
 }
 
 export interface Txt2ImgTask extends Generation {

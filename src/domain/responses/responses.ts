@@ -8,6 +8,7 @@ import type { Ctx } from '../context.ts';
 import type { Principal } from '../roles.ts';
 import { previousNotFound, responseNotFound } from './errors.ts';
 import * as q from '../../store/responses.ts';
+import type { Config } from '../../config.ts';
 
 /** Rows removed per statement by the prune, so one pass never holds a long transaction. */
 const PRUNE_BATCH = 1000;
@@ -16,6 +17,11 @@ const PRUNE_BATCH = 1000;
 export interface Responses {
   ctx: Ctx;
   ttlMs: number;
+}
+
+/** The stored responses' context from the graph (the openai area's entry of src/areas.ts). */
+export function responsesContext(s: { ctx: Ctx; config: Config }): Responses {
+  return { ctx: s.ctx, ttlMs: s.config.responsesTtlMs };
 }
 
 export async function saveResponse(responses: Responses, p: Principal, id: string, body: unknown, conversation: unknown[]): Promise<void> {

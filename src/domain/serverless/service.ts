@@ -1,6 +1,7 @@
-// What the serverless management operations need (built once in src/services.ts).
+// What the serverless management operations need (serverlessContext: the area's entry of src/areas.ts).
 import type { Ctx } from '../context.ts';
 import type { SpendAdmission } from '../spend/admission.ts';
+import type { Config } from '../../config.ts';
 
 /** The parts of the serverless configuration (config.ts) the management API reads. */
 export interface ServerlessSettings {
@@ -17,4 +18,9 @@ export interface Serverless {
   /** the one admission for spend: a create must afford its first workers' hold */
   spend: SpendAdmission;
   settings: ServerlessSettings;
+}
+
+/** The serverless management API's context from the graph. */
+export function serverlessContext(s: { ctx: Ctx; spend: SpendAdmission; config: Config }): Serverless {
+  return { ctx: s.ctx, spend: s.spend, settings: s.config.serverless };
 }

@@ -118,34 +118,9 @@ export async function resolveSpec(ctx: Ctx, teamId: string, input: EndpointInput
   const name = input.name ?? cur?.name ?? appName;
   checkLength(`${p}name`, name, 0, 255);
 
-  const w = input.workerConfig ?? {};
-  const wf = `${p}workerConfig.`;
-  const minNum = intIn(`${wf}minNum`, w.minNum, l.minWorkerNum, l.maxWorkerNum, CREATE_DEFAULTS.minNum);
-  const maxLo = Math.max(1, l.minWorkerNum);
-  const maxNum = intIn(`${wf}maxNum`, w.maxNum, maxLo, l.maxWorkerNum, Math.max(CREATE_DEFAULTS.maxNum, minNum));
-  if (minNum > maxNum) throw bad(`${wf}maxNum`, `must be at least minNum (${minNum}), got ${maxNum}`);
-  const workerConfig: EndpointSpec['workerConfig'] = {
-    minNum, maxNum,
-    freeTimeout: intIn(`${wf}freeTimeout`, w.freeTimeout, l.minFreeTimeout, l.maxFreeTimeout, CREATE_DEFAULTS.freeTimeout),
-    maxConcurrent: intIn(`${wf}maxConcurrent`, w.maxConcurrent, l.minConcurrencyNum, l.maxConcurrencyNum, CREATE_DEFAULTS.maxConcurrent),
-    gpuNum: intIn(`${wf}gpuNum`, w.gpuNum, l.minGPUNum, l.maxGPUNum, CREATE_DEFAULTS.gpuNum),
-    requestTimeout: intIn(`${wf}requestTimeout`, w.requestTimeout, l.minRequestTimeout, l.maxRequestTimeout, CREATE_DEFAULTS.requestTimeout),
-    cudaVersion: w.cudaVersion ?? CREATE_DEFAULTS.cudaVersion,
-  };
-  if (workerConfig.cudaVersion !== '' && !l.cudaVersionList.includes(workerConfig.cudaVersion)) {
-    throw bad(`${wf}cudaVersion`, `must be "" (any) or one of ${l.cudaVersionList.join(', ') || '(none: the operator lists no version)'}`);
-  }
-
+  const workerConfig = resolveWorkerConfig(`${p}workerConfig.`, input.workerConfig ?? {}, l);
   const policy = resolvePolicy(`${p}policy`, input.policy, l);
-
-  const img = input.image ?? {};
-  let image = img.image ?? '';
-  checkLength(`${p}image.image`, image, cur ? 0 : 1, 511);
-  if (image === '' && cur) image = cur.image.image; // interface.md allows 0 characters on update: the image stays
-  const authId = img.authId ?? '';
-  const command = img.command ?? '';
-  checkLength(`${p}image.authId`, authId, 0, 255);
-  checkLength(`${p}image.command`, command, 0, 2047);
+  const image = resolveImage(p, input.image ?? {}, cur);
 
   const rootfsRaw = intOf(`${p}rootfsSize`, input.rootfsSize);
   const rootfsSize = inRange(`${p}rootfsSize`, rootfsRaw ?? cur?.rootfsSize ?? clamp(l.freeRootfsSize, l.minRootfsSize, l.maxRootfsSize), l.minRootfsSize, l.maxRootfsSize);
@@ -176,21 +151,58 @@ export async function resolveSpec(ctx: Ctx, teamId: string, input: EndpointInput
   // ---- lookups ----
   const product = await requireProduct(ctx, productId);
   if (!product.available) throw productUnavailable(product.id);
-  if (authId) await requireRegistryAuth(ctx, teamId, authId);
-  let storageCluster: string | undefined;
-  for (const [i, m] of mounts.entries()) {
-    if (m.type !== 'network') continue;
-    const vol = await requireNetworkStorage(ctx, teamId, m.id);
-    if (storageCluster && vol.clusterId !== storageCluster) throw bad(`${p}volumeMounts[${i}].id`, 'all network storages must be in one cluster');
-    storageCluster = vol.clusterId;
-  }
+  if (image.authId) await requireRegistryAuth(ctx, teamId, image.authId);
+  const storageCluster = await networkStorageCluster(ctx, teamId, `${p}volumeMounts`, mounts);
   const clusterId = await chooseCluster(ctx, `${p}clusterID`, product, clusterID, storageCluster, cur?.productId === product.id ? cur.clusterId : undefined);
 
   const spec: EndpointSpec = {
-    name, appName, workerConfig, policy, image: { image, authId, command }, rootfsSize, volumeMounts: mounts, envs,
+    name, appName, workerConfig, policy, image, rootfsSize, volumeMounts: mounts, envs,
     port, productId: product.id, clusterId, healthy,
   };
   return { spec, productName: product.name, priceUnits: product.priceUnitsPerGpuHour };
+}
+
+function resolveWorkerConfig(wf: string, w: NonNullable<EndpointInput['workerConfig']>, l: EndpointLimits): EndpointSpec['workerConfig'] {
+  const minNum = intIn(`${wf}minNum`, w.minNum, l.minWorkerNum, l.maxWorkerNum, CREATE_DEFAULTS.minNum);
+  const maxLo = Math.max(1, l.minWorkerNum);
+  const maxNum = intIn(`${wf}maxNum`, w.maxNum, maxLo, l.maxWorkerNum, Math.max(CREATE_DEFAULTS.maxNum, minNum));
+  if (minNum > maxNum) throw bad(`${wf}maxNum`, `must be at least minNum (${minNum}), got ${maxNum}`);
+  const workerConfig: EndpointSpec['workerConfig'] = {
+    minNum, maxNum,
+    freeTimeout: intIn(`${wf}freeTimeout`, w.freeTimeout, l.minFreeTimeout, l.maxFreeTimeout, CREATE_DEFAULTS.freeTimeout),
+    maxConcurrent: intIn(`${wf}maxConcurrent`, w.maxConcurrent, l.minConcurrencyNum, l.maxConcurrencyNum, CREATE_DEFAULTS.maxConcurrent),
+    gpuNum: intIn(`${wf}gpuNum`, w.gpuNum, l.minGPUNum, l.maxGPUNum, CREATE_DEFAULTS.gpuNum),
+    requestTimeout: intIn(`${wf}requestTimeout`, w.requestTimeout, l.minRequestTimeout, l.maxRequestTimeout, CREATE_DEFAULTS.requestTimeout),
+    cudaVersion: w.cudaVersion ?? CREATE_DEFAULTS.cudaVersion,
+  };
+  if (workerConfig.cudaVersion !== '' && !l.cudaVersionList.includes(workerConfig.cudaVersion)) {
+    throw bad(`${wf}cudaVersion`, `must be "" (any) or one of ${l.cudaVersionList.join(', ') || '(none: the operator lists no version)'}`);
+  }
+  return workerConfig;
+}
+
+/** The image, its registry credential and command; on update an empty image keeps the current one (interface.md allows 0 characters there). */
+function resolveImage(p: string, img: NonNullable<EndpointInput['image']>, cur: EndpointSpec | undefined): EndpointSpec['image'] {
+  let image = img.image ?? '';
+  checkLength(`${p}image.image`, image, cur ? 0 : 1, 511);
+  if (image === '' && cur) image = cur.image.image;
+  const authId = img.authId ?? '';
+  const command = img.command ?? '';
+  checkLength(`${p}image.authId`, authId, 0, 255);
+  checkLength(`${p}image.command`, command, 0, 2047);
+  return { image, authId, command };
+}
+
+/** The one cluster of the team's network storages the mounts name (undefined: none named); every one must be there. */
+async function networkStorageCluster(ctx: Ctx, teamId: string, field: string, mounts: EndpointSpec['volumeMounts']): Promise<string | undefined> {
+  let cluster: string | undefined;
+  for (const [i, m] of mounts.entries()) {
+    if (m.type !== 'network') continue;
+    const vol = await requireNetworkStorage(ctx, teamId, m.id);
+    if (cluster && vol.clusterId !== cluster) throw bad(`${field}[${i}].id`, 'all network storages must be in one cluster');
+    cluster = vol.clusterId;
+  }
+  return cluster;
 }
 
 function resolvePolicy(field: string, raw: EndpointInput['policy'], l: EndpointLimits): EndpointSpec['policy'] {

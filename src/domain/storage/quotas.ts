@@ -16,6 +16,7 @@ import { invalid, type AppError } from '../../lib/errors.ts';
 import { quotaRefused } from './errors.ts';
 import { requireTeam } from '../accounts/teams.ts';
 import * as q from '../../store/storage.ts';
+import type { Config } from '../../config.ts';
 
 export type StorageKind = 'files' | 'media';
 
@@ -96,6 +97,15 @@ export async function* withinRoom(stream: AsyncIterable<Uint8Array>, roomBytes: 
 export interface StorageQuotas {
   ctx: Ctx;
   defaults: StorageDefaults;
+}
+
+/** The storage area's context from the graph (its entry of src/areas.ts): the defaults are the configuration's. */
+export function storageContext(s: { ctx: Ctx; config: Config }): StorageQuotas {
+  const { files, media } = s.config;
+  return {
+    ctx: s.ctx,
+    defaults: { files: { maxBytes: files.quotaBytes, maxCount: files.quotaCount }, media: { maxBytes: media.quotaBytes, maxCount: media.quotaCount } },
+  };
 }
 
 function limitsOf(quotas: StorageQuotas, kind: StorageKind, row: q.StorageQuotaRow | undefined): StorageLimits {

@@ -19,9 +19,9 @@ import { newId } from '../../lib/ids.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import * as q from '../../store/webhooks.ts';
 import type { Ctx } from '../context.ts';
-import type { JobName } from '../jobs/catalog.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { isWebhookEvent, type TEST_EVENT, type WebhookEvent } from './codes.ts';
+import { WEBHOOK_JOBS } from './jobs.ts';
 
 export type WebhookMessage =
   /** to the team's endpoints subscribed to `event`, in the envelope {type, timestamp, data: payload} */
@@ -29,9 +29,9 @@ export type WebhookMessage =
   /** to `url` only, `payload` as the body; `event` names it in the log */
   | { teamId: string; event: string; payload: unknown; url: string };
 
-/** The job types that send deliveries (domain/jobs/catalog.ts). */
-export const ENDPOINT_JOB = 'webhook.endpoint' satisfies JobName;
-export const URL_JOB = 'webhook.url' satisfies JobName;
+/** The job types that send deliveries (jobs.ts). */
+export const ENDPOINT_JOB = WEBHOOK_JOBS.endpoint;
+export const URL_JOB = WEBHOOK_JOBS.url;
 export type DeliveryJob = typeof ENDPOINT_JOB | typeof URL_JOB;
 
 function json(v: unknown): string {

@@ -1,6 +1,8 @@
-// What webhook operations need (built once in src/services.ts).
+// What webhook operations need (webhooksContext: the area's entry of src/areas.ts).
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { Ctx } from '../context.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { Counters } from '../spend/counters.ts';
 
 /** The webhook settings of config.ts. */
@@ -16,10 +18,6 @@ export interface WebhookSettings {
   sendsPerTeamPerMinute: number;
 }
 
-export interface WebhookLog {
-  warn(obj: object, msg: string): void;
-}
-
 export interface Webhooks {
   ctx: Ctx;
   /** seals the teams' signing secrets at rest (the data dir's key, GANTRY_SECRET_KEY) */
@@ -27,5 +25,10 @@ export interface Webhooks {
   settings: WebhookSettings;
   /** the shared counters (their rate windows throttle the sends a team asks for) */
   counters: Counters;
-  log: WebhookLog;
+  log: Logger;
+}
+
+/** The webhooks area's context from the graph: the teams' secrets sealed by the graph's box, the shared counters for the send throttle. */
+export function webhooksContext(s: { ctx: Ctx; secrets: SecretBox; config: Config; log: Logger; spend: { counters: Counters } }): Webhooks {
+  return { ctx: s.ctx, box: s.secrets, settings: s.config.webhooks, counters: s.spend.counters, log: s.log.child({ component: 'webhooks' }) };
 }

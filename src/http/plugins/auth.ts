@@ -2,12 +2,24 @@
 import { AppError } from '../../lib/errors.ts';
 import type { FastifyRequest } from 'fastify';
 import { can, type Capability, type Principal } from '../../domain/roles.ts';
-import type { App, Services } from '../types.ts';
-import { checkCsrf, checkOperatorSession, CSRF_HEADER, findSession, sessionPrincipal } from '../../domain/console/sessions.ts';
+import type { App } from '../types.ts';
+import type { Config } from '../../config.ts';
+import type { KeyAuthenticator } from '../../domain/keys/authenticator.ts';
+import type { OperatorTokenVerifier } from '../../domain/operator-token.ts';
+import { checkCsrf, checkOperatorSession, CSRF_HEADER, findSession, sessionPrincipal, type Sessions } from '../../domain/console/sessions.ts';
 import { sessionSecret } from '../cookies.ts';
-import { isAuthFailure } from '../../domain/auth-throttle.ts';
+import { isAuthFailure, type AuthThrottle } from '../../domain/auth-throttle.ts';
 
-export function registerAuth(app: App, s: Services): void {
+/** What authenticating reads: API keys, the operator token, console sessions, failed attempts, the settings. */
+export interface Authenticators {
+  config: Config;
+  keys: KeyAuthenticator;
+  operatorToken: OperatorTokenVerifier;
+  sessions: Sessions;
+  authThrottle: AuthThrottle;
+}
+
+export function registerAuth(app: App, s: Authenticators): void {
   app.decorateRequest('principal', null);
   // Callback style with a synchronous path: a cached key (every model request but one a
   // second) authenticates without a promise.

@@ -1,8 +1,9 @@
 import { changeRole, requireAnyMember } from '../../../domain/accounts/members.ts';
 import { Empty, errors, MemberIdParams, OperatorBearer, RoleChange } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function changeMemberRoleRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function changeMemberRoleRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/members/:memberId/role', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { createKey } from '../../../domain/keys/keys.ts';
 import { CreatedKey, errors, MemberIdParams, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function createKeyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function createKeyRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/members/:memberId/keys', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

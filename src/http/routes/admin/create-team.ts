@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { createTeam } from '../../../domain/accounts/teams.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function createTeamRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function createTeamRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/teams', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

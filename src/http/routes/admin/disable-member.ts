@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { requireAnyMember, setMemberStatus } from '../../../domain/accounts/members.ts';
 import { Empty, errors, MemberIdParams, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function disableMemberRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function disableMemberRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/members/:memberId/disable', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,10 +3,12 @@ import { requireTeam, teamView } from '../../../domain/accounts/teams.ts';
 import { getBalance } from '../../../domain/billing/balance.ts';
 import { effectiveTier } from '../../../domain/quotas/quotas.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { TeamView } from './team-schema.ts';
+import type { Ctx } from '../../../domain/context.ts';
+import type { SpendAdmission } from '../../../domain/spend/admission.ts';
 
-export default function getTeamRoute(app: App, s: Pick<Services, 'ctx' | 'spend'>): void {
+export default function getTeamRoute(app: App, s: { ctx: Ctx; spend: SpendAdmission }): void {
   app.get('/admin/v1/teams/:userId', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { buildTestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
-import { defineJob } from '../../../domain/jobs/catalog.ts';
+import { defineJob } from '../../../domain/jobs/job-type.ts';
 
 test('failed jobs are listed newest first with their last error, in pages', async () => {
   const t = await buildTestApp();
@@ -19,7 +19,7 @@ test('failed jobs are listed newest first with their last error, in pages', asyn
     });
     const ids: string[] = [];
     for (const n of [0, 1, 2, 3]) {
-      ids.push((await t.services.jobs.enqueueType(flaky, { n })).id);
+      ids.push((await t.services.jobs.enqueue(flaky, { n })).id);
       t.clock.advance(1);
     }
     await t.services.jobs.runDue();
@@ -33,7 +33,7 @@ test('failed jobs are listed newest first with their last error, in pages', asyn
     assert.equal(j.state, 'failed');
     assert.deepEqual(j.payload, { n: 3 });
     assert.equal(j.attempts, 1);
-    assert.equal(j.maxAttempts, null, 'not in the catalogue');
+    assert.equal(j.maxAttempts, 1, 'the limit of the type this process runs');
     assert.equal(j.lastError, 'Error: webhook answered 500 for 3');
     assert.equal(j.finishedAtMs, t.clock.nowMs());
     const p2 = await admin.get('/admin/v1/jobs', { state: 'failed', limit: 2, before: p1.body.next });
@@ -47,6 +47,12 @@ test('failed jobs are listed newest first with their last error, in pages', asyn
     const queued = await admin.get('/admin/v1/jobs', { state: 'queued' });
     assert.deepEqual(queued.body.jobs.map((x: any) => x.name).sort(), ['batches.expire', 'compute.reconcile', 'compute.sample', 'files.expire', 'jobs.prune', 'media.tasks.sweep', 'responses.prune', 'serverless.reconcile', 'webhooks.prune', 'webhooks.watch']);
     assert.equal(queued.body.jobs.find((x: any) => x.name === 'compute.reconcile').maxAttempts, null);
+
+    // a job of a type this process runs none of (another version's, say): no limit to tell
+    const elsewhere = defineJob({ ...flaky, name: 'test.elsewhere' });
+    await t.services.jobs.enqueue(elsewhere, { n: 1 });
+    const unknown = await admin.get('/admin/v1/jobs', { name: 'test.elsewhere' });
+    assert.deepEqual(unknown.body.jobs.map((x: any) => [x.state, x.maxAttempts]), [['queued', null]]);
 
     const bad = await admin.get('/admin/v1/jobs', { state: 'broken' });
     assert.equal(bad.status, 400);

@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
 import { JOB_STATES } from '../../../jobs/states.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { JobRunner } from '../../../jobs/runner.ts';
 
 const JobView = Type.Object({
   id: Type.String(), name: Type.String(), state: Type.String({ description: JOB_STATES.join(' | ') }),
   payload: Type.Unknown(),
   attempts: Type.Integer({ description: 'starts so far (a start whose lease ran out counts); a recurring job: failures in a row' }),
-  maxAttempts: Type.Union([Type.Integer(), Type.Null()], { description: "the catalogue's limit; null for a recurring job or a name it does not know" }),
+  maxAttempts: Type.Union([Type.Integer(), Type.Null()], { description: "the job type's limit; null for a recurring job or a type this replica runs none of" }),
   singletonKey: Type.Union([Type.String(), Type.Null()]),
   leaseOwner: Type.Union([Type.String(), Type.Null()], { description: 'the runner (host/pid/random) holding it, or the last one that did' }),
   lastError: Type.Union([Type.String(), Type.Null()]),
@@ -15,7 +16,7 @@ const JobView = Type.Object({
   createdAtMs: Type.Integer(), updatedAtMs: Type.Integer(), finishedAtMs: Type.Union([Type.Integer(), Type.Null()]),
 });
 
-export default function listJobsRoute(app: App, s: Pick<Services, 'jobs'>): void {
+export default function listJobsRoute(app: App, s: { jobs: JobRunner }): void {
   app.get('/admin/v1/jobs', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

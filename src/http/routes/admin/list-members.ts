@@ -2,9 +2,10 @@ import { Type } from 'typebox';
 import { listTeamMembers } from '../../../domain/accounts/members.ts';
 import { requireTeam } from '../../../domain/accounts/teams.ts';
 import { errors, MemberView, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listMembersRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listMembersRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/teams/:userId/members', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

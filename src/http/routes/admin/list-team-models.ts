@@ -2,10 +2,11 @@ import { Type } from 'typebox';
 import { requireTeam } from '../../../domain/accounts/teams.ts';
 import { modelAdminView, teamUsableModels } from '../../../domain/models/models.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { ModelAdminView } from './model-schema.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTeamModelsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTeamModelsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/teams/:userId/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { listTeamQuotas } from '../../../domain/quotas/quotas.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTeamQuotasRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTeamQuotasRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/teams/:userId/quotas', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

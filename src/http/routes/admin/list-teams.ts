@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { listAllTeams } from '../../../domain/accounts/teams.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { TeamView } from './team-schema.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTeamsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTeamsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/teams', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -8,11 +8,12 @@ import { MAX_AMOUNT_UNITS, unitsToMicro } from '../../../lib/money.ts';
 import { parseUInt64 } from '../../../lib/int64.ts';
 import { invalid } from '../../../lib/errors.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
 import { postedView } from './posted-view.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function postChargeRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function postChargeRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/teams/:userId/charges', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -5,11 +5,12 @@ import { requireMember } from '../../../domain/accounts/members.ts';
 import { MAX_AMOUNT_UNITS, unitsToMicro } from '../../../lib/money.ts';
 import { parseUInt64 } from '../../../lib/int64.ts';
 import { Int32, UNIX_SECONDS_MAX, UnitsInput, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { Amount, IdempotencyKey, Posted } from './team-schema.ts';
 import { postedView } from './posted-view.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function postFixedTermBillRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function postFixedTermBillRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/teams/:userId/fixed-term-bills', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

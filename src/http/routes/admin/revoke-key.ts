@@ -1,8 +1,9 @@
 import { revokeKey } from '../../../domain/keys/keys.ts';
 import { Empty, errors, KeyIdParams, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function revokeKeyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function revokeKeyRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/keys/:keyId/revoke', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -3,9 +3,10 @@ import { parseUInt64 } from '../../../lib/int64.ts';
 import { MAX_AMOUNT_UNITS } from '../../../lib/money.ts';
 import { setCreditLimit } from '../../../domain/accounts/teams.ts';
 import { Empty, UnitsInput, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function setCreditLimitRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function setCreditLimitRoute(app: App, s: { ctx: Ctx }): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/credit-limit',

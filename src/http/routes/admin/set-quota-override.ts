@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { setQuotaOverride } from '../../../domain/quotas/quotas.ts';
 import { Empty, errors, Int64Input, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function setQuotaOverrideRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function setQuotaOverrideRoute(app: App, s: { ctx: Ctx }): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/quotas',

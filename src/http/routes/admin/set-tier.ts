@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { setTeamTier } from '../../../domain/accounts/teams.ts';
 import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function setTierRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function setTierRoute(app: App, s: { ctx: Ctx }): void {
   app.route({
     method: ['PUT', 'POST'], // POST too: operators' scripts use either verb for a setting
     url: '/admin/v1/teams/:userId/tier',

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { setTeamStatus } from '../../../domain/accounts/teams.ts';
 import { Empty, errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function suspendTeamRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function suspendTeamRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/teams/:userId/suspend', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,6 +1,7 @@
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { creditRoute } from './credit-route.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function topupRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function topupRoute(app: App, s: { ctx: Ctx }): void {
   creditRoute(app, s, 'topup', '/admin/v1/teams/:userId/topups', 'Top up cash (repays outstanding invoices first)');
 }

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { modelAdminView, upsertModel } from '../../../domain/models/models.ts';
 import { Int32, PriceInput, errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { ModelAdminView, UpstreamSchema } from './model-schema.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function upsertModelRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function upsertModelRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { upsertQuotaDefinition } from '../../../domain/quotas/quotas.ts';
 import { Empty, errors, Int64Input, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function upsertQuotaRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function upsertQuotaRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/quotas', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

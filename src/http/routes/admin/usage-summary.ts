@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { usageSummary } from '../../../domain/usage/summary.ts';
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function usageSummaryRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function usageSummaryRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/teams/:userId/usage', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,12 +1,13 @@
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { chatMessages, type MessagesBody as Body } from '../../../gateway/anthropic/request.ts';
 import { simChatPromptTokensAsync } from '../../../gateway/tokens.ts';
 import { AnthropicAnswers, AnthropicVersion, CountTokensBody } from '../../../gateway/anthropic/schemas.ts';
 import { ANTHROPIC_BASE } from './bases.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
 
-export default function anthropicCountTokensRoute(app: App, s: Pick<Services, 'gateway'>): void {
+export default function anthropicCountTokensRoute(app: App, s: { gateway: Gateway }): void {
   app.post(`${ANTHROPIC_BASE}/messages/count_tokens`, {
     config: { family: 'anthropic', auth: { kind: 'key', capability: 'callModels', xApiKey: true }, docResponses: AnthropicAnswers.countTokens },
     schema: {

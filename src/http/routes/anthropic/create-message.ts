@@ -1,12 +1,13 @@
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import type { MessagesBody as Body } from '../../../gateway/anthropic/request.ts';
 import { anthropicDoor } from './door.ts';
 import { AnthropicAnswers, AnthropicVersion, MessagesBody } from '../../../gateway/anthropic/schemas.ts';
 import { ANTHROPIC_BASE } from './bases.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
 
-export default function anthropicCreateMessageRoute(app: App, s: Pick<Services, 'gateway'>): void {
+export default function anthropicCreateMessageRoute(app: App, s: { gateway: Gateway }): void {
   app.post(`${ANTHROPIC_BASE}/messages`, {
     config: { family: 'anthropic', auth: { kind: 'key', capability: 'callModels', xApiKey: true }, docResponses: AnthropicAnswers.message },
     schema: {

@@ -1,10 +1,10 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { BatchIdParams, renderer } from './schemas.ts';
-import { cancelBatch } from '../../../domain/batches/service.ts';
+import { cancelBatch, type Batches } from '../../../domain/batches/service.ts';
 
-export default function cancelBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
+export default function cancelBatchRoute(app: App, s: { batches: Batches }): void {
   for (const base of OPENAI_BASES) {
     const render = renderer(renderingOf(base));
     app.post(`${base}/batches/:batch_id/cancel`, {

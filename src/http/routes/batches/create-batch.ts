@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { BATCH_ENDPOINTS } from '../../../domain/batches/view.ts';
-import { createBatch, COMPLETION_WINDOW, COMPLETION_WINDOWS, type CreateBatch } from '../../../domain/batches/service.ts';
+import { createBatch, COMPLETION_WINDOW, COMPLETION_WINDOWS, type CreateBatch, type Batches } from '../../../domain/batches/service.ts';
 import { Id, renderer } from './schemas.ts';
 
-export default function createBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
+export default function createBatchRoute(app: App, s: { batches: Batches }): void {
   for (const base of OPENAI_BASES) {
     const render = renderer(renderingOf(base));
     app.post(`${base}/batches`, {

@@ -1,10 +1,10 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { BatchIdParams, renderer } from './schemas.ts';
-import { getBatch } from '../../../domain/batches/service.ts';
+import { getBatch, type Batches } from '../../../domain/batches/service.ts';
 
-export default function getBatchRoute(app: App, s: Pick<Services, 'batches'>): void {
+export default function getBatchRoute(app: App, s: { batches: Batches }): void {
   for (const base of OPENAI_BASES) {
     const render = renderer(renderingOf(base));
     app.get(`${base}/batches/:batch_id`, {

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { Id, renderer } from './schemas.ts';
-import { listBatches } from '../../../domain/batches/service.ts';
+import { listBatches, type Batches } from '../../../domain/batches/service.ts';
 
-export default function listBatchesRoute(app: App, s: Pick<Services, 'batches'>): void {
+export default function listBatchesRoute(app: App, s: { batches: Batches }): void {
   for (const base of OPENAI_BASES) {
     const render = renderer(renderingOf(base));
     app.get(`${base}/batches`, {

@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import { getBalance } from '../../../domain/billing/balance.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
+import type { SpendAdmission } from '../../../domain/spend/admission.ts';
 
 const Money = Type.String({ description: '1/10000 USD' });
 
-export default function getBalanceRoute(app: App, s: Pick<Services, 'ctx' | 'spend'>): void {
+export default function getBalanceRoute(app: App, s: { ctx: Ctx; spend: SpendAdmission }): void {
   app.get('/openapi/v1/billing/balance/detail', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

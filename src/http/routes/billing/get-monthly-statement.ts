@@ -4,7 +4,8 @@ import {
   STATEMENT_STATUSES,
 } from '../../../domain/billing/statement.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
 const Money = Type.String({ description: '1/10000 USD' });
 
@@ -24,7 +25,7 @@ const Statement = Type.Object({
   repaidAmount: Type.String({ description: '1/10000 USD of debtAmount repaid by top-ups (oldest month first)' }),
 });
 
-export default function getMonthlyStatementRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function getMonthlyStatementRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/billing/monthly/bill', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

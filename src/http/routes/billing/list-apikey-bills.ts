@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { APIKEY_CYCLE_TYPES, listApiKeyBills } from '../../../domain/billing/bills.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { UnixSeconds, UsageBillRow } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listApiKeyBillsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listApiKeyBillsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/billing/apikey/bill/list', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { FIXED_TERM_CATEGORIES, listFixedTermBills } from '../../../domain/billing/bills.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { UnixSeconds } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
 const Bill = Type.Object({
   userId: Type.String(), memberId: Type.Optional(Type.String()), startTime: Type.String(), endTime: Type.String(),
@@ -13,7 +14,7 @@ const Bill = Type.Object({
   storageDays: Type.Optional(Type.Integer()),
 });
 
-export default function listFixedTermBillsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listFixedTermBillsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/billing/bill/monthly/list', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

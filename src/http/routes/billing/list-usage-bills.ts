@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { listUsageBills, USAGE_CATEGORIES, USAGE_CYCLE_TYPES } from '../../../domain/billing/bills.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { UnixSeconds, UsageBillRow } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listUsageBillsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listUsageBillsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/billing/bill/list', {
     config: { family: 'billing', auth: { kind: 'key', capability: 'readBilling' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { checkKeyBudgetByCost } from '../../../domain/budgets/budgets.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { Cost, Enough } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function checkKeyBudgetByCostRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function checkKeyBudgetByCostRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/openapi/v1/user/team/check-key-budget-by-cost', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { getDefaultKeyBudget } from '../../../domain/budgets/budgets.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { DefaultKeyBudget } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function getDefaultKeyBudgetRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function getDefaultKeyBudgetRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/user/team/default-key-budget', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

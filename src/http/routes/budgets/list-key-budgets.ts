@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { listKeyBudgets } from '../../../domain/budgets/budgets.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { KeyBudgetEntry } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listKeyBudgetsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listKeyBudgetsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/user/team/key-budget-list', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readBudgets' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { setKeyBudget } from '../../../domain/budgets/budgets.ts';
 import { Empty, errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { BudgetWrite } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function updateKeyBudgetRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function updateKeyBudgetRoute(app: App, s: { ctx: Ctx }): void {
   app.put('/openapi/v1/user/team/key-budget', {
     config: { family: 'account', auth: { kind: 'key', capability: 'updateKeyBudget' } },
     schema: {

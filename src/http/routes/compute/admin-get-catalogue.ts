@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { operatorCatalogue } from '../../../domain/compute/catalogue.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function gpuGetCatalogueRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function gpuGetCatalogueRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/gpu/catalogue', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { migrateInstance } from '../../../domain/compute/instances.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function gpuMigrateInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function gpuMigrateInstanceRoute(app: App, s: { compute: Compute }): void {
   app.post('/admin/v1/gpu/instances/:instanceId/migrate', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { reclaimSpot } from '../../../domain/compute/instances.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function gpuReclaimSpotRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function gpuReclaimSpotRoute(app: App, s: { compute: Compute }): void {
   app.post('/admin/v1/gpu/instances/:instanceId/reclaim', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { setOperatorInventory } from '../../../domain/compute/gpu-inventory.ts';
 import { errors, Int32, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function gpuSetInventoryRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function gpuSetInventoryRoute(app: App, s: { compute: Compute }): void {
   app.put('/admin/v1/gpu/products/:productId/inventory/:clusterId', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

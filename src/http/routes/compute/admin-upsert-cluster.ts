@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { upsertCluster } from '../../../domain/compute/catalogue.ts';
 import { errors, OperatorBearer, PriceInput } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function gpuUpsertClusterRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function gpuUpsertClusterRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/gpu/clusters', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { upsertProduct } from '../../../domain/compute/catalogue.ts';
 import { errors, Int32, OperatorBearer, PriceInput } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
 
-export default function gpuUpsertProductRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function gpuUpsertProductRoute(app: App, s: { ctx: Ctx }): void {
   app.post('/admin/v1/gpu/products', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

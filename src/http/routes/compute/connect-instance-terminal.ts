@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
 import { bad } from '../../../domain/compute/errors.ts';
-import { openInstanceTerminal, TERMINAL_PATH } from '../../../domain/terminals/terminals.ts';
+import { openInstanceTerminal, TERMINAL_PATH, type Terminals } from '../../../domain/terminals/terminals.ts';
 import { errors } from '../../schemas.ts';
 import { acceptUpgrades, isWebSocketHandshake, pendingUpgrade, TerminalSockets } from '../../terminal-socket.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 
 /**
  * The web terminal of a running instance: a WebSocket (http/terminal-socket.ts) to a shell in
  * it. Browsers cannot send Authorization on a WebSocket: the URL's ticket (GET /gpu/instance's
  * connectComponentWebTerminal.url) is the credential, checked again at connect (domain/terminals).
  */
-export default function connectInstanceTerminalRoute(app: App, s: Pick<Services, 'terminals'>): void {
+export default function connectInstanceTerminalRoute(app: App, s: { terminals: Terminals }): void {
   const sockets = new TerminalSockets(app.log, () => s.terminals.limits);
   acceptUpgrades(app, TERMINAL_PATH);
   app.addHook('preClose', (done) => {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { MAX_GPUS_PER_INSTANCE, MAX_TERM_MONTHS, createInstance } from '../../../domain/compute/instances.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { EnvAlias, Envs, GPU_BASE } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function createInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function createInstanceRoute(app: App, s: { compute: Compute }): void {
   app.post(`${GPU_BASE}/gpu/instance/create`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

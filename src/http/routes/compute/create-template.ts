@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { createTemplate } from '../../../domain/compute/templates.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE, TemplateBody } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function createTemplateRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function createTemplateRoute(app: App, s: { compute: Compute }): void {
   app.post(`${GPU_BASE}/template/create`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { deleteTemplate } from '../../../domain/compute/templates.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function deleteTemplateRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function deleteTemplateRoute(app: App, s: { ctx: Ctx }): void {
   app.post(`${GPU_BASE}/template/delete`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import { instanceLogReader } from '../../../domain/compute/log-reader.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { answerLogs, LogAnswers, LogFollowers, LogQueryFields } from '../../log-answer.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
+import type { Config } from '../../../config.ts';
 
-export default function getInstanceLogRoute(app: App, s: Pick<Services, 'compute' | 'config'>): void {
+export default function getInstanceLogRoute(app: App, s: { compute: Compute; config: Config }): void {
   const followers = LogFollowers.of(app, s.config.logFollowsPerTeam);
   app.get(`${GPU_BASE}/gpu/instance/log`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },

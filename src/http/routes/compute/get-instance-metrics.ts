@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { getInstanceMetrics, KEEP_MS, MIN_INTERVAL_S } from '../../../domain/compute/metrics.ts';
 import { errors, KeyBearer, UNIX_SECONDS_MAX } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
 const Point = Type.Object({ timestamp: Type.String({ description: 'the bucket\'s start, Unix seconds' }), value: Type.Number({ description: 'percent, the bucket\'s average' }) });
 const Series = Type.Array(Point);
@@ -12,7 +13,7 @@ const GpuSeries = Type.Object({
 const Seconds = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: UNIX_SECONDS_MAX, description }));
 
 // The real service's path (not under /gpu-instance), answered in the GPU family's words.
-export default function getInstanceMetricsRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function getInstanceMetricsRoute(app: App, s: { compute: Compute }): void {
   app.get('/openapi/v1/metrics/gpu/instance', {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -2,12 +2,14 @@ import { Type } from 'typebox';
 import { clusterNames, requireInstance } from '../../../domain/compute/instances.ts';
 import { instanceDetailView } from '../../../domain/compute/instance-view.ts';
 import { hasLog, instanceLogUrl } from '../../../domain/compute/log-reader.ts';
-import { terminalUrl } from '../../../domain/terminals/terminals.ts';
+import { terminalUrl, type Terminals } from '../../../domain/terminals/terminals.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
 
-export default function getInstanceRoute(app: App, s: Pick<Services, 'compute' | 'serverless' | 'terminals'>): void {
+export default function getInstanceRoute(app: App, s: { compute: Compute; serverless: Serverless; terminals: Terminals }): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

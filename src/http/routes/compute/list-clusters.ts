@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { listClustersForTenant } from '../../../domain/compute/catalogue.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listClustersRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listClustersRoute(app: App, s: { ctx: Ctx }): void {
   app.get(`${GPU_BASE}/clusters`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -3,10 +3,11 @@ import { clusterNames, listInstances } from '../../../domain/compute/instances.t
 import { instanceView } from '../../../domain/compute/instance-view.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE, InstanceView } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function listInstancesRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function listInstancesRoute(app: App, s: { compute: Compute }): void {
   app.get(`${GPU_BASE}/gpu/instances`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

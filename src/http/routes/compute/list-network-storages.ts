@@ -2,10 +2,11 @@ import { Type } from 'typebox';
 import { listNetworkStorages } from '../../../domain/compute/network-storage.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
 import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listNetworkStoragesRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listNetworkStoragesRoute(app: App, s: { ctx: Ctx }): void {
   app.get(`${GPU_BASE}/networkstorages/list`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

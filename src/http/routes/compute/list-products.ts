@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { listProductsForTenant } from '../../../domain/compute/catalogue.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listProductsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listProductsRoute(app: App, s: { ctx: Ctx }): void {
   app.get(`${GPU_BASE}/products`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

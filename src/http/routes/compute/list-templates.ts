@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { MAX_PAGE_NUM, MAX_PAGE_SIZE, listTemplates, templateView } from '../../../domain/compute/templates.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE, TemplateView } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTemplatesRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTemplatesRoute(app: App, s: { ctx: Ctx }): void {
   app.get(`${GPU_BASE}/templates`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { MAX_TERM_MONTHS, toMonthly } from '../../../domain/compute/instances.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
+import type { Compute } from '../../../domain/compute/compute.ts';
 
-export default function toMonthlyInstanceRoute(app: App, s: Pick<Services, 'compute'>): void {
+export default function toMonthlyInstanceRoute(app: App, s: { compute: Compute }): void {
   app.post(`${GPU_BASE}/gpu/instance/transToMonthlyInstance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

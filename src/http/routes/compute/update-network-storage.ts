@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { updateNetworkStorage } from '../../../domain/compute/network-storage.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE, StorageGb } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function updateNetworkStorageRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function updateNetworkStorageRoute(app: App, s: { ctx: Ctx }): void {
   app.post(`${GPU_BASE}/networkstorage/update`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

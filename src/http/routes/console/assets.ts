@@ -83,7 +83,7 @@ export function consoleAssets(): Map<string, Asset> {
   }
   for (const p of filesUnder(APP_DIR)) {
     const rel = relative(APP_DIR, p).split(sep).join('/');
-    if (rel === 'index.html') continue;
+    if (rel === 'index.html' || rel === 'tsconfig.json') continue; // the page is built below; the type-check's project is no asset
     out.set(`/console/${rel}`, asset(readFileSync(p), TYPES[extname(p)] ?? 'application/octet-stream', false));
   }
   const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, [pkg, file]]) => [spec, vendorUrl(pkg, file)])) });

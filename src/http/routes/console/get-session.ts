@@ -1,10 +1,10 @@
-import { describeSession, findSession } from '../../../domain/console/sessions.ts';
+import { describeSession, findSession, type Sessions } from '../../../domain/console/sessions.ts';
 import { sessionSecret } from '../../cookies.ts';
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { SessionView, sessionAnswer } from './schemas.ts';
 
-export default function getSession(app: App, s: Pick<Services, 'sessions'>): void {
+export default function getSession(app: App, s: { sessions: Sessions }): void {
   app.get('/console/session', {
     // public: the session cookie is the credential, checked here
     config: { family: 'account', auth: { kind: 'public' } },

@@ -168,4 +168,6 @@ test('the console page and its modules are served with their types, caching and 
   assert.equal(missing.status, 404);
   assert.equal(typeof missing.body.message, 'string');
   assert.equal((await call(h.app, 'GET', '/console/../package.json')).status, 404);
+  assert.equal((await call(h.app, 'GET', '/console/tsconfig.json')).status, 404, 'the console\'s type-check project is no asset');
+  assert.equal((await h.app.inject({ method: 'GET', url: '/console/money.js' })).statusCode, 200, 'a module beside it is');
 });

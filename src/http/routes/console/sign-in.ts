@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
-import { openSession } from '../../../domain/console/sessions.ts';
+import { openSession, type Sessions } from '../../../domain/console/sessions.ts';
 import { setSessionCookie } from '../../cookies.ts';
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { SessionView, sessionAnswer } from './schemas.ts';
+import type { AuthThrottle } from '../../../domain/auth-throttle.ts';
+import type { Config } from '../../../config.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function signIn(app: App, s: Pick<Services, 'authThrottle' | 'config' | 'ctx' | 'sessions'>): void {
+export default function signIn(app: App, s: { authThrottle: AuthThrottle; config: Config; ctx: Ctx; sessions: Sessions }): void {
   app.post('/console/session', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
-import { checkCsrf, closeSession, CSRF_HEADER, findSession } from '../../../domain/console/sessions.ts';
+import { checkCsrf, closeSession, CSRF_HEADER, findSession, type Sessions } from '../../../domain/console/sessions.ts';
 import { clearSessionCookie, sessionSecret } from '../../cookies.ts';
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Config } from '../../../config.ts';
 
-export default function signOut(app: App, s: Pick<Services, 'config' | 'sessions'>): void {
+export default function signOut(app: App, s: { config: Config; sessions: Sessions }): void {
   app.delete('/console/session', {
     // public: the session cookie is the credential, checked here with its CSRF token
     config: { family: 'account', auth: { kind: 'public' } },

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, summary } from '../openai/bases.ts';
 import { FileIdParams } from './schemas.ts';
-import { getFileContent } from '../../../domain/files/files.ts';
+import { getFileContent, type Files } from '../../../domain/files/files.ts';
 
-export default function getFileContentRoute(app: App, s: Pick<Services, 'files'>): void {
+export default function getFileContentRoute(app: App, s: { files: Files }): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/files/:file_id/content`, {
       config: {

@@ -1,10 +1,10 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { FileIdParams, fileShapes } from './schemas.ts';
-import { getFile } from '../../../domain/files/files.ts';
+import { getFile, type Files } from '../../../domain/files/files.ts';
 
-export default function getFileRoute(app: App, s: Pick<Services, 'files'>): void {
+export default function getFileRoute(app: App, s: { files: Files }): void {
   for (const base of OPENAI_BASES) {
     const shapes = fileShapes(renderingOf(base));
     app.get(`${base}/files/:file_id`, {

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { fileShapes } from './schemas.ts';
-import { listFiles } from '../../../domain/files/files.ts';
+import { listFiles, type Files } from '../../../domain/files/files.ts';
 
-export default function listFilesRoute(app: App, s: Pick<Services, 'files'>): void {
+export default function listFilesRoute(app: App, s: { files: Files }): void {
   for (const base of OPENAI_BASES) {
     const shapes = fileShapes(renderingOf(base));
     app.get(`${base}/files`, {

@@ -4,13 +4,14 @@
 // reach the domain as plain objects in the order they were sent (the OpenAI SDKs send the
 // file before the purpose).
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { OPENAI_BASES, renderingOf, summary } from '../openai/bases.ts';
 import { fileShapes } from './schemas.ts';
-import { uploadFile } from '../../../domain/files/files.ts';
+import { uploadFile, type Files } from '../../../domain/files/files.ts';
+import type { Config } from '../../../config.ts';
 
-export default function uploadFileRoute(app: App, s: Pick<Services, 'config' | 'files'>): void {
+export default function uploadFileRoute(app: App, s: { config: Config; files: Files }): void {
   const { maxBytes } = s.config.files;
   withMultipart(app, maxBytes, (child) => {
     for (const base of OPENAI_BASES) {

@@ -1,11 +1,12 @@
 // DELETE /admin/v1/media/models/{id}: the operator removes a public record and its file.
 import { Type } from 'typebox';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { ModelIdParams } from './schemas.ts';
 import { deletePublicMediaModel } from '../../../domain/media/catalogue.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function adminMediaDeleteModel(app: App, s: Pick<Services, 'media'>): void {
+export default function adminMediaDeleteModel(app: App, s: { media: Media }): void {
   app.delete('/admin/v1/media/models/:id', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -4,10 +4,11 @@
 import { Type } from 'typebox';
 import { listPublicMediaModels, type CatalogueQuery } from '../../../domain/media/catalogue.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { catalogueQueryFields, MediaModelRecord } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function adminMediaListModels(app: App, s: Pick<Services, 'media'>): void {
+export default function adminMediaListModels(app: App, s: { media: Media }): void {
   app.get('/admin/v1/media/models', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -2,11 +2,12 @@
 // team's, is API_NOT_FOUND); its file goes with it.
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { ModelIdParams } from './schemas.ts';
 import { deletePrivateMediaModel } from '../../../domain/media/catalogue.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function deleteModel(app: App, s: Pick<Services, 'media'>): void {
+export default function deleteModel(app: App, s: { media: Media }): void {
   app.delete('/v3/model/:id', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

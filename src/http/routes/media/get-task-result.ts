@@ -2,11 +2,12 @@
 // links); another team's task, or an unknown id, is TASK_NOT_FOUND.
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { TaskResult } from './schemas.ts';
 import { getTaskResult } from '../../../domain/media/tasks.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function getTaskResultRoute(app: App, s: Pick<Services, 'media'>): void {
+export default function getTaskResultRoute(app: App, s: { media: Media }): void {
   app.get('/v3/async/task-result', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

@@ -6,12 +6,14 @@ import type { ImageEdit } from '../../../domain/media/codes.ts';
 import type { ImageEditBody } from '../../../domain/media/image-edits.ts';
 import { runImageEdit, type TaskExtra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type RouteRegistrar, type Services } from '../../types.ts';
+import { principalOf, type App, type RouteRegistrar } from '../../types.ts';
 import { imageRouteOptions } from './image-task-route.ts';
 import { EditExtra, ImageEditAnswer } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
+import type { Config } from '../../../config.ts';
 
-export function imageEditRoute(op: ImageEdit, summary: string, fields: Record<string, TSchema>): RouteRegistrar {
-  return (app: App, s: Pick<Services, 'media' | 'config'>) => {
+export function imageEditRoute(op: ImageEdit, summary: string, fields: Record<string, TSchema>): RouteRegistrar<{ media: Media; config: Config }> {
+  return (app: App, s) => {
     app.post(`/v3/${op}`, {
       ...imageRouteOptions(s),
       schema: {

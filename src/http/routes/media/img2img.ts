@@ -5,11 +5,13 @@ import { Type } from 'typebox';
 import type { Img2ImgRequest } from '../../../domain/media/img2img.ts';
 import { createImageTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { imageRouteOptions } from './image-task-route.ts';
 import { generationFields, ImageBase64, sizeFields, TaskCreated, TaskExtra } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
+import type { Config } from '../../../config.ts';
 
-export default function img2img(app: App, s: Pick<Services, 'media' | 'config'>): void {
+export default function img2img(app: App, s: { media: Media; config: Config }): void {
   app.post('/v3/async/img2img', {
     ...imageRouteOptions(s),
     schema: {

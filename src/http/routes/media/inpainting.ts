@@ -5,13 +5,15 @@ import { Type } from 'typebox';
 import type { InpaintingRequest } from '../../../domain/media/img2img.ts';
 import { createImageTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { imageRouteOptions } from './image-task-route.ts';
 import { generationFields, ImageBase64, TaskCreated, TaskExtra } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
+import type { Config } from '../../../config.ts';
 
 const Flag = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1, description }));
 
-export default function inpainting(app: App, s: Pick<Services, 'media' | 'config'>): void {
+export default function inpainting(app: App, s: { media: Media; config: Config }): void {
   app.post('/v3/async/inpainting', {
     ...imageRouteOptions(s),
     schema: {

@@ -3,10 +3,11 @@
 import { Type } from 'typebox';
 import { listMediaModels, type CatalogueQuery } from '../../../domain/media/catalogue.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { catalogueQueryFields, MediaModelRecord, visibilityField } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function listModels(app: App, s: Pick<Services, 'media'>): void {
+export default function listModels(app: App, s: { media: Media }): void {
   app.get('/v3/model', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

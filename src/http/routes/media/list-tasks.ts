@@ -5,10 +5,11 @@
 import { Type } from 'typebox';
 import { listMediaTasks, DEFAULT_TASK_PAGE, MAX_TASK_PAGE } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { TaskResult, TaskStatus } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function listTasks(app: App, s: Pick<Services, 'media'>): void {
+export default function listTasks(app: App, s: { media: Media }): void {
   app.get('/v3/async/tasks', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

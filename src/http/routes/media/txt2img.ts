@@ -5,10 +5,11 @@ import { Type } from 'typebox';
 import type { Txt2ImgRequest } from '../../../domain/media/txt2img.ts';
 import { createTxt2ImgTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { generationFields, sizeFields, TaskCreated, TaskExtra } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function txt2img(app: App, s: Pick<Services, 'media'>): void {
+export default function txt2img(app: App, s: { media: Media }): void {
   app.post('/v3/async/txt2img', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

@@ -4,12 +4,13 @@ import { Type } from 'typebox';
 import { SPEECH_LIMITS, type Txt2SpeechRequest } from '../../../domain/media/txt2speech.ts';
 import { createTxt2SpeechTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { TaskCreated, TaskExtra } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
 const L = SPEECH_LIMITS;
 
-export default function txt2speech(app: App, s: Pick<Services, 'media'>): void {
+export default function txt2speech(app: App, s: { media: Media }): void {
   app.post('/v3/async/txt2speech', {
     config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },
     schema: {

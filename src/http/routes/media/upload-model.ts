@@ -3,12 +3,14 @@
 // (domain/media/catalogue.ts; the path is Gantry's, docs/compat-decisions.md), within the
 // team's storage quota (domain/storage).
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { closeIfUnread, declaredLength, partsOf, withMultipart } from '../../multipart.ts';
 import { MediaModelRecord, UPLOAD_FIELDS_DOC } from './schemas.ts';
 import { uploadMediaModel } from '../../../domain/media/catalogue.ts';
+import type { Config } from '../../../config.ts';
+import type { Media } from '../../../domain/media/context.ts';
 
-export default function uploadModel(app: App, s: Pick<Services, 'config' | 'media'>): void {
+export default function uploadModel(app: App, s: { config: Config; media: Media }): void {
   const maxBytes = s.config.media.uploadMaxBytes;
   withMultipart(app, maxBytes, (child) => {
     child.post('/v3/model/upload', {

@@ -4,11 +4,13 @@ import { Type } from 'typebox';
 import { UPSCALE_LIMITS, type UpscaleRequest } from '../../../domain/media/upscale.ts';
 import { createImageTask, type TaskExtra as Extra } from '../../../domain/media/tasks.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { imageRouteOptions } from './image-task-route.ts';
 import { ImageBase64, TaskCreated, TaskExtra } from './schemas.ts';
+import type { Media } from '../../../domain/media/context.ts';
+import type { Config } from '../../../config.ts';
 
-export default function upscale(app: App, s: Pick<Services, 'media' | 'config'>): void {
+export default function upscale(app: App, s: { media: Media; config: Config }): void {
   app.post('/v3/async/upscale', {
     ...imageRouteOptions(s),
     schema: {

@@ -6,7 +6,7 @@ import { refuseVideo } from '../../../domain/media/video.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
 import type { App, RouteRegistrar } from '../../types.ts';
 
-export function videoRoute(op: VideoOp): RouteRegistrar {
+export function videoRoute(op: VideoOp): RouteRegistrar<unknown> {
   return (app: App) => {
     app.post(`/v3/async/${op}`, {
       config: { family: 'media', auth: { kind: 'key', capability: 'callModels' } },

@@ -1,10 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { answerModelCall } from '../../model-answer.ts';
 import { CompletionBody, ModelAnswers } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES, summary } from './bases.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
 
-export default function completionsRoute(app: App, s: Pick<Services, 'gateway'>): void {
+export default function completionsRoute(app: App, s: { gateway: Gateway }): void {
   for (const base of OPENAI_BASES) {
     app.post(`${base}/completions`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.completions },

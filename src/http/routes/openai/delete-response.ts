@@ -1,11 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { ModelAnswers, ResponseIdParams } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES, summary } from './bases.ts';
-import { deleteResponse } from '../../../domain/responses/responses.ts';
+import { deleteResponse, type Responses } from '../../../domain/responses/responses.ts';
 
-export default function deleteResponseRoute(app: App, s: Pick<Services, 'responses'>): void {
+export default function deleteResponseRoute(app: App, s: { responses: Responses }): void {
   for (const base of OPENAI_BASES) {
     app.delete(`${base}/responses/:id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.deletedResponse },

@@ -1,11 +1,11 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { principalOf } from '../../types.ts';
 import { ModelAnswers, ResponseIdParams } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES, summary } from './bases.ts';
-import { getResponse } from '../../../domain/responses/responses.ts';
+import { getResponse, type Responses } from '../../../domain/responses/responses.ts';
 
-export default function getResponseRoute(app: App, s: Pick<Services, 'responses'>): void {
+export default function getResponseRoute(app: App, s: { responses: Responses }): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/responses/:id`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' }, docResponses: ModelAnswers.storedResponse },

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { ModelRecord } from '../../../gateway/openai/schemas.ts';
 import { OPENAI_BASES, summary } from './bases.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
 
-export default function listModels(app: App, s: Pick<Services, 'gateway'>): void {
+export default function listModels(app: App, s: { gateway: Gateway }): void {
   for (const base of OPENAI_BASES) {
     app.get(`${base}/models`, {
       config: { family: 'llm', auth: { kind: 'key', capability: 'callModels' } },

@@ -4,7 +4,7 @@
 // true) the response is stored before the client reads its end. A model whose upstreams
 // speak the Responses API gets the request as it was sent (ModelCall.native); its answer
 // and events come back as they are, the terminal event held until the usage is durable.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../../lib/logger.ts';
 import type { Principal } from '../../../domain/roles.ts';
 import { responseIds, responseObject } from '../../../gateway/responses/answer.ts';
 import { newId } from '../../../lib/ids.ts';
@@ -14,8 +14,9 @@ import { TERMINAL_EVENTS } from '../../../gateway/upstreams/responses-native.ts'
 
 import { sseEvent, type Door } from '../../model-answer.ts';
 import { errorPayload } from '../../../lib/error-answer.ts';
-import type { Services } from '../../types.ts';
-import { getConversation, saveResponse } from '../../../domain/responses/responses.ts';
+import { getConversation, saveResponse, type Responses } from '../../../domain/responses/responses.ts';
+import type { Ctx } from '../../../domain/context.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
 
 /** A Responses object's output items (what a later previous_response_id continues from). */
 const outputOf = (response: unknown): Item[] => {
@@ -23,7 +24,7 @@ const outputOf = (response: unknown): Item[] => {
   return Array.isArray(out) ? out as Item[] : [];
 };
 
-export async function responsesDoor(s: Pick<Services, 'ctx' | 'gateway' | 'responses'>, p: Principal, body: ResponsesBody, log: FastifyBaseLogger): Promise<Door> {
+export async function responsesDoor(s: { ctx: Ctx; gateway: Gateway; responses: Responses }, p: Principal, body: ResponsesBody, log: Logger): Promise<Door> {
   const previous = body.previous_response_id ? await getConversation(s.responses, p, body.previous_response_id) as Item[] : [];
   // Refusals of the translation come before the stored conversation is used. For an upstream
   // that speaks Responses the translation only measures the request, so it refuses nothing.

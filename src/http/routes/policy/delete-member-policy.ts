@@ -1,9 +1,10 @@
 import { deleteMemberPolicy } from '../../../domain/policy/member-policy.ts';
 import { Empty, errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { MEMBER_POLICY_URL, MemberParams } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function deleteMemberPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function deleteMemberPolicyRoute(app: App, s: { ctx: Ctx }): void {
   app.delete(MEMBER_POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {

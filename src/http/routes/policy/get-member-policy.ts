@@ -1,9 +1,10 @@
 import { getMemberPolicy } from '../../../domain/policy/member-policy.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { MEMBER_POLICY_URL, MemberParams, MemberPolicyResponse } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function getMemberPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function getMemberPolicyRoute(app: App, s: { ctx: Ctx }): void {
   app.get(MEMBER_POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'readPolicy' } },
     schema: {

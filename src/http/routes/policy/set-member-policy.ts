@@ -1,9 +1,10 @@
 import { setMemberPolicy } from '../../../domain/policy/member-policy.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { MEMBER_POLICY_URL, MemberParams, MemberPolicyResponse, PolicyWrite } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function setMemberPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function setMemberPolicyRoute(app: App, s: { ctx: Ctx }): void {
   app.put(MEMBER_POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {

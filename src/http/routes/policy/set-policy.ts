@@ -1,9 +1,10 @@
 import { setPolicy } from '../../../domain/policy/policy.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { KeyParams, POLICY_URL, PolicyResponse, PolicyWrite } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function setPolicyRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function setPolicyRoute(app: App, s: { ctx: Ctx }): void {
   app.put(POLICY_URL, {
     config: { family: 'account', auth: { kind: 'key', capability: 'writePolicy' } },
     schema: {

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { listTeamQuotas } from '../../../domain/quotas/quotas.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
 const Int64String = Type.String({ pattern: '^[0-9]+$', description: '64-bit integer as a JSON string' });
 
-export default function listQuotasRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listQuotasRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/user/quota/list', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
     schema: {

@@ -1,9 +1,10 @@
 import { getLimits } from '../../../domain/serverless/limits.ts';
 import { errors, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { LimitsView } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function serverlessGetLimitsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function serverlessGetLimitsRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/admin/v1/serverless/limits', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

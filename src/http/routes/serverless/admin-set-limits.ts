@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
 import { setLimits, DEFAULT_LIMITS } from '../../../domain/serverless/limits.ts';
 import { errors, Int32, OperatorBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { LimitsView } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
 const intFields = Object.fromEntries(Object.entries(DEFAULT_LIMITS).filter(([, v]) => typeof v === 'number')
   .map(([k, v]) => [k, Type.Optional(Int32({ description: `default ${v}` }))]));
 
-export default function serverlessSetLimitsRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function serverlessSetLimitsRoute(app: App, s: { ctx: Ctx }): void {
   app.put('/admin/v1/serverless/limits', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,10 +1,11 @@
 import { getLimits } from '../../../domain/serverless/limits.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { LimitsView } from './schemas.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function getEndpointLimitRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function getEndpointLimitRoute(app: App, s: { ctx: Ctx }): void {
   app.get(`${GPU_BASE}/endpoint/limit`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -1,11 +1,13 @@
 import { endpointLogReader } from '../../../domain/serverless/logs.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { LogQuery } from './schemas.ts';
 import { answerLogs, LogAnswers, LogFollowers } from '../../log-answer.ts';
+import type { Config } from '../../../config.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
 
-export default function getEndpointLogRoute(app: App, s: Pick<Services, 'config' | 'serverless'>): void {
+export default function getEndpointLogRoute(app: App, s: { config: Config; serverless: Serverless }): void {
   const followers = LogFollowers.of(app, s.config.logFollowsPerTeam);
   app.get(`${GPU_BASE}/endpoint/log`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' }, docResponses: LogAnswers },

@@ -1,14 +1,16 @@
 import { Type } from 'typebox';
 import { endpointMetricsSeries, MAX_RANGE_S, METRIC_STEPS } from '../../../domain/serverless/metrics-series.ts';
 import { errors, KeyBearer, UNIX_SECONDS_MAX } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
+import type { ServerlessPlane } from '../../../domain/serverless/plane.ts';
 
 const UnixSeconds = (description: string) => Type.Integer({ minimum: 0, maximum: UNIX_SECONDS_MAX, description });
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Mean = (what: string) => Type.Number({ minimum: 0, description: `${what}: mean over the reconciler passes of the bucket (two decimals)` });
 
-export default function getEndpointMetricsRoute(app: App, s: Pick<Services, 'serverless' | 'serverlessRuntime'>): void {
+export default function getEndpointMetricsRoute(app: App, s: { serverless: Serverless; serverlessRuntime: ServerlessPlane }): void {
   const { metrics } = s.serverlessRuntime;
   app.get(`${GPU_BASE}/endpoint/metrics`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },

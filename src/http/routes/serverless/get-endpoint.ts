@@ -2,11 +2,12 @@ import { Type } from 'typebox';
 import { getEndpoint } from '../../../domain/serverless/endpoints.ts';
 import { endpointView } from '../../../domain/serverless/view.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { EndpointView } from './schemas.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
 
-export default function getEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
+export default function getEndpointRoute(app: App, s: { serverless: Serverless }): void {
   app.get(`${GPU_BASE}/endpoint`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

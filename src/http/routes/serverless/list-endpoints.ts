@@ -3,11 +3,12 @@ import { listEndpoints } from '../../../domain/serverless/endpoints.ts';
 import { endpointListView } from '../../../domain/serverless/view.ts';
 import { MAX_PAGE_NUM, MAX_PAGE_SIZE } from '../../../domain/compute/templates.ts';
 import { errors, Int32, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { EndpointListView } from './schemas.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
 
-export default function listEndpointsRoute(app: App, s: Pick<Services, 'serverless'>): void {
+export default function listEndpointsRoute(app: App, s: { serverless: Serverless }): void {
   app.get(`${GPU_BASE}/endpoints`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { updateEndpoint } from '../../../domain/serverless/endpoints.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from '../compute/schemas.ts';
 import { UpdateBody } from './schemas.ts';
+import type { Serverless } from '../../../domain/serverless/service.ts';
 
-export default function updateEndpointRoute(app: App, s: Pick<Services, 'serverless'>): void {
+export default function updateEndpointRoute(app: App, s: { serverless: Serverless }): void {
   app.post(`${GPU_BASE}/endpoint/update`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'changeCompute' } },
     schema: {

@@ -1,9 +1,9 @@
 import { errors, OperatorBearer, UserIdParams } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 import { StorageView } from './schemas.ts';
-import { getTeamStorage } from '../../../domain/storage/quotas.ts';
+import { getTeamStorage, type StorageQuotas } from '../../../domain/storage/quotas.ts';
 
-export default function getTeamStorageRoute(app: App, s: Pick<Services, 'storage'>): void {
+export default function getTeamStorageRoute(app: App, s: { storage: StorageQuotas }): void {
   app.get('/admin/v1/teams/:userId/storage', {
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {

@@ -1,9 +1,9 @@
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { StorageView } from './schemas.ts';
-import { getStorage } from '../../../domain/storage/quotas.ts';
+import { getStorage, type StorageQuotas } from '../../../domain/storage/quotas.ts';
 
-export default function getStorageRoute(app: App, s: Pick<Services, 'storage'>): void {
+export default function getStorageRoute(app: App, s: { storage: StorageQuotas }): void {
   app.get('/openapi/v1/user/storage', {
     config: { family: 'account', auth: { kind: 'key', capability: 'readQuotas' } },
     schema: {

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
+import type { Config } from '../../../config.ts';
 
 /**
  * Liveness: the process serves HTTP. It touches no dependency, so a database or Redis
  * outage never makes a supervisor restart a replica that will serve again when they return
  * (readiness is /readyz).
  */
-export default function healthz(app: App, s: Pick<Services, 'config'>): void {
+export default function healthz(app: App, s: { config: Config }): void {
   app.get('/healthz', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

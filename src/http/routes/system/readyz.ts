@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { AppError } from '../../../lib/errors.ts';
 import { errors } from '../../schemas.ts';
-import type { App, Services } from '../../types.ts';
+import type { App } from '../../types.ts';
 
 const Dependency = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), since: Type.String({ description: 'ISO 8601' }) });
 
@@ -9,7 +9,7 @@ const Dependency = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Li
  * Readiness, for a load balancer: 200 while every dependency this replica uses answers, 503
  * naming the ones that do not (the replica keeps running and serves again when they return).
  */
-export default function readyz(app: App, s: Pick<Services, 'health'>): void {
+export default function readyz(app: App, s: { health: { snapshot(): Record<string, { up: boolean; sinceMs: number }> } }): void {
   app.get('/readyz', {
     config: { family: 'account', auth: { kind: 'public' } },
     schema: {

@@ -4,9 +4,10 @@ import { createKey } from '../../../domain/keys/keys.ts';
 import { roleRefused } from '../../../domain/errors.ts';
 import { assertMayActOn, can } from '../../../domain/roles.ts';
 import { CreatedKey, errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function createOwnKey(app: App, s: Pick<Services, 'ctx'>): void {
+export default function createOwnKey(app: App, s: { ctx: Ctx }): void {
   app.post('/openapi/v1/user/keys', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

@@ -1,8 +1,9 @@
 import { setMemberStatus } from '../../../domain/accounts/members.ts';
 import { Empty, errors, KeyBearer, MemberIdParams } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function disableTeamMember(app: App, s: Pick<Services, 'ctx'>): void {
+export default function disableTeamMember(app: App, s: { ctx: Ctx }): void {
   app.post('/openapi/v1/user/team/members/:memberId/disable', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

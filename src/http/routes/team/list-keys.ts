@@ -4,9 +4,10 @@ import { requireMember } from '../../../domain/accounts/members.ts';
 import { can } from '../../../domain/roles.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { errors, KeyBearer, KeyView } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTeamKeys(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTeamKeys(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/user/keys', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { listTeamMembers } from '../../../domain/accounts/members.ts';
 import { errors, KeyBearer, MemberView } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function listTeamMembersRoute(app: App, s: Pick<Services, 'ctx'>): void {
+export default function listTeamMembersRoute(app: App, s: { ctx: Ctx }): void {
   app.get('/openapi/v1/user/team/members', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageMembers' } },
     schema: {

@@ -1,8 +1,9 @@
 import { revokeKey } from '../../../domain/keys/keys.ts';
 import { Empty, errors, KeyBearer, KeyIdParams } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
+import type { Ctx } from '../../../domain/context.ts';
 
-export default function revokeOwnKey(app: App, s: Pick<Services, 'ctx'>): void {
+export default function revokeOwnKey(app: App, s: { ctx: Ctx }): void {
   app.post('/openapi/v1/user/keys/:keyId/revoke', {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageOwnKeys' } },
     schema: {

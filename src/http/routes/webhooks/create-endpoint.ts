@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { createEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { EndpointCreate, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function createEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function createEndpointRoute(app: App, s: { webhooks: Webhooks }): void {
   app.post(`${WEBHOOK_BASE}/endpoints`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

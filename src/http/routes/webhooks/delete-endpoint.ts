@@ -1,9 +1,10 @@
 import { deleteEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import { Empty, errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { EndpointParams, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function deleteEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function deleteEndpointRoute(app: App, s: { webhooks: Webhooks }): void {
   app.delete(`${WEBHOOK_BASE}/endpoints/:id`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

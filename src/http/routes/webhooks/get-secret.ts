@@ -1,9 +1,10 @@
 import { getSecret } from '../../../domain/webhooks/secrets.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { Secret, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function getSecretRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function getSecretRoute(app: App, s: { webhooks: Webhooks }): void {
   app.get(`${WEBHOOK_BASE}/secret`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -2,10 +2,11 @@ import { Type } from 'typebox';
 import { listEndpoints } from '../../../domain/webhooks/endpoints.ts';
 import { endpointView } from '../../../domain/webhooks/view.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { EndpointView, Paging, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function listEndpointsRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function listEndpointsRoute(app: App, s: { webhooks: Webhooks }): void {
   app.get(`${WEBHOOK_BASE}/endpoints`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -1,10 +1,11 @@
 import { retryDelivery } from '../../../domain/webhooks/deliveries.ts';
 import { deliveryView } from '../../../domain/webhooks/view.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { DeliveryParams, DeliveryView, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function retryDeliveryRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function retryDeliveryRoute(app: App, s: { webhooks: Webhooks }): void {
   app.post(`${WEBHOOK_BASE}/endpoints/:id/deliveries/:deliveryId/retry`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -1,10 +1,11 @@
 import { sendTestDelivery } from '../../../domain/webhooks/deliveries.ts';
 import { deliveryView } from '../../../domain/webhooks/view.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { DeliveryView, EndpointParams, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function testEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function testEndpointRoute(app: App, s: { webhooks: Webhooks }): void {
   app.post(`${WEBHOOK_BASE}/endpoints/:id/test`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

@@ -1,10 +1,11 @@
 import { updateEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import { endpointView } from '../../../domain/webhooks/view.ts';
 import { errors, KeyBearer } from '../../schemas.ts';
-import { principalOf, type App, type Services } from '../../types.ts';
+import { principalOf, type App } from '../../types.ts';
 import { EndpointParams, EndpointUpdate, EndpointView, TAGS, WEBHOOK_BASE } from './schemas.ts';
+import type { Webhooks } from '../../../domain/webhooks/service.ts';
 
-export default function updateEndpointRoute(app: App, s: Pick<Services, 'webhooks'>): void {
+export default function updateEndpointRoute(app: App, s: { webhooks: Webhooks }): void {
   app.patch(`${WEBHOOK_BASE}/endpoints/:id`, {
     config: { family: 'account', auth: { kind: 'key', capability: 'manageWebhooks' } },
     schema: {

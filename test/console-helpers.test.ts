@@ -1,0 +1,109 @@
+// The web console's pure helpers, without a browser: amounts (src/console/money.js), tables
+// (table.js), a month's spend (spend-sums.js) and the serverless create form (endpoint-form.js).
+// They import nothing of the DOM: the server's type-check, which has no DOM, checks them too
+// through this file. What the pages make of them is the browser tests' (*.browser.test.ts).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inDollars, money, parseDollars, usd, usdDecimal } from '../src/console/money.js';
+import { csvText, pageCount } from '../src/console/table.js';
+import { monthStart, spendByKey, spendOfKeys } from '../src/console/spend-sums.js';
+import { BLANK, checkEndpointForm, endpointBody, formFieldOf, parseEnvs, wholeIn } from '../src/console/endpoint-form.js';
+
+test('money: units as exact dollars, at least two decimals, every digit there is; a minus sign, thousands grouped', () => {
+  assert.deepEqual(
+    [money('15000'), money(12345), money('-5'), money(0), money(10n), money(100n), money(1234567890000), money(null), money(undefined), money('')],
+    ['$1.50', '$1.2345', '−$0.0005', '$0.00', '$0.001', '$0.01', '$123,456,789.00', '—', '—', '—'],
+  );
+  assert.equal(money('90071992547409930001'), '$9,007,199,254,740,993.0001', 'beyond 2^53: a BigInt, not a float');
+});
+
+test('usd: units rounded to cents, half away from zero; no minus on an amount that rounds to nothing', () => {
+  assert.deepEqual([usd(15000), usd(12345), usd(12350), usd(-12350), usd(-49), usd(1234567890000), usd(null)],
+    ['$1.50', '$1.23', '$1.24', '−$1.24', '$0.00', '$123,456,789.00', '—']);
+});
+
+test('usdDecimal: a plain decimal a spreadsheet reads, every digit kept, no trailing zeros', () => {
+  assert.deepEqual([usdDecimal(123456), usdDecimal(-5000), usdDecimal(10000), usdDecimal('7'), usdDecimal('')], ['12.3456', '-0.5', '1', '0.0007', '']);
+});
+
+test('parseDollars: dollars as typed (a $, commas, up to 4 decimals) to units, or why not, the range said in dollars', () => {
+  assert.deepEqual(parseDollars('30', { min: 0n }), { units: '300000' });
+  assert.deepEqual(parseDollars(' $1,234.5 ', { min: 0n }), { units: '12345000' });
+  assert.deepEqual(parseDollars('0.0001', { min: 1n }), { units: '1' });
+  assert.deepEqual(parseDollars('12.34567', { min: 0n }), { error: 'enter dollars, like 30 or 12.50 (at most 4 decimals)' });
+  assert.deepEqual(parseDollars('-3', { min: 0n }), { error: 'enter dollars, like 30 or 12.50 (at most 4 decimals)' });
+  assert.deepEqual(parseDollars('', { min: 0n }), { error: 'enter an amount in dollars' });
+  assert.deepEqual(parseDollars('0.5', { min: 10000n }), { error: 'must be at least $1.00' });
+  assert.deepEqual(parseDollars('100', { min: 0n, max: 100000n }), { error: 'must be at most $10.00' });
+  assert.deepEqual(parseDollars('10', { min: 0n, max: 100000n }), { units: '100000' }, 'the bound itself is allowed');
+});
+
+test('inDollars: the API\'s messages told in dollars, never in its units', () => {
+  assert.deepEqual([
+    inDollars('needs 15000 units ($1.50) more'), inDollars('at most 5000 (1/10000 USD)'), inDollars('price 15000 (1.50 USD) a call'),
+    inDollars('25 units left'), inDollars('30000 units left'), inDollars('no amount here'),
+  ], ['needs $1.50 more', 'at most 5000', 'price $1.50 a call', '$0.0025 left', '$3.00 left', 'no amount here']);
+});
+
+test('tables: at least one page; CSV with the first row\'s columns, quoting what must be quoted', () => {
+  assert.deepEqual([pageCount(0, 20), pageCount(20, 20), pageCount(21, 20), pageCount(1, 1)], [1, 1, 2, 1]);
+  assert.equal(csvText([]), '');
+  assert.equal(
+    csvText([{ a: 1, b: 'x,y', c: true }, { a: null, b: 'say "hi"\nbye' }, { b: 0n, c: undefined, d: 'not a column' }]),
+    'a,b,c\n1,"x,y",true\n,"say ""hi""\nbye",\n,0,',
+  );
+});
+
+test('a month\'s spend: the UTC month\'s start, each key\'s bills summed exactly, a member\'s keys summed', () => {
+  const feb1 = Date.UTC(2026, 1, 1) / 1000;
+  assert.equal(monthStart(Date.UTC(2026, 1, 15, 13, 30)), feb1);
+  assert.equal(monthStart(Date.UTC(2026, 1, 1)), feb1, 'the first instant is the month\'s');
+  assert.equal(monthStart(Date.UTC(2026, 1, 1) - 1), Date.UTC(2026, 0, 1) / 1000, 'a millisecond before is the month before\'s');
+  const byKey = spendByKey([
+    { ownerID: 'k1', amount: '100' }, { ownerID: 'k2', amount: '9007199254740993' }, { ownerID: 'k1', amount: '-30' }, { ownerID: 'k2', amount: '1' },
+  ]);
+  assert.deepEqual([...byKey], [['k1', 70n], ['k2', 9007199254740994n]]);
+  assert.equal(spendOfKeys([{ keyId: 'k1' }, { keyId: 'k3' }], byKey), 70n, 'a key without bills spent nothing');
+  assert.equal(spendOfKeys([], byKey), 0n);
+});
+
+const LIMITS = {
+  minGPUNum: 1, maxGPUNum: 8, minWorkerNum: 0, maxWorkerNum: 10, minConcurrencyNum: 1, maxConcurrencyNum: 100,
+  minQueueWaitTime: 1, maxQueueWaitTime: 3600, minRequestNum: 1, maxRequestNum: 1000,
+};
+
+test('the endpoint form\'s numbers and environment: whole numbers in range, KEY=value lines', () => {
+  assert.deepEqual([wholeIn('', 1, 3), wholeIn('x', 1, 3), wholeIn('1.5', 1, 3), wholeIn('5', 1, 3), wholeIn(' 2 ', 1, 3)],
+    ['required', 'must be a whole number', 'must be a whole number', 'must be in 1–3', undefined]);
+  assert.deepEqual(parseEnvs('A=1\n\nB = x=y\n'), { envs: [{ key: 'A', value: '1' }, { key: 'B', value: ' x=y' }] });
+  assert.deepEqual(parseEnvs('=x'), { error: 'line 1: write KEY=value' });
+  assert.deepEqual(parseEnvs('A=1\nnoeq'), { error: 'line 2: write KEY=value' });
+  assert.deepEqual(parseEnvs(''), { envs: [] });
+});
+
+test('the endpoint form\'s checks: each at its field, by the operator\'s ranges; a form that passes becomes the create body', () => {
+  const form = { ...BLANK, image: 'ghcr.io/acme/api:1', name: '  web  ', envs: 'MODE=prod' };
+  assert.deepEqual(checkEndpointForm(form, LIMITS), { bad: {}, envs: [{ key: 'MODE', value: 'prod' }] });
+  assert.deepEqual(checkEndpointForm({ ...form, image: ' ', port: '2222', gpuNum: '9', minNum: '5', maxNum: '4', healthPath: 'health', envs: 'oops' }, LIMITS).bad, {
+    image: 'required: the image to run, like ghcr.io/acme/api:1', port: '2222–2224 are reserved', gpuNum: 'must be in 1–8',
+    maxNum: 'must be at least the minimum (5)', healthPath: 'must start with /', envs: 'line 1: write KEY=value',
+  });
+  assert.deepEqual(checkEndpointForm({ ...form, policyValue: '4000' }, LIMITS).bad, { policyValue: 'must be in 1–3600' }, 'queue wait: seconds');
+  assert.deepEqual(checkEndpointForm({ ...form, policyType: 'concurrency', policyValue: '4000' }, LIMITS).bad, { policyValue: 'must be in 1–1000' }, 'queued requests');
+  assert.deepEqual(endpointBody(form, 'prod-1', [{ key: 'MODE', value: 'prod' }]), {
+    endpoint: {
+      name: 'web', image: { image: 'ghcr.io/acme/api:1' }, ports: [{ port: 8000 }], products: [{ id: 'prod-1' }],
+      workerConfig: { gpuNum: 1, minNum: 1, maxNum: 3, maxConcurrent: 1 }, policy: { type: 'queue', value: 4 }, healthy: { path: '/' },
+      envs: [{ key: 'MODE', value: 'prod' }],
+    },
+  });
+  assert.equal('name' in endpointBody({ ...form, name: ' ' }, 'p', []).endpoint, false, 'a blank name is left to the API (the app name)');
+});
+
+test('an API refusal names the form\'s field it is at', () => {
+  assert.deepEqual(
+    ['endpoint.workerConfig.minNum', 'endpoint.envs[0].key', 'endpoint.ports[0].port', 'endpoint.products', 'endpoint.image.image', 'endpoint.appName', 'other.name'].map((f) => formFieldOf(f, 'endpoint.')),
+    ['minNum', 'envs', 'port', 'productId', 'image', 'name', undefined],
+  );
+  assert.deepEqual(['policy.value', 'healthy.path', 'env', 'unknown'].map((f) => formFieldOf(f, '')), ['policyValue', 'healthPath', 'envs', undefined]);
+});
