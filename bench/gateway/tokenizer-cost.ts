@@ -5,8 +5,15 @@
 // cells alternate (none, encoding, file, then again) so drift on a shared machine hits all
 // alike; the spread of the cells of the same model gives the noise. Medians of the rounds.
 // Same request as bench/gateway/run.ts.
+// Before that, in this process: each tokenizer's load time and µs per chat prompt, and the
+// adversarial table (issue 40): texts made to be slow (one letter, spaces, digits, CJK without
+// punctuation, combining marks, emoji, letters without spaces) and ordinary prose at growing
+// sizes, counted by Gantry's counters (the encoding, the tokenizer.json) and, as the baseline
+// in the same run, by the `gpt-tokenizer` package's own countTokens (what counted encodings
+// before: its merge loop is quadratic in a pre-token), each with the most main-thread CPU
+// between two turns of the event loop. The package is stopped at the first size over 2 s.
 // Usage: node bench/gateway/tokenizer-cost.ts [--seconds N] [--conns 50] [--rounds 5] [--warmup S] [--count-only]
-// (--count-only: the in-process count table alone, no servers)
+// (--count-only: the in-process tables alone, no servers)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +22,8 @@ import { api, setupGantry, type BenchGantry } from './setup.ts';
 import { children, start } from './servers.ts';
 import { cl100kTokenizerJson } from '../../test/helpers/tokenizer-json.ts';
 import { measurePrompts, type Counting } from '../../src/gateway/context.ts';
-import { tokenizerFor } from '../../src/lib/tokenizers.ts';
+import { type TextTokenizer, tokenizerFor } from '../../src/lib/tokenizers.ts';
+import { countTokens as packageCount } from 'gpt-tokenizer/encoding/cl100k_base';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
@@ -29,6 +37,7 @@ try {
   const file = join(dir, 'tokenizer.json');
   writeFileSync(file, JSON.stringify(cl100kTokenizerJson()));
   await inProcess(file);
+  await adversarial(file);
   if (args.includes('--count-only')) {
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
@@ -105,6 +114,57 @@ async function inProcess(file: string): Promise<void> {
       row.push(((performance.now() - t0) * 1000 / n).toFixed(1));
     }
     console.log(`| ${name} | ${row.join(' | ')} |`);
+  }
+  console.log('');
+}
+
+/** Wall ms of one count, and the most main-thread CPU ms between two turns of the event loop meanwhile. */
+async function timed(count: () => unknown): Promise<{ ms: number; stallMs: number }> {
+  let stallMs = 0;
+  let last = process.threadCpuUsage();
+  let on = true;
+  const tick = () => {
+    const now = process.threadCpuUsage();
+    stallMs = Math.max(stallMs, (now.user + now.system - last.user - last.system) / 1000);
+    last = now;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const t0 = performance.now();
+  await count();
+  const ms = performance.now() - t0;
+  on = false;
+  const now = process.threadCpuUsage();
+  return { ms, stallMs: Math.max(stallMs, (now.user + now.system - last.user - last.system) / 1000) };
+}
+
+/** The adversarial table: ms (and the longest CPU between turns) per text and size, each counter. */
+async function adversarial(file: string): Promise<void> {
+  const mine: Record<string, TextTokenizer> = { encoding: await tokenizerFor('cl100k_base'), 'tokenizer.json': await tokenizerFor(file) };
+  const AS_TEXT = { disallowedSpecial: new Set<string>() };
+  const ADVERSARIAL: Record<string, (n: number) => string> = {
+    'prose (baseline)': (n) => 'The quick brown fox jumps over the lazy dog; 42 rivers run to the sea.\n'.repeat(Math.ceil(n / 71)).slice(0, n),
+    'one letter': (n) => 'a'.repeat(n),
+    'letters, no spaces': (n) => 'abcdefghijklmnopqrstuvwxyz'.repeat(Math.ceil(n / 26)).slice(0, n),
+    spaces: (n) => `${' '.repeat(n - 1)}x`,
+    digits: (n) => '7'.repeat(n),
+    'CJK, no punctuation': (n) => '漢'.repeat(n),
+    'combining marks': (n) => `e${'\u0301'.repeat(n - 1)}`,
+    emoji: (n) => '👩‍👧'.repeat(Math.ceil(n / 5)).slice(0, n),
+  };
+  const sizes = [8_192, 32_768, 131_072];
+  console.log(`| text | chars | package (before) ms | encoding ms | tokenizer.json ms | package ÷ encoding | longest CPU between turns, package / encoding / file ms |\n|---|---|---|---|---|---|---|`);
+  for (const [name, make] of Object.entries(ADVERSARIAL)) {
+    let packageOn = true;
+    for (const n of sizes) {
+      const text = make(n);
+      const pkg = packageOn ? await timed(() => packageCount(text, AS_TEXT)) : undefined;
+      if (pkg && pkg.ms > 2000) packageOn = false;
+      const enc = await timed(() => mine.encoding!.count(text, Number.MAX_SAFE_INTEGER));
+      const tj = await timed(() => mine['tokenizer.json']!.count(text, Number.MAX_SAFE_INTEGER));
+      const cell = (x?: { ms: number }) => (x ? x.ms.toFixed(1) : '(stopped)');
+      console.log(`| ${name} | ${n} | ${cell(pkg)} | ${cell(enc)} | ${cell(tj)} | ${pkg ? (pkg.ms / enc.ms).toFixed(1) : ''} | ${pkg ? pkg.stallMs.toFixed(0) : '–'} / ${enc.stallMs.toFixed(0)} / ${tj.stallMs.toFixed(0)} |`);
+    }
   }
   console.log('');
 }

@@ -70,7 +70,7 @@ export async function measurePrompts(endpoint: Endpoint, body: Body, counting: C
     if (simulator) return { counts: [await simChatPromptTokensAsync(msgs)], exact: true, simulator };
     if (counting !== 'bound') {
       const c = await namedChatPromptTokens(counting, msgs, limit);
-      return { counts: [c.tokens], exact: c.complete, simulator, named: true };
+      return { counts: [c.complete ? c.tokens : Math.max(c.tokens, tokensAtLeast(chatTextBytes(msgs)))], exact: c.complete, simulator, named: true };
     }
     return { counts: [tokensAtLeast(chatTextBytes(msgs))], exact: false, simulator };
   }
@@ -83,7 +83,8 @@ export async function measurePrompts(endpoint: Endpoint, body: Body, counting: C
     let exact = true;
     for (const t of texts) {
       const c = await counting.count(t, limit);
-      counts.push(c.tokens);
+      // an incomplete count is a lower bound; the one of any tokenizer may be higher
+      counts.push(c.complete ? c.tokens : Math.max(c.tokens, tokensAtLeast(Buffer.byteLength(t))));
       exact &&= c.complete;
     }
     return { counts, exact, simulator, named: true };

@@ -176,3 +176,32 @@ test('a tokenizer this host cannot load (saved by a replica with the file on its
     assert.equal(JSON.parse(warned[0]!).tokenizer, tokenizer);
   }, logStream);
 });
+
+test('a prompt of 131,072 letters without a space is counted while /healthz answers at once, and it is admitted and billed', async () => {
+  await withApp(async (t, admin, up) => {
+    assert.equal((await admin.post('/admin/v1/models', { ...model('acme/long', { url: up.url, tokenizer: 'cl100k_base' }), contextSize: 1_000_000 })).status, 200);
+    const team = await createTeam(t.app, t.creds.adminToken);
+    await topup(t.app, t.creds.adminToken, team.userId, 1_000_000);
+    const owner = as(t.app, team.owner.apiKey);
+    // Counted before: 17 s holding the event loop, long enough for a client's timeout to end
+    // the request, which its return then found gone and released: answered to no one, unbilled.
+    let done = false;
+    const chat = owner.post('/openai/v1/chat/completions', { model: 'acme/long', messages: [{ role: 'user', content: 'a'.repeat(131_072) }], max_tokens: 5 })
+      .finally(() => { done = true; });
+    const waits: number[] = [];
+    while (!done) {
+      // one probe and a turn of the event loop (inject answers in microtasks; a socket would wait for the loop)
+      const t0 = performance.now();
+      assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      await new Promise((r) => setImmediate(r));
+      waits.push(performance.now() - t0);
+    }
+    const answer = await chat;
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.ok(waits.length > 0 && Math.max(...waits) < 1000, `/healthz waited ${Math.max(...waits).toFixed(0)} ms`);
+    // billed: the upstream's usage (10 prompt tokens, 1 completion) at 1 unit a token
+    const balance = (await owner.get('/openapi/v1/billing/balance/detail')).body;
+    assert.equal(balance.availableBalance, String(1_000_000 - 11));
+    assert.equal(balance.pendingCharges, '0');
+  });
+});

@@ -1,20 +1,13 @@
 // The PNG decoder against PNGs written here chunk by chunk in every form the format allows:
 // each colour type and bit depth, palettes with transparency, the five row filters, Adam7
-// interlacing; and broken files refused with a PngError saying what.
+// interlacing; broken files refused with a PngError saying what; and the bound: the size the
+// header declares is exactly what the data inflates to, and nothing past it is inflated.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32, deflateSync } from 'node:zlib';
-import { decodePng, PngError } from './png-decode.ts';
-import { encodePng } from './png.ts';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0);
-  return Buffer.concat([head, data, crc]);
-}
+import { deflateSync, inflateSync } from 'node:zlib';
+import { decodePng, maxIdatBytes, PngError, readPngHeader } from './png-decode.ts';
+import { encodePng, pngChunk as chunk } from './png.ts';
+import { pngWithData, zeroPng, zerosStream } from '../../test/helpers/hostile-png.ts';
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
@@ -140,4 +133,53 @@ test('broken or hostile PNGs are refused with a PngError saying what', () => {
   for (const [bytes, why] of cases) {
     assert.throws(() => decodePng(bytes, 1_000_000), (err: unknown) => err instanceof PngError && why.test(err.message), String(why));
   }
+});
+
+/** The IDAT of a PNG written by png() above, inflated: what its header must declare. */
+const inflatedData = (b: Buffer) => inflateSync(b.subarray(b.indexOf('IDAT') + 4, b.indexOf('IEND') - 8)).length;
+
+test('the header declares exactly what the data inflates to: every colour type and depth, interlaced or not', () => {
+  for (const [type, depth] of [[0, 1], [0, 4], [0, 16], [2, 8], [2, 16], [3, 2], [4, 8], [6, 8], [6, 16]] as const) {
+    for (const interlace of [false, true]) {
+      for (const [w, h] of [[1, 1], [3, 2], [13, 9], [37, 23]] as const) {
+        const plte = type === 3 ? Buffer.alloc(12, 7) : undefined;
+        const bytes = png({ width: w, height: h, type, depth, interlace, ...(plte ? { plte } : {}) }, () => Array(type === 2 ? 3 : type === 4 ? 2 : type === 6 ? 4 : 1).fill(1));
+        assert.equal(readPngHeader(bytes, 1e6).inflatedBytes, inflatedData(bytes), `type ${type}, ${depth} bits, ${w}×${h}, interlaced ${interlace}`);
+      }
+    }
+  }
+});
+
+test('data that inflates to more or less than the header declares is refused, and nothing past the declared size is inflated', () => {
+  const rule = (rule: string, why: RegExp) => (err: unknown) => err instanceof PngError && err.rule === rule && why.test(err.message);
+  // a 1×1 RGBA image's data is 5 bytes: 4 KB of compressed data is refused from the header
+  assert.throws(() => readPngHeader(zeroPng(1, 1, 4 << 20), 1e6), rule('declared_size', /bytes of image data is more than a 1×1 image holds/));
+  // within what stored blocks could take, the data is inflated only up to the declared size
+  const before = process.memoryUsage().rss;
+  assert.throws(() => decodePng(zeroPng(64, 64, 32 << 20), 1e6), rule('declared_size', /inflates to more than the 16448 bytes its IHDR declares/));
+  assert.ok(process.memoryUsage().rss - before < 16 << 20, 'the 32 MiB were never inflated');
+  assert.throws(() => decodePng(zeroPng(64, 64, 16448 + 1), 1e6), rule('declared_size', /more than the 16448 bytes/));
+  assert.throws(() => decodePng(zeroPng(64, 64, 16448 - 65), 1e6), rule('declared_size', /inflates to 16383 bytes, not the 16448/));
+  // interlaced: the seven passes' rows, each with its filter byte
+  const declared = readPngHeader(pngWithData({ width: 9, height: 9, idat: zerosStream(1), interlace: true }), 1e6).inflatedBytes;
+  assert.equal(decodePng(pngWithData({ width: 9, height: 9, idat: zerosStream(declared), interlace: true }), 1e6).data.length, 9 * 9 * 4);
+  assert.throws(() => decodePng(pngWithData({ width: 9, height: 9, idat: zerosStream(declared + 1), interlace: true }), 1e6), rule('declared_size', /more than/));
+  // the exact size decodes (to transparent black: zeros)
+  assert.deepEqual([...decodePng(zeroPng(64, 64, 16448), 1e6).data.subarray(0, 8)], [0, 0, 0, 0, 0, 0, 0, 0]);
+  // every refusal carries its rule
+  assert.throws(() => decodePng(Buffer.from('hello world'), 1e6), rule('png_signature', /signature/));
+  assert.throws(() => readPngHeader(zeroPng(2000, 2000, 10), 1e6), rule('max_pixels', /more than 1000000 pixels/));
+  assert.throws(() => decodePng(pngWithData({ width: 4, height: 4, idat: Buffer.from('not zlib at all') }), 1e6), rule('png_data', /does not inflate/));
+  assert.throws(() => readPngHeader(pngWithData({ width: 4, height: 4, idat: Buffer.alloc(0) }), 1e6), rule('png_chunks', /no image data/));
+  // the header is read on the request's thread: a file of tens of thousands of chunks is refused at 16,384
+  const many = Buffer.concat([pngWithData({ width: 4, height: 4, idat: zerosStream(68) }).subarray(0, -12), ...Array(20_000).fill(chunk('tEXt', Buffer.alloc(0)))]);
+  assert.throws(() => readPngHeader(many, 1e6), rule('png_chunks', /more than 16384 chunks/));
+});
+
+test('the compressed-data bound admits what encoders write: stored blocks of incompressible pixels', () => {
+  const noise = Buffer.alloc(64 * 257).map((_, i) => (i * 2654435761) >>> 24);
+  for (let r = 0; r < 64; r++) noise[r * 257] = 0; // filter bytes: none
+  const stored = deflateSync(noise, { level: 0 });
+  assert.ok(stored.length > noise.length && stored.length <= maxIdatBytes(noise.length));
+  assert.equal(decodePng(pngWithData({ width: 64, height: 64, idat: stored }), 1e6).width, 64);
 });

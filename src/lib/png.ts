@@ -1,12 +1,13 @@
-// A PNG encoder for 8-bit RGB or RGBA pixels (no dependency: node:zlib deflates and checksums), and
-// the reader of a PNG's size (IHDR) that tests and upstream checks use.
+// A PNG encoder for 8-bit RGB or RGBA pixels (no dependency: node:zlib deflates and checksums),
+// its chunk writer, and the reader of a PNG's size (IHDR) that tests and upstream checks use.
 import { crc32, deflate } from 'node:zlib';
 import { promisify } from 'node:util';
 
 const deflateAsync = promisify(deflate);
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data, CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, 'ascii');
@@ -29,7 +30,7 @@ export async function encodePng(width: number, height: number, rgb: Uint8Array, 
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = channels === 3 ? 2 : 6; // colour type: RGB or RGBA
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', await deflateAsync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', await deflateAsync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 /** The width and height of a PNG, or undefined when `b` does not start like one. */

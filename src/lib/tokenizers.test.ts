@@ -1,7 +1,8 @@
 // A tokenizer.json is counted as its model counts: OpenAI's cl100k_base written as a
 // byte-level BPE tokenizer.json (the layout of Llama 3's and Qwen's: byte-level-bpe.ts; and in
 // a layout left to the library) gives the encoding's own counts, whole and for long texts
-// counted in pieces; counting stops past the caller's limit.
+// counted in pieces (the library at most LIBRARY_TOTAL characters of one); counting stops past
+// the caller's limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { cl100kTokenizerJson } from '../../test/helpers/tokenizer-json.ts';
-import { tokenizerFor } from './tokenizers.ts';
+import { LIBRARY_TOTAL, tokenizerFor } from './tokenizers.ts';
 
 const TEXTS = [
   'Hello, world! The quick brown fox jumps over the lazy dog.',
@@ -36,10 +37,15 @@ test('a byte-level BPE tokenizer.json counts as the encoding it was made from; O
     const [fromFile, fromLibrary, byName] = await Promise.all([tokenizerFor(file), tokenizerFor(libraryFile), tokenizerFor('cl100k_base')]);
     assert.equal(await tokenizerFor(file), fromFile, 'loaded once per process');
     const long = longText();
-    for (const text of [...TEXTS, long]) {
+    const libraryLong = long.slice(0, LIBRARY_TOTAL);
+    for (const text of [...TEXTS, long, libraryLong]) {
       const want = countTokens(text, { disallowedSpecial: new Set() });
-      for (const tok of [fromFile, fromLibrary, byName]) assert.deepEqual(await tok.count(text, 1e9), { tokens: want, complete: true }, text.slice(0, 40));
+      for (const tok of [fromFile, byName, ...(text.length <= LIBRARY_TOTAL ? [fromLibrary] : [])]) assert.deepEqual(await tok.count(text, 1e9), { tokens: want, complete: true }, text.slice(0, 40));
     }
+    // The library counts at most LIBRARY_TOTAL characters of a text: the rest is left, the count a lower bound.
+    const head = await fromLibrary.count(long, 1e9);
+    assert.equal(head.complete, false);
+    assert.ok(head.tokens > 0 && head.tokens < countTokens(long), String(head.tokens));
     // A special token the file declares is one token, as the servers that load it count it.
     assert.equal((await fromFile.count('<|endoftext|>hi', 1e9)).tokens, 2);
     assert.equal((await fromLibrary.count('<|endoftext|>hi', 1e9)).tokens, 2);

@@ -6,30 +6,40 @@
 // first use only (an encoding's ranks cost ~150-250 ms and ~30-60 MB to load), once per
 // process: `tokenizerFor` caches the loaded tokenizer by its setting.
 //
-// Counting never holds the event loop for long: texts longer than SLICE characters are
-// counted in pieces with a turn of the loop between them (an encoding pre-token by pre-token;
-// a tokenizer.json in pieces cut where its pre-tokenizer splits anyway, see `cutPoints`), and
-// counting stops once a text is past the caller's limit (the context rule needs no more).
+// Counting is linear in the text and never holds the event loop for long (issue 40: one
+// prompt of 131,072 letters held it 17 s): both counters of our own (openai-encodings.ts,
+// byte-level-bpe.ts) merge pre-tokens of bounded length in O(n log n), and a count is summed
+// in slices of ~2 ms with a turn of the event loop between them (sliced-count.ts); counting
+// stops once a text is past the caller's limit. The library runs a text of at most
+// LIBRARY_CHARS in one call, a longer one in sections cut where its pre-tokenizer cuts anyway
+// (text-sections.ts), or, for a layout that cannot be cut (SentencePiece's Metaspace, a
+// Prepend or Replace normalizer, no pre-tokenizer), not at all: that count is left incomplete
+// and the caller bounds it.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { setImmediate as turn } from 'node:timers/promises';
 import { byteLevelBpe, type TokenizerJson } from './byte-level-bpe.ts';
+import { openaiEncoding, type EncodingName } from './openai-encodings.ts';
+import { type Counted, sumSliced } from './sliced-count.ts';
+import { sections } from './text-sections.ts';
+
+export type { Counted };
 
 /** OpenAI's encodings, by the names tiktoken gives them. */
-export const OPENAI_ENCODINGS = ['r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k_base', 'o200k_harmony'] as const;
+export const OPENAI_ENCODINGS = ['r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k_base', 'o200k_harmony'] as const satisfies readonly EncodingName[];
 export type OpenAIEncoding = (typeof OPENAI_ENCODINGS)[number];
 
-/** Characters (or, for an encoding, tokens / 4) counted between two turns of the event loop. */
-const SLICE = 1 << 17;
-
-/** A count of tokens: `complete` false when counting stopped past the caller's limit (then a lower bound above it). */
-export interface Counted {
-  tokens: number;
-  complete: boolean;
-}
+/**
+ * The library (the layouts byte-level-bpe.ts does not count) is a black box that costs
+ * ~1.5 µs a character of prose and up to ~35 µs of adversarial text (one letter or space
+ * repeated): it runs at most LIBRARY_CHARS in one call (~0.4 ms of prose, ≤ ~9 ms at worst),
+ * sections of that size cut where the layout allows, and at most LIBRARY_TOTAL characters of a
+ * text; what is past them is left uncounted (the count incomplete: the caller bounds it).
+ */
+export const LIBRARY_CHARS = 256;
+export const LIBRARY_TOTAL = 16_384;
 
 export interface TextTokenizer {
-  /** Tokens of `text`; a long text past `limit` may be left uncounted beyond it (Counted.complete). */
+  /** Tokens of `text`; a long text past `limit` may be left uncounted beyond it, and the library's layouts that cannot be cut leave a text over LIBRARY_CHARS uncounted (Counted.complete). */
   count(text: string, limit: number): Counted | Promise<Counted>;
 }
 
@@ -76,50 +86,12 @@ async function loadTokenizer(spec: string): Promise<TextTokenizer> {
   throw new Error(TOKENIZER_RULE);
 }
 
-interface Encoding {
-  countTokens(text: string, options: object): number;
-  encodeGenerator(text: string, options: object): Generator<number[], number, undefined>;
-}
-
-async function importEncoding(name: OpenAIEncoding): Promise<Encoding> {
-  // Literal specifiers, so each encoding's module (and its ranks) is read only when named.
-  switch (name) {
-    case 'r50k_base': return (await import('gpt-tokenizer/encoding/r50k_base')).default;
-    case 'p50k_base': return (await import('gpt-tokenizer/encoding/p50k_base')).default;
-    case 'p50k_edit': return (await import('gpt-tokenizer/encoding/p50k_edit')).default;
-    case 'cl100k_base': return (await import('gpt-tokenizer/encoding/cl100k_base')).default;
-    case 'o200k_base': return (await import('gpt-tokenizer/encoding/o200k_base')).default;
-    case 'o200k_harmony': return (await import('gpt-tokenizer/encoding/o200k_harmony')).default;
-  }
-}
-
-/** Special-token strings in a prompt are counted as the text they are (as OpenAI's API does), never refused. */
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
 async function encodingTokenizer(name: OpenAIEncoding): Promise<TextTokenizer> {
-  const enc = await importEncoding(name);
-  return {
-    count(text, limit) {
-      if (text.length <= SLICE) return { tokens: enc.countTokens(text, AS_TEXT), complete: true };
-      return countPreTokens(enc.encodeGenerator(text, AS_TEXT), limit);
-    },
-  };
-}
-
-/** A long text, pre-token by pre-token, with a turn of the event loop every SLICE / 4 tokens. */
-async function countPreTokens(pieces: Iterator<number[]>, limit: number): Promise<Counted> {
-  let n = 0;
-  let sinceTurn = 0;
-  for (let r = pieces.next(); !r.done; r = pieces.next()) {
-    n += r.value.length;
-    if (n > limit) return { tokens: n, complete: false };
-    sinceTurn += r.value.length;
-    if (sinceTurn >= SLICE / 4) {
-      sinceTurn = 0;
-      await turn();
-    }
+  const enc = await openaiEncoding(name);
+  function* counts(text: string): Generator<number> {
+    for (const m of text.matchAll(enc.pattern)) yield enc.count(m[0]);
   }
-  return { tokens: n, complete: true };
+  return { count: (text, limit) => sumSliced(text, counts(text), limit) };
 }
 
 interface HfTokenizer {
@@ -147,25 +119,44 @@ async function fileTokenizer(path: string): Promise<TextTokenizer> {
   } catch (e) {
     throw new Error(`${path} is not a tokenizer Gantry can run: ${(e as Error).message}`);
   }
-  const sliceable = cutsAreSafe(json as TokenizerJson);
   // Llama 3's and Qwen's layout is counted by byte-level-bpe.ts (far faster); anything else by the library.
   const split = tok.pre_tokenizer?.tokenizers?.[0]?.pattern;
-  const whole = byteLevelBpe(json as TokenizerJson, split instanceof RegExp ? split : undefined)
-    ?? ((text: string) => tok.encode(text, { add_special_tokens: false }).ids.length);
+  const fast = byteLevelBpe(json as TokenizerJson, split instanceof RegExp ? split : undefined);
+  if (fast) return { count: (text, limit) => sumSliced(text, fast(text), limit) };
+  const encode = (text: string) => tok.encode(text, { add_special_tokens: false }).ids.length;
+  const sliceable = cutsAreSafe(json as TokenizerJson);
   return {
     count(text, limit) {
-      if (text.length <= SLICE || !sliceable) return { tokens: whole(text), complete: true };
-      return countInPieces(text, whole, limit);
+      if (text.length <= LIBRARY_CHARS) return { tokens: encode(text), complete: true };
+      if (!sliceable) return { tokens: 0, complete: false }; // too long for one call, and no cut is safe: the caller bounds it
+      const head = { whole: true };
+      const c = sumSliced(text, librarySections(text, encode, head), limit);
+      const mark = (r: Counted): Counted => (head.whole ? r : { tokens: r.tokens, complete: false });
+      return c instanceof Promise ? c.then(mark) : mark(c);
     },
   };
 }
 
+/** The library's counts of `text` section by section, up to LIBRARY_TOTAL characters (`head.whole` false when it stopped short). */
+function* librarySections(text: string, encode: (t: string) => number, head: { whole: boolean }): Generator<number> {
+  let seen = 0;
+  for (const s of sections(text, LIBRARY_CHARS)) {
+    if (seen >= LIBRARY_TOTAL) {
+      head.whole = false;
+      return;
+    }
+    seen += s.length;
+    yield encode(s);
+  }
+}
+
 /**
- * Whether a text may be counted in pieces cut after a newline that a non-space character
- * follows: true for the byte-level and regex-split pre-tokenizers (GPT-2, Llama 3, Qwen, cl100k
- * patterns all end a pre-token there, and BPE never merges across pre-tokens), false when the
- * tokenizer prepends something to the text (SentencePiece's Metaspace, a Prepend normalizer,
- * ByteLevel's add_prefix_space), which each piece would get again.
+ * Whether a text may be counted in sections (text-sections.ts: cut after a newline that a
+ * non-space character follows, or before a space between letters): true for the byte-level
+ * and regex-split pre-tokenizers (GPT-2, Llama 3, Qwen, cl100k patterns all end a pre-token
+ * there, and BPE never merges across pre-tokens), false when the tokenizer prepends something
+ * to the text (SentencePiece's Metaspace, a Prepend normalizer, ByteLevel's add_prefix_space),
+ * which each section would get again, or has no pre-tokenizer (the whole text is one word).
  */
 function cutsAreSafe(j: TokenizerJson): boolean {
   const pre = j.pre_tokenizer;
@@ -174,29 +165,4 @@ function cutsAreSafe(j: TokenizerJson): boolean {
   if (norms.some((n) => n.type === 'Prepend' || n.type === 'Replace')) return false;
   if (pres.length === 0) return false;
   return pres.every((p) => (p.type === 'ByteLevel' && p.add_prefix_space !== true) || p.type === 'Split' || p.type === 'Digits' || p.type === 'Punctuation');
-}
-
-/** A long text counted in pieces of about SLICE characters (cutPoints), a turn of the loop between them. */
-async function countInPieces(text: string, whole: (t: string) => number, limit: number): Promise<Counted> {
-  let n = 0;
-  let from = 0;
-  for (const at of cutPoints(text)) {
-    n += whole(text.slice(from, at));
-    from = at;
-    if (n > limit) return { tokens: n, complete: false };
-    await turn();
-  }
-  return { tokens: n + whole(text.slice(from)), complete: true };
-}
-
-/** Positions at least SLICE characters apart just after a newline followed by a non-space character. */
-function* cutPoints(text: string): Generator<number> {
-  let from = SLICE;
-  while (from < text.length) {
-    let at = text.indexOf('\n', from);
-    while (at !== -1 && at + 1 < text.length && /\s/.test(text[at + 1]!)) at = text.indexOf('\n', at + 1);
-    if (at === -1 || at + 1 >= text.length) return;
-    yield at + 1;
-    from = at + 1 + SLICE;
-  }
 }

@@ -2,6 +2,8 @@
 // It is killed by the test, and by a watchdog if the test forgets.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { processCpuMs } from '../../bench/proc.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -83,4 +85,23 @@ export async function runGantry(args: string[], env: Record<string, string>, opt
       resolve({ code, output: out });
     });
   });
+}
+
+/**
+ * Resolves once process `pid` has gone quiet: at most 20 ms of CPU (two ticks) over `quietMs`,
+ * what its job runner's polls cost, nothing like V8's background compilers at work on what
+ * the start and the warm-up gave them (their memory is transient, and hundreds of MB at a
+ * time on a slow machine: a baseline read while they run measures them).
+ */
+export async function serverQuiet(pid: number, quietMs = 500): Promise<void> {
+  const samples: Array<{ at: number; cpuMs: number }> = [];
+  for (const deadline = Date.now() + 60_000; ;) {
+    samples.push({ at: Date.now(), cpuMs: processCpuMs(pid) });
+    while (samples.length > 1 && samples[samples.length - 1]!.at - samples[1]!.at >= quietMs) samples.shift();
+    const first = samples[0]!;
+    const last = samples[samples.length - 1]!;
+    if (last.at - first.at >= quietMs && last.cpuMs - first.cpuMs <= 20) return;
+    assert.ok(Date.now() < deadline, 'the server never went quiet');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

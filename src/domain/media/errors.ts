@@ -9,6 +9,15 @@ export const MEDIA_REASONS = ['INVALID_REQUEST_BODY', 'TASK_NOT_FOUND', 'CONFLIC
 /** A field broke a rule. */
 export const bad = (field: string, rule: string): AppError => invalid(field, rule, 'INVALID_REQUEST_BODY');
 
+/**
+ * An input image that breaks a rule of the format or of the limits (`rule`: one of
+ * lib/png-decode.ts's PNG_RULES, or `max_side`), named with its field: a 400 before anything
+ * is written.
+ */
+export function badImage(field: string, rule: string, message: string, extra: Record<string, unknown> = {}): AppError {
+  return new AppError('INVALID_REQUEST_BODY', `${field}: ${message}`, { field, rule, ...extra });
+}
+
 /** A task of the caller's team that does not exist; another team's reads the same. */
 export function taskNotFound(id: string): AppError {
   return new AppError('TASK_NOT_FOUND', `task ${id} not found`, { task_id: id });

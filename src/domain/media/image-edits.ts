@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import type { Rgba } from '../../lib/png-decode.ts';
 import type { ImageEdit } from './codes.ts';
 import { bad } from './errors.ts';
-import { readImageInput } from './image-input.ts';
-import { offThread } from './sim-thread.ts';
+import { type ImageInput, readImageInput } from './image-input.ts';
+import { offThread } from './pixel-pool.ts';
 
 export const EDIT_LIMITS = { maxPrompt: 1024 } as const;
 
@@ -29,9 +29,10 @@ export interface ImageEditTask {
   prompt?: string;
 }
 
+/** A checked edit: its task, and its images with their headers judged (image-input.ts decodeImageInputs decodes them, once admitted). */
 export interface CheckedEdit {
   task: ImageEditTask;
-  images: Record<string, Rgba>;
+  inputs: Record<string, ImageInput>;
 }
 
 /** The fields each edit reads, in the vendor's names. */
@@ -43,26 +44,25 @@ const FIELDS: Record<ImageEdit, (keyof ImageEditBody)[]> = {
   'remove-text': ['image_file'],
 };
 
-export async function checkImageEdit(op: ImageEdit, body: ImageEditBody): Promise<CheckedEdit> {
-  const images: Record<string, Rgba> = {};
-  for (const f of FIELDS[op]) images[f] = (await readImageInput(body[f], f)).image;
-  const target = images.image_file!;
+export function checkImageEdit(op: ImageEdit, body: ImageEditBody): CheckedEdit {
+  const inputs: Record<string, ImageInput> = {};
+  for (const f of FIELDS[op]) inputs[f] = readImageInput(body[f], f);
+  const target = inputs.image_file!;
   const task: ImageEditTask = { width: target.width, height: target.height, image_num: 1 };
   if (op === 'replace-background') {
     const prompt = (body.prompt ?? '').trim();
     if (!prompt || prompt.length > EDIT_LIMITS.maxPrompt) throw bad('prompt', `1-${EDIT_LIMITS.maxPrompt} characters: the new background`);
     task.prompt = prompt;
   }
-  return { task, images };
+  return { task, inputs };
 }
 
 /** The edited image. replace-background draws its background from a seed of the prompt: the same prompt, the same background. */
-export function renderImageEdit(op: ImageEdit, c: CheckedEdit): Promise<Rgba> {
-  const i = c.images;
+export function renderImageEdit(op: ImageEdit, task: ImageEditTask, i: Record<string, Rgba>): Promise<Rgba> {
   switch (op) {
     case 'cleanup': return offThread('simCleanup', i.image_file!, i.mask_file!);
     case 'remove-background': return offThread('simRemoveBackground', i.image_file!);
-    case 'replace-background': return offThread('simReplaceBackground', i.image_file!, createHash('sha256').update(c.task.prompt ?? '').digest().readUInt32BE(0));
+    case 'replace-background': return offThread('simReplaceBackground', i.image_file!, createHash('sha256').update(task.prompt ?? '').digest().readUInt32BE(0));
     case 'merge-face': return offThread('simMergeFace', i.face_image_file!, i.image_file!);
     case 'remove-text': return offThread('simRemoveText', i.image_file!);
   }

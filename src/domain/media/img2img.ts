@@ -8,9 +8,9 @@ import type { Principal } from '../roles.ts';
 import type { Rgba } from '../../lib/png-decode.ts';
 import { encodePng } from '../../lib/png.ts';
 import { bad } from './errors.ts';
-import { readImageInput } from './image-input.ts';
+import { type ImageInput, readImageInput } from './image-input.ts';
 import { checkGeneration, type Generation, type GenerationRequest, IMAGE_LIMITS, int } from './txt2img.ts';
-import { offThread } from './sim-thread.ts';
+import { offThread } from './pixel-pool.ts';
 import { a1111Generate } from './a1111.ts';
 import type { ImageUpstream } from './upstream.ts';
 
@@ -50,10 +50,10 @@ export interface InpaintingTask extends Img2ImgTask {
   initial_noise_multiplier: number;
 }
 
-/** A checked request: the task (its inputs not yet stored) and the input images to store. */
+/** A checked request: the task (its inputs not yet stored) and the input images (headers judged) to decode and store. */
 export interface CheckedImageTask<T> {
   task: Omit<T, 'inputs'>;
-  inputs: Record<string, Buffer>;
+  inputs: Record<string, ImageInput>;
 }
 
 function strengthOf(v: number | undefined, def: number): number {
@@ -63,29 +63,29 @@ function strengthOf(v: number | undefined, def: number): number {
 }
 
 export async function checkImg2Img(ctx: Ctx, p: Principal, r: Img2ImgRequest): Promise<CheckedImageTask<Img2ImgTask>> {
-  const src = await readImageInput(r.image_base64, 'request.image_base64');
+  const src = readImageInput(r.image_base64, 'request.image_base64');
   const width = int(r.width, 'request.width', IMAGE_LIMITS.minSide, IMAGE_LIMITS.maxSide);
   const height = int(r.height, 'request.height', IMAGE_LIMITS.minSide, IMAGE_LIMITS.maxSide);
   if (r.controlnet?.units?.length) throw bad('request.controlnet', 'ControlNet units are not run by Gantry: leave controlnet out');
   if (r.ip_adapters?.length) throw bad('request.ip_adapters', 'IP-Adapters are not run by Gantry: leave ip_adapters out');
   const strength = strengthOf(r.strength, 0.5);
-  return { task: { ...await checkGeneration(ctx, p, r), width, height, strength }, inputs: { image: src.png } };
+  return { task: { ...await checkGeneration(ctx, p, r), width, height, strength }, inputs: { image: src } };
 }
 
 export async function checkInpainting(ctx: Ctx, p: Principal, r: InpaintingRequest): Promise<CheckedImageTask<InpaintingTask>> {
-  const src = await readImageInput(r.image_base64, 'request.image_base64');
-  const mask = await readImageInput(r.mask_image_base64, 'request.mask_image_base64');
+  const src = readImageInput(r.image_base64, 'request.image_base64');
+  const mask = readImageInput(r.mask_image_base64, 'request.mask_image_base64');
   const generation = await checkGeneration(ctx, p, r);
   const flag = (v: number | undefined, field: string) => int(v, field, 0, 1, 0) === 1;
   return {
     task: {
-      ...generation, width: src.image.width, height: src.image.height, strength: strengthOf(r.strength, 1),
+      ...generation, width: src.width, height: src.height, strength: strengthOf(r.strength, 1),
       mask_blur: int(r.mask_blur, 'request.mask_blur', 0, 64, 4), inpainting_mask_invert: flag(r.inpainting_mask_invert, 'request.inpainting_mask_invert'),
       inpainting_full_res: flag(r.inpainting_full_res, 'request.inpainting_full_res'),
       inpainting_full_res_padding: int(r.inpainting_full_res_padding, 'request.inpainting_full_res_padding', 0, 256, 32),
       initial_noise_multiplier: noise(r.initial_noise_multiplier),
     },
-    inputs: { image: src.png, mask: mask.png },
+    inputs: { image: src, mask },
   };
 }
 

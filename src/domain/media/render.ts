@@ -4,10 +4,9 @@
 // charge, happens once. The image edits do not come here: their request renders them (tasks.ts
 // runImageEdit).
 import { buffer } from 'node:stream/consumers';
-import { offThread } from './sim-thread.ts';
 import type * as q from '../../store/media.ts';
 import { TASK_TYPES } from './codes.ts';
-import { IMAGE_INPUT_LIMITS } from './image-input.ts';
+import { decodeStoredImage } from './image-input.ts';
 import { type Img2ImgTask, type InputReader, renderImg2Img } from './img2img.ts';
 import { type MediaTasks, once, type TaskOutput, taskBlobKey } from './tasks.ts';
 import { renderTxt2Img, type Txt2ImgTask } from './txt2img.ts';
@@ -18,7 +17,7 @@ export async function renderTaskOutputs(tasks: MediaTasks, task: q.MediaTaskRow,
   const c = tasks.config;
   const read: InputReader = async (key) => {
     const png = await buffer(await tasks.blobs.store.get(key));
-    return { png, image: await offThread('decodePng', png, IMAGE_INPUT_LIMITS.maxSide * IMAGE_INPUT_LIMITS.maxSide) };
+    return { png, image: await decodeStoredImage(png) };
   };
   if (task.taskType === TASK_TYPES.txt2speech) {
     const wavs = await renderTxt2Speech(task.request as Txt2SpeechTask, c.ttsVoices, c.espeak, signal);

@@ -30,6 +30,8 @@ import { charCount, checkTxt2Speech, txt2SpeechCostMicro, type Txt2SpeechRequest
 import { checkImg2Img, checkInpainting, type CheckedImageTask, type Img2ImgRequest, type InpaintingRequest } from './img2img.ts';
 import { checkUpscale, type UpscaleRequest } from './upscale.ts';
 import { checkImageEdit, renderImageEdit, type ImageEditBody } from './image-edits.ts';
+import { decodeImageInputs, type ImageInput } from './image-input.ts';
+import type { Rgba } from '../../lib/png-decode.ts';
 import { checkImageBackend } from './image-backends.ts';
 import { MEDIA_JOBS } from './jobs.ts';
 
@@ -124,7 +126,7 @@ type ImageTaskBody =
   | { op: 'inpainting'; request: InpaintingRequest }
   | { op: 'upscale'; request: UpscaleRequest };
 
-/** img2img, inpainting, upscale: checked (the source images decoded), admitted, their sources stored with the task. */
+/** img2img, inpainting, upscale: checked (the source images' headers), admitted, the sources decoded (judged), stored with the task. */
 export async function createImageTask(tasks: MediaTasks, p: Principal, body: ImageTaskBody & { extra?: TaskExtra | undefined }): Promise<{ task_id: string }> {
   checkImageBackend(tasks.config.imageUpstream, body.op);
   const type = TASK_TYPES[body.op];
@@ -133,7 +135,8 @@ export async function createImageTask(tasks: MediaTasks, p: Principal, body: Ima
     ? await checkImg2Img(tasks.ctx, p, body.request)
     : body.op === 'inpainting' ? await checkInpainting(tasks.ctx, p, body.request) : await checkUpscale(tasks.ctx, p, body.request);
   const cost = imagesCostMicro(checked.task, tasks.config.imagePriceUnits);
-  return startTask(tasks, p, type, checked.task, extra, cost, `${body.op}: ${checked.task.image_num} image(s)`, { inputs: checked.inputs });
+  const judge = async () => { await decodeImageInputs(checked.inputs); };
+  return startTask(tasks, p, type, checked.task, extra, cost, `${body.op}: ${checked.task.image_num} image(s)`, { inputs: bytesOf(checked.inputs), judge });
 }
 
 /** How long an image edit's request may run before its safety job fails the task (the request died with its process). */
@@ -150,13 +153,15 @@ export async function runImageEdit(tasks: MediaTasks, p: Principal, op: ImageEdi
   const type = TASK_TYPES[op];
   if (body.extra?.webhook) throw bad('extra.webhook', `${op} answers with its image: it takes no webhook`);
   const extra = checkExtra(body.extra, type, tasks.webhooksAllowPrivate);
-  const checked = await checkImageEdit(op, body);
+  const checked = checkImageEdit(op, body);
   const cost = imagesCostMicro(checked.task, tasks.config.imagePriceUnits);
-  const { task_id } = await startTask(tasks, p, type, { ...checked.task, inline: true }, extra, cost, `${op}: 1 image`, { inline: true });
+  let images: Record<string, Rgba> = {};
+  const judge = async () => { images = await decodeImageInputs(checked.inputs); };
+  const { task_id } = await startTask(tasks, p, type, { ...checked.task, inline: true }, extra, cost, `${op}: 1 image`, { inline: true, judge });
   let png: Buffer;
   let outputs: TaskOutput[];
   try {
-    const img = await renderImageEdit(op, checked);
+    const img = await renderImageEdit(op, checked.task, images);
     png = await encodePng(img.width, img.height, img.data, 4);
     const key = taskBlobKey(p.teamId, task_id, '0.png');
     await tasks.blobs.store.put(key, once(png), { contentType: 'image/png' });
@@ -213,6 +218,7 @@ async function startTask(tasks: MediaTasks, p: Principal, type: TaskType, reques
   }
   const payer = { teamId: p.teamId, memberId: p.memberId, keyId: p.keyId };
   await tasks.spend.withReservation(payer, costMicro, what, async () => {
+    await o.judge?.(); // the expensive checks once the cost is reserved (a team that cannot pay makes no work), before anything is written
     // the sources first: a task row never names an input that is not stored
     for (const i of inputs) await tasks.blobs.store.put(i.key, once(i.bytes), { contentType: 'image/png' });
     try {
@@ -234,6 +240,17 @@ interface StartOptions {
   inputs?: Record<string, Buffer> | undefined;
   /** the request runs the task itself (an image edit): PROCESSING at once, its job only a safety net */
   inline?: boolean | undefined;
+  /**
+   * What judges the request's inputs at their expense (decoding its images): run once the
+   * cost is reserved, before anything is written; what it throws refuses the request, and
+   * the reservation goes back. Test mode runs nothing, this included.
+   */
+  judge?: (() => Promise<void>) | undefined;
+}
+
+/** The bytes of the inputs, to store with the task. */
+function bytesOf(inputs: Record<string, ImageInput>): Record<string, Buffer> {
+  return Object.fromEntries(Object.entries(inputs).map(([name, i]) => [name, i.png]));
 }
 
 /** The blob keys of a task's stored inputs. */

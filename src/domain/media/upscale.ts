@@ -10,7 +10,7 @@ import { MODEL_STATUS } from './codes.ts';
 import { bad } from './errors.ts';
 import { readImageInput } from './image-input.ts';
 import { A1111_UPSCALERS, a1111Upscale } from './a1111.ts';
-import { offThread } from './sim-thread.ts';
+import { offThread } from './pixel-pool.ts';
 import type { CheckedImageTask, InputReader } from './img2img.ts';
 import type { ImageUpstream } from './upstream.ts';
 
@@ -35,14 +35,14 @@ export interface UpscaleTask {
 
 export async function checkUpscale(ctx: Ctx, p: Principal, r: UpscaleRequest): Promise<CheckedImageTask<UpscaleTask>> {
   const L = UPSCALE_LIMITS;
-  const src = await readImageInput(r.image_base64, 'request.image_base64');
+  const src = readImageInput(r.image_base64, 'request.image_base64');
   const scale = r.scale_factor;
   if (!(typeof scale === 'number' && scale >= L.minScale && scale <= L.maxScale)) throw bad('request.scale_factor', `must be in [${L.minScale}, ${L.maxScale}]`);
-  const width = Math.round(src.image.width * scale);
-  const height = Math.round(src.image.height * scale);
+  const width = Math.round(src.width * scale);
+  const height = Math.round(src.height * scale);
   if (width > L.maxSide || height > L.maxSide) throw bad('request.scale_factor', `the result would be ${width}×${height}: at most ${L.maxSide} pixels a side`);
   const upscaler = await upscalerName(ctx, p, r.model_name);
-  return { task: { model_name: r.model_name, upscaler, scale_factor: scale, width, height, image_num: 1 }, inputs: { image: src.png } };
+  return { task: { model_name: r.model_name, upscaler, scale_factor: scale, width, height, image_num: 1 }, inputs: { image: src } };
 }
 
 /** One of the vendor's upscalers, or an available upscaler record the team sees (named by its file without the extension). */

@@ -21,31 +21,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { startServer } from '../../../../test/helpers/server.ts';
-import { processCpuMs, rssBytes } from '../../../../bench/proc.ts';
+import { serverQuiet, startServer } from '../../../../test/helpers/server.ts';
+import { rssBytes } from '../../../../bench/proc.ts';
 
 const CLIENT = new URL('../../../../test/helpers/jsonl-upload-client.ts', import.meta.url).pathname;
 const LINES = 50_000;
 const LINE_BYTES = 4000; // 50,000 × 4,000 = 200,000,000 bytes: the default limits, both at once
-
-/**
- * Resolves once process `pid` has gone quiet: at most 20 ms of CPU (two ticks) over `quietMs`,
- * what its job runner's polls cost, nothing like V8's background compilers at work on what
- * the start and the warm-up gave them (their memory is transient, and hundreds of MB at a
- * time on a slow machine: a baseline read while they run measures them).
- */
-async function settled(pid: number, quietMs = 500): Promise<void> {
-  const samples: Array<{ at: number; cpuMs: number }> = [];
-  for (const deadline = Date.now() + 60_000; ;) {
-    samples.push({ at: Date.now(), cpuMs: processCpuMs(pid) });
-    while (samples.length > 1 && samples[samples.length - 1]!.at - samples[1]!.at >= quietMs) samples.shift();
-    const first = samples[0]!;
-    const last = samples[samples.length - 1]!;
-    if (last.at - first.at >= quietMs && last.cpuMs - first.cpuMs <= 20) return;
-    assert.ok(Date.now() < deadline, 'the server never went quiet');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function upload(url: URL, key: string, lines: number): Promise<{ status: number; body: string }> {
   const child = spawn(process.execPath, [CLIENT, url.href, key, String(lines), String(LINE_BYTES)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -63,7 +44,7 @@ test('a 200 MB upload through POST /openai/v1/files raises the RSS by less than 
     const url = new URL('/openai/v1/files', server.url);
     // warm up the same path (parser, blob store, queries) so the baseline holds their code and caches
     assert.equal((await upload(url, apiKey, 100)).status, 200);
-    await settled(pid);
+    await serverQuiet(pid);
     const baseline = rssBytes(pid);
     let peak = baseline;
     const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)); }, 5);
