@@ -64,8 +64,16 @@ export function prose(modelSeed: number, count: number, temperature: number, sam
       }
     }
     const spelled = (j: number) => (vocab === PUNCT || i === 0 ? vocab[j]! : ` ${vocab[j]}`);
-    const top = logits.map((l, j) => ({ token: spelled(j), logprob: l - lse })).sort((a, b) => b.logprob - a.logprob).slice(0, TOP_MAX);
-    out.push({ text: spelled(chosen), logprob: logits[chosen]! - lse, top });
+    // The alternatives are sorted only when a caller reads them (logprobs asked for): most
+    // answers never do, and sorting them was most of the simulator's time per token.
+    let top: Piece['top'] | undefined;
+    out.push({
+      text: spelled(chosen), logprob: logits[chosen]! - lse,
+      get top() {
+        top ??= logits.map((l, j) => ({ token: spelled(j), logprob: l - lse })).sort((a, b) => b.logprob - a.logprob).slice(0, TOP_MAX);
+        return top;
+      },
+    });
     prev = chosen + 1;
   }
   return out;

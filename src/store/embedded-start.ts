@@ -7,6 +7,7 @@ import { RemotePGlite } from './pglite-remote.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { ensurePrivateDir, tightenTree } from '../lib/private-files.ts';
 import { holdsDatabase } from './pglite-template.ts';
+import { compiledPgliteModule } from './pglite-artifacts.ts';
 
 export interface EmbeddedInit {
   dataDir?: string | undefined;
@@ -45,6 +46,7 @@ export function startEmbedded(opts: EmbeddedInit): EmbeddedStart {
     const fromTemplate = opts.dataDir && opts.template && !opts.loadDataDir && !holdsDatabase(opts.dataDir) ? opts.template : undefined;
     const remote = new RemotePGlite({
       dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, template: fromTemplate, sharedBuffers: opts.sharedBuffers, procedures: opts.procedures ?? [],
+      wasmModule: compiledPgliteModule(),
     });
     return { remote, lock, dataDir: opts.dataDir };
   } catch (e) {

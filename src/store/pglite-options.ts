@@ -7,9 +7,11 @@
 // it come from the OS page cache, a syscall away (bench/README.md, "2026-11-26, evening").
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { DEFAULT_SHARED_BUFFERS } from './pglite-settings.ts';
+import type { CompiledModule } from './pglite-artifacts.ts';
 
-export function pgliteOptions(init: { dataDir?: string | undefined; loadDataDir?: Blob | undefined; sharedBuffers?: string | undefined }): PGliteOptions {
+export function pgliteOptions(init: { dataDir?: string | undefined; loadDataDir?: Blob | undefined; sharedBuffers?: string | undefined; wasmModule?: CompiledModule | undefined }): PGliteOptions {
   return {
+    ...(init.wasmModule ? { pgliteWasmModule: init.wasmModule } : {}),
     ...(init.dataDir ? { dataDir: init.dataDir } : {}),
     ...(init.loadDataDir ? { loadDataDir: init.loadDataDir } : {}),
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${init.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`],

@@ -125,6 +125,12 @@ export class RemotePGlite {
     return this.call({ op: 'dump', compression });
   }
 
+  /** Whether the database thread keeps the process alive (it does, as a Worker does; a store kept idle for later need not). */
+  keepProcessAlive(on: boolean): void {
+    if (on) this.worker.ref();
+    else this.worker.unref();
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     if (!this.failed) await this.call({ op: 'close' });

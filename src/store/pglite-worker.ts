@@ -11,6 +11,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import type { Db } from './db-types.ts';
 import { keepPgliteFilesPrivate } from './pglite-modes.ts';
 import { pgliteOptions } from './pglite-options.ts';
+import type { CompiledModule } from './pglite-artifacts.ts';
 import { copyTemplate } from './pglite-template.ts';
 import { collectAfterStart } from '../lib/gc.ts';
 
@@ -23,6 +24,8 @@ export interface WorkerInit {
   procedures?: string[];
   /** PostgreSQL's shared_buffers (pgliteOptions) */
   sharedBuffers?: string | undefined;
+  /** PGlite's WebAssembly, compiled by the main thread (pglite-artifacts.ts) */
+  wasmModule?: CompiledModule | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a procedure declares its own argument type; the registry holds them all

@@ -17,6 +17,7 @@ import { standaloneCtx } from '../../src/domain/context.ts';
 import { USAGE_PROCEDURES } from '../../src/domain/usage/procedures.ts';
 import { bootstrap, type Credentials } from '../../src/domain/bootstrap.ts';
 import { claimSetting, getSetting } from '../../src/store/settings.ts';
+import { leaseTemplateStore } from './store-pool.ts';
 import type { App } from '../../src/http/types.ts';
 
 const CREDS_KEY = 'test_credentials';
@@ -94,7 +95,11 @@ export interface TestApp extends BuiltApp {
 /** A fresh store (a copy of the template) and an app over it. */
 export async function openTestStore(): Promise<Store> {
   const pgUrl = process.env.TEST_DATABASE_URL;
-  if (!pgUrl) return openStore({ loadDataDir: await pgliteTemplate(), procedures: [USAGE_PROCEDURES] });
+  if (!pgUrl) {
+    // a warm store of this process put back to the template, or a new one from it (store-pool.ts)
+    const remote = await leaseTemplateStore(pgliteTemplate);
+    return openStore({ started: { remote, lock: undefined, dataDir: undefined }, procedures: [USAGE_PROCEDURES] });
+  }
   const url = await postgresClone(pgUrl);
   const store = await openStore({ databaseUrl: url, poolSize: 10 });
   const close = store.close;

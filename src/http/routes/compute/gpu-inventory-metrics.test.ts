@@ -49,7 +49,19 @@ function standInEngine(socket: string): Promise<Server> {
         Labels: { 'io.gantry.managed': 'true', 'io.gantry.id': id, 'io.gantry.gpus': '1', 'io.gantry.gpu-uuids': gpus },
       })));
     }
-    if (req.method === 'GET' && m?.[2] === 'json') return json(200, { Id: m[1], HostConfig: { NanoCpus: 500_000_000 }, State: { Status: 'running' } });
+    if (req.method === 'GET' && m?.[2] === 'json') {
+      // as the engine tells of a container the driver made: its labels, and the GPUs it was given in its environment
+      const id = m[1]!.replace(/^c-/, '');
+      const gpus = containers.get(id) ?? '';
+      return json(200, {
+        Id: m[1], HostConfig: { NanoCpus: 500_000_000 }, State: { Status: 'running' },
+        Config: { Labels: { 'io.gantry.managed': 'true', 'io.gantry.id': id, 'io.gantry.gpus': '1', 'io.gantry.gpu-uuids': gpus }, Env: [`NVIDIA_VISIBLE_DEVICES=${gpus}`] },
+      });
+    }
+    // the disk-limit watchdog's one reading (the sampling job runs it too): nothing written
+    if (req.method === 'GET' && url.pathname === '/v1.41/system/df') {
+      return json(200, { Containers: [...containers.keys()].map((id) => ({ Id: `c-${id}`, SizeRw: 0 })), Volumes: [] });
+    }
     if (req.method === 'GET' && m?.[2] === 'stats') {
       assert.equal(url.searchParams.get('stream'), 'false');
       return res.writeHead(200, { 'content-type': 'application/json' }).end(DOCKERD_STATS);
