@@ -1,10 +1,9 @@
-// PGlite's WebAssembly (9 MB) compiled once per process and handed to every database thread.
-// Each embedded store runs on a thread of its own (pglite-remote.ts); a thread that compiles
-// the module itself gets V8's compiled code only while another thread still holds it, so a
-// process that opens one store after another (the tests: ~100 apps per worker) compiled and
-// tiered it up again for each, ~1.7 s of CPU a store (bench/README.md, "Tests in tiers").
-// `gantry serve` opens one store: the compile starts with it, in the background, and its
-// thread is handed the module when it is ready by then (it compiles the same bytes otherwise).
+// PGlite's WebAssembly (9 MB) compiled once per process and handed to every later database
+// thread. Each embedded store runs on a thread of its own (pglite-remote.ts); a thread that
+// compiles the module itself gets V8's compiled code only while another thread still holds
+// it, so a process that opens one store after another (the tests) compiled and tiered it up
+// again for each, ~1.7 s of CPU a store (bench/README.md, "Tests in tiers"). A process that
+// opens one store (`gantry serve`) is left as it was: the compile starts with the second.
 import { readFileSync } from 'node:fs';
 
 const DIST = new URL('./', import.meta.resolve('@electric-sql/pglite'));
@@ -15,9 +14,11 @@ const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Arra
 
 let compiled: CompiledModule | undefined;
 let compiling: Promise<void> | undefined;
+let starts = 0;
 
-/** The compiled module when it is ready; the first call starts the compile (off this thread). */
+/** The compiled module when it is ready; the second store's start begins the compile (off this thread). */
 export function compiledPgliteModule(): CompiledModule | undefined {
+  if (++starts < 2) return undefined;
   compiling ??= wasm.compile(readFileSync(new URL('pglite.wasm', DIST))).then(
     (m) => { compiled = m; },
     () => {}, // the thread compiles it itself, as PGlite does by default
@@ -27,6 +28,7 @@ export function compiledPgliteModule(): CompiledModule | undefined {
 
 /** Resolves once the compile started by compiledPgliteModule() has ended (tests). */
 export async function pgliteModuleSettled(): Promise<void> {
+  starts++;
   compiledPgliteModule();
   await compiling;
 }
