@@ -95,6 +95,7 @@ export interface TestApp extends BuiltApp {
 /** A fresh store (a copy of the template) and an app over it. */
 export async function openTestStore(): Promise<Store> {
   const pgUrl = process.env.TEST_DATABASE_URL;
+  if (!pgUrl && process.env.GANTRY_TEST_STORE_POOL === 'off') return openStore({ loadDataDir: await pgliteTemplate(), procedures: [USAGE_PROCEDURES] }); // bench/test-tiers.ts's baseline
   if (!pgUrl) {
     // a warm store of this process put back to the template, or a new one from it (store-pool.ts)
     const remote = await leaseTemplateStore(pgliteTemplate);
