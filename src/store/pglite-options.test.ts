@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { openStore } from './db.ts';
 import { loadConfig } from '../config.ts';
+import { pgliteTemplate } from '../../test/helpers/app.ts';
 
 async function sharedBuffers(opts: { pgliteThread: boolean; sharedBuffers?: string }): Promise<string> {
-  const store = await openStore(opts);
+  // the option is the server's, at start: a store from a dump (the tests' template: no initdb) takes it as an initdb'd one does
+  const store = await openStore({ ...opts, loadDataDir: await pgliteTemplate() });
   try {
     const r = await store.db.execute(sql`show shared_buffers`) as unknown as { rows: Array<{ shared_buffers: string }> };
     return r.rows[0]!.shared_buffers;

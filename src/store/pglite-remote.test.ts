@@ -43,7 +43,8 @@ const vals = pgTable('vals', {
 
 /**
  * A blank database, made once (PGlite's initdb: 5-10 s a store on a slow machine, most of this
- * file's time when each test ran its own) and loaded by every in-memory store of these tests.
+ * file's time when each test ran its own) and loaded by every in-memory store of these tests
+ * (blank rather than the tests' template: a smaller dump loads faster).
  */
 let blank: Promise<Blob> | undefined;
 function blankDump(): Promise<Blob> {
@@ -363,7 +364,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
   });
 
   test('after close(), queries and transactions reject with a clear error instead of hanging', async () => {
-    const s = await openStore({});
+    const s = await openStore({ loadDataDir: await blankDump() });
     await s.db.execute(sql`create table items (id serial primary key, name text not null unique)`);
     await s.db.insert(items).values({ name: 'a' });
     // A query sent just before close is answered (or rejected), never left pending.
@@ -384,7 +385,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
   });
 
   test('a database thread that dies is reported through store.failure (so serve can exit); close() is not a failure', async () => {
-    const closed = await openStore({});
+    const closed = await openStore({ loadDataDir: await blankDump() });
     let reported = false;
     void closed.failure!.then(() => { reported = true; });
     // the thread's 'exit' is where a failure is reported (the store's own handler runs first)
@@ -393,7 +394,7 @@ describe('PGlite on its worker thread, through Drizzle', { concurrency: 2 }, () 
     await exited;
     assert.equal(reported, false, 'an orderly close is not a failure');
 
-    const s = await openStore({});
+    const s = await openStore({ loadDataDir: await blankDump() });
     const worker = (s.pglite as unknown as { worker: { terminate(): Promise<number> } }).worker;
     await worker.terminate(); // as if the thread crashed (WebAssembly out of memory, a bug)
     const e = await within(s.failure!, 2000, 'failure');

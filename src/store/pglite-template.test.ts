@@ -1,7 +1,7 @@
 // The install-time template (pglite-template.ts): a first start copies it in instead of
 // running initdb, and ends up with exactly the database initdb + every migration gives; a
 // template made for other migrations or another PGlite is never used.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +17,24 @@ const tables = async (store: Store) => ((await store.db.execute(sql`
     from information_schema.columns where table_schema in ('public', 'drizzle') group by table_schema, table_name order by 1`)) as unknown as { rows: Array<{ t: string }> }).rows.map((r) => r.t);
 const applied = async (store: Store) => ((await store.db.execute(sql`select hash from drizzle.__drizzle_migrations order by id`)) as unknown as { rows: Array<{ hash: string }> }).rows.map((r) => r.hash);
 
+/** One template for the tests that only read it (a build is an initdb and every migration: most of this file's time) */
+let shared: Promise<{ cache: string; file: string }> | undefined;
+function sharedTemplate(): Promise<{ cache: string; file: string }> {
+  shared ??= (async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'gantry-tpl-cache-'));
+    return { cache, file: await buildTemplate(cache) };
+  })();
+  return shared;
+}
+after(async () => {
+  if (shared !== undefined) rmSync((await shared).cache, { recursive: true, force: true });
+});
+
 test('a first start from the template holds what initdb and every migration give; a second start ignores the template', async () => {
-  const cache = mkdtempSync(join(tmpdir(), 'gantry-tpl-cache-'));
+  const { cache, file } = await sharedTemplate();
   const fromTpl = mkdtempSync(join(tmpdir(), 'gantry-tpl-a-'));
   const fresh = mkdtempSync(join(tmpdir(), 'gantry-tpl-b-'));
   try {
-    const file = await buildTemplate(cache);
     assert.equal(findTemplate(cache), file);
     assert.equal(holdsDatabase(fromTpl), false);
     const a = await openStore({ started: startEmbedded({ dataDir: fromTpl, template: file }) });
@@ -42,7 +54,7 @@ test('a first start from the template holds what initdb and every migration give
     assert.ok((await tables(again)).some((t) => t.startsWith('started_here:')), 'not overwritten by the template');
     await again.close();
   } finally {
-    for (const d of [cache, fromTpl, fresh]) rmSync(d, { recursive: true, force: true });
+    for (const d of [fromTpl, fresh]) rmSync(d, { recursive: true, force: true });
   }
 });
 
@@ -66,10 +78,9 @@ test('a template made for other migrations or another PGlite is not found, and a
 });
 
 test('a first start whose copy of the template was cut short (no PG_VERSION yet) copies it again and opens a whole database', async () => {
-  const cache = mkdtempSync(join(tmpdir(), 'gantry-tpl-cache-'));
+  const { file } = await sharedTemplate();
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-tpl-cut-'));
   try {
-    const file = await buildTemplate(cache);
     // what a kill during the copy leaves: some of the files, one of them cut, and not PG_VERSION
     cpSync(join(file, 'global'), join(dataDir, 'global'), { recursive: true });
     truncateSync(join(dataDir, 'global', 'pg_control'), 100);
@@ -83,6 +94,6 @@ test('a first start whose copy of the template was cut short (no PG_VERSION yet)
     }
     assert.equal(holdsDatabase(dataDir), true);
   } finally {
-    for (const d of [cache, dataDir]) rmSync(d, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

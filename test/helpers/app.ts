@@ -39,7 +39,8 @@ async function seed(store: Store): Promise<void> {
   if (creds) await claimSetting(store.db, CREDS_KEY, creds);
 }
 
-async function pgliteTemplate(): Promise<Blob> {
+/** The seeded, migrated template's dump, made once per machine (a file under the OS's tmp): a store from it skips initdb */
+export async function pgliteTemplate(): Promise<Blob> {
   const dir = join(tmpdir(), 'gantry-test');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `template-${templateHash()}.tar`);
