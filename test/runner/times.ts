@@ -1,18 +1,28 @@
 // How long each test file took in earlier runs on this machine, kept beside the other
 // caches (node_modules/.cache/gantry/, never committed): the runner hands out the longest
-// first, so that no worker is left with a long file at the end while the others wait.
+// first, so that no worker is left with a long file at the end while the others wait. A
+// fresh clone has no such cache: its first run orders by seed-times.json, committed (times
+// of one run on a 2-core machine; stale or missing entries only order a first run less well;
+// to refresh it, copy node_modules/.cache/gantry/test-times.json over it).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './tiers.ts';
 
 const FILE = join(ROOT, 'node_modules', '.cache', 'gantry', 'test-times.json');
 
-export function loadTimes(): Record<string, number> {
+const SEED = join(ROOT, 'test', 'runner', 'seed-times.json');
+
+function read(file: string): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, number>;
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
   } catch {
     return {};
   }
+}
+
+/** This machine's times over the committed seed's */
+export function loadTimes(): Record<string, number> {
+  return { ...read(SEED), ...read(FILE) };
 }
 
 export function saveTimes(times: Record<string, number>): void {
