@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { openStore, migrateStore } from '../store/db.ts';
+import { openMigratedStore } from '../../test/helpers/app.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { standaloneCtx } from './context.ts';
 import { getSetting } from '../store/settings.ts';
@@ -14,9 +14,8 @@ const count = async (db: Parameters<typeof standaloneCtx>[0], table: string) =>
   Number(((await db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
 
 test('a seed that fails halfway leaves nothing behind, and the next start seeds; two starts at once seed once', async (t) => {
-  const store = await openStore({});
+  const store = await openMigratedStore();
   t.after(() => store.close());
-  await migrateStore(store);
   const ctx = standaloneCtx(store.db, new ManualClock());
   const failing = async () => {
     throw new Error('the machine went away');

@@ -3,9 +3,8 @@
 // exists is replaced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp } from '../../test/helpers/app.ts';
+import { buildTestApp, openMigratedStore } from '../../test/helpers/app.ts';
 import { call } from '../../test/helpers/http.ts';
-import { openStore, migrateStore } from '../store/db.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { standaloneCtx } from './context.ts';
 import type { AppError } from '../lib/errors.ts';
@@ -55,10 +54,9 @@ test('a running app takes a rotation (made elsewhere) within the key cache time'
 });
 
 test('a store that was never bootstrapped has no token to rotate, and none is created', async () => {
-  const store = await openStore({});
+  const store = await openMigratedStore();
   try {
-    await migrateStore(store);
-    const ctx = standaloneCtx(store.db, new ManualClock());
+      const ctx = standaloneCtx(store.db, new ManualClock());
     await assert.rejects(rotateOperatorToken(ctx), (e: AppError) => {
       assert.equal(e.reason, 'NOT_FOUND');
       assert.equal(e.metadata.rule, 'bootstrapped');
