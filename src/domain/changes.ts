@@ -10,6 +10,8 @@ import type { Db, Tx } from '../store/db.ts';
 export type Change =
   /** a key was created, revoked or changed */
   | { type: 'key.changed'; teamId: string; keyId: string }
+  /** a member registered or removed an SSH public key (the SSH endpoint's sessions by it close) */
+  | { type: 'sshkey.changed'; teamId: string; memberId: string; sshKeyId: string }
   /** a member's role or status changed (their keys carry it) */
   | { type: 'member.changed'; teamId: string; memberId: string }
   /** suspended or resumed, tier, credit limit, enabled models, quota overrides */

@@ -29,6 +29,8 @@ export const ID_PREFIX = {
   webhookDelivery: 'msg',
   mediaModel: 'mm',
   task: 'task',
+  /** an SSH public key a member registered (domain/keys/ssh-keys.ts) */
+  sshKey: 'sshk',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -4,7 +4,7 @@
 // ACCESS_DENY on the model routes).
 import { AppError, type Reason } from '../../lib/errors.ts';
 
-export const KEYS_REASONS = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_ARGUMENT'] as const satisfies readonly Reason[];
+export const KEYS_REASONS = ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_ARGUMENT', 'CONFLICT'] as const satisfies readonly Reason[];
 
 /** No key, a malformed one, or one that is revoked, of a disabled member or unknown. */
 export function keyRefused(message: string): AppError {
@@ -19,4 +19,16 @@ export function accountSuspended(teamId: string): AppError {
 /** A key cannot be created for a disabled member. */
 export function memberDisabled(memberId: string): AppError {
   return new AppError('INVALID_ARGUMENT', `member ${memberId} is disabled`, { memberId });
+}
+
+/** The team already has this SSH key: within a team a key names one member (ssh-keys.ts). */
+export function sshKeyTaken(fingerprint: string): AppError {
+  return new AppError('CONFLICT', `an SSH key with fingerprint ${fingerprint} is already registered in this team`, {
+    field: 'publicKey', rule: 'a key names one member of a team', fingerprint,
+  });
+}
+
+/** Another member's SSH keys are listed only to those who manage members. */
+export function othersSshKeysRefused(role: string): AppError {
+  return new AppError('FORBIDDEN', `role ${role} may only list its own SSH keys`, { role });
 }
