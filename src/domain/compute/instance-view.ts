@@ -42,11 +42,12 @@ const NO_JUPYTER: JupyterView = { port: 0, address: '', isRunning: false };
  * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none. `terminalUrl`: its
  * web terminal (domain/terminals/terminals.ts terminalUrl), '' where there is none for the caller.
  */
-export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '', jupyter: JupyterView = NO_JUPYTER) {
+export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '', jupyter: JupyterView = NO_JUPYTER, links: ReadonlyMap<number, string> = new Map()) {
   const running = r.status === 'running';
   return {
     ...instanceView(r, clusterName),
-    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port) })) },
+    // `address`: the port through Gantry's proxy with a one-time ticket for the caller (gateway/ports), '' where there is none
+    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port), address: links.get(p.port) ?? '' })) },
     connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
     // the template's Jupyter tool through Gantry's ports proxy (gateway/ports/jupyter.ts)
     connectComponentJupyter: { port: jupyter.port, address: jupyter.address, isRunning: running && jupyter.isRunning },

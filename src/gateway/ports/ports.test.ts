@@ -115,6 +115,9 @@ test('connectComponentJupyter: the template\'s Jupyter port, its address with a 
   assert.equal(address.host, host());
   const ticket = address.searchParams.get('gantry_ticket');
   assert.ok(ticket);
+  const links = view.network.ports as { port: number; address: string }[];
+  assert.equal(new URL(links.find((x) => x.port === 8888)!.address).host, host(), 'the console\'s Open link of the http port');
+  assert.equal(links.find((x) => x.port === 3306)!.address, '', 'a tcp port has none');
   assert.ok(view.portMappings.find((p: { port: number }) => p.port === 8888).endpoint.startsWith('127.0.0.1:'), 'the direct endpoint stays shown');
 
   const before = seen.length;

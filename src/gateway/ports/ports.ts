@@ -71,6 +71,14 @@ export function portLink(ports: Ports, p: Principal, row: Pick<InstanceRow, 'id'
   return `${portAddress(ports, row.id, port)}?${TICKET_PARAM}=${ticket}`;
 }
 
+/** The links of the instance's http ports for this caller (port → link), while it runs and the caller may reach them. */
+export function portLinks(ports: Ports, p: Principal, row: Pick<InstanceRow, 'id' | 'teamId' | 'status' | 'ports'>): Map<number, string> {
+  const out = new Map<number, string>();
+  if (row.status !== 'running' || !mayReach(p, row)) return out;
+  for (const x of row.ports) if (x.type === 'http') out.set(x.port, portLink(ports, p, row, x.port));
+  return out;
+}
+
 /** How a call to a port presents who it is. */
 export interface PortCredentials {
   authorization: string | undefined;

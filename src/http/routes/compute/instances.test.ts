@@ -33,7 +33,10 @@ test('a lifecycle through every user-driven state: toCreate → creating → pul
   // a running instance's ports answer where the driver says (the sim: names that answer nothing)
   const at = (port: number) => `${id}.cls_local.gantry.local:${port}`;
   assert.deepEqual(r.portMappings, [{ port: 8888, type: 'http', endpoint: at(8888) }, { port: 3306, type: 'tcp', endpoint: at(3306) }]);
-  assert.deepEqual(r.network.ports, r.portMappings);
+  assert.deepEqual(r.network.ports.map(({ address: _, ...p }: { address: string }) => p), r.portMappings);
+  // the http port through Gantry's proxy, with a ticket (src/gateway/ports/ports.test.ts follows one); none for tcp
+  assert.match(r.network.ports[0].address, new RegExp(`/ports/${id}/8888/\\?gantry_ticket=p1\\.`));
+  assert.equal(r.network.ports[1].address, '');
   // no template lists a Jupyter tool (src/gateway/ports/ports.test.ts: one that does)
   assert.deepEqual(r.connectComponentJupyter, { port: 0, address: '', isRunning: false });
   const listed = (await f.owner.get(`${BASE}/gpu/instances`, {})).body.instances.find((i: { id: string }) => i.id === id);
