@@ -12,6 +12,7 @@ import { PORT_COOKIE, PORTS_PREFIX, portCaller, portTarget, TICKET_PARAM, type P
 import { KeyBearer, errors } from '../../schemas.ts';
 import { acceptUpgradesWhere, pendingUpgrade } from '../../terminal-socket.ts';
 import type { App } from '../../types.ts';
+import { passthroughRoutes } from '../../passthrough-routes.ts';
 import { portOfHost } from '../../ports-host.ts';
 
 const OPTIONS = {
@@ -76,13 +77,6 @@ export default function portsProxyRoute(app: App, s: { ports: Ports }): void {
     for (const [k, v] of Object.entries(answer.headers)) reply.header(k, v);
     return reply.send(answer.body);
   };
-  void app.register((child, _opts, registered) => {
-    // The body is passed on as it arrives, never parsed or buffered.
-    child.removeAllContentTypeParsers();
-    child.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    for (const url of [`${PORTS_PREFIX}/:instanceId/:port`, `${PORTS_PREFIX}/:instanceId/:port/*`]) {
-      child.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, ...OPTIONS, handler });
-    }
-    registered();
-  });
+  // the body is passed on as it arrives, never parsed or buffered
+  passthroughRoutes(app, [`${PORTS_PREFIX}/:instanceId/:port`, `${PORTS_PREFIX}/:instanceId/:port/*`], OPTIONS, handler);
 }
