@@ -1,6 +1,8 @@
 // The HTTP application over the services (services.ts builds the object graph): plugins,
 // the one error handler, the route list and the OpenAPI document. Never listens.
 import { serverlessHostRewrite } from './http/serverless-host.ts';
+import { portsHostRewrite } from './http/ports-host.ts';
+import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -113,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 function createFastify(deps: AppDeps, schemas: LazySchemas): App {
   const logger = deps.logger === false ? false
     : redactingLoggerOptions(deps.logger === undefined || deps.logger === true ? { level: deps.config.logLevel } : deps.logger);
-  const hostRewrite = serverlessHostRewrite(deps.config.serverless.domain, deps.config.serverless.publicBaseUrl);
+  const hostRewrite = hostRewrites(deps.config);
   return Fastify({
     logger,
     genReqId: (req) => {
@@ -129,6 +131,20 @@ function createFastify(deps: AppDeps, schemas: LazySchemas): App {
     schemaController: { compilersFactory: { buildSerializer: schemas.serializers() } },
     ...(hostRewrite ? { rewriteUrl: hostRewrite } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+}
+
+/** Host-based addresses: an instance's port (GANTRY_PORTS_DOMAIN) first, then a serverless endpoint (GANTRY_SERVERLESS_DOMAIN). */
+function hostRewrites(config: Config): ((req: IncomingMessage) => string) | undefined {
+  const rewrites = [portsHostRewrite(config.ports.domain, config.serverless.publicBaseUrl),
+    serverlessHostRewrite(config.serverless.domain, config.serverless.publicBaseUrl)].filter((r) => r !== undefined);
+  if (!rewrites.length) return undefined;
+  return (req) => {
+    for (const r of rewrites) {
+      const url = r(req);
+      if (url !== req.url) return url;
+    }
+    return req.url ?? '/';
+  };
 }
 
 /** Every route as it is registered: its family checked, its family's body limit set, the hot path's schemas compiled now; the list the auth contract test walks. */

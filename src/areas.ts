@@ -40,6 +40,8 @@ import batchesRoutes from './http/routes/batches/index.ts';
 import blobsRoutes from './http/routes/blobs/index.ts';
 import consoleRoutes from './http/routes/console/index.ts';
 import serverlessProxyRoutes from './http/routes/serverless-proxy/index.ts';
+import portsRoutes from './http/routes/ports/index.ts';
+import { portsContext } from './gateway/ports/ports.ts';
 import serverlessRoutes from './http/routes/serverless/index.ts';
 import webhooksRoutes from './http/routes/webhooks/index.ts';
 import mediaRoutes from './http/routes/media/index.ts';
@@ -70,6 +72,7 @@ const AREA_LIST = [
   { name: 'quotas', routes: quotasRoutes },
   { name: 'openai', routes: openaiRoutes, contexts: { responses: responsesContext }, jobs: responsesJobs },
   { name: 'anthropic', routes: anthropicRoutes },
+  { name: 'ports', routes: portsRoutes, contexts: { ports: portsContext } },
   { name: 'compute', routes: computeRoutes, jobs: computeJobs },
   { name: 'storage', routes: storageRoutes, contexts: { storage: storageContext } },
   { name: 'files', routes: filesRoutes, contexts: { files: filesContext }, jobs: filesJobs },

@@ -91,6 +91,8 @@ export interface Config {
    * before the WebSocket opens. Each is a shell in the instance's container.
    */
   terminals: { perInstance: number; perTeam: number };
+  /** An instance's HTTP ports through Gantry (src/gateway/ports). */
+  ports: PortsConfig;
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
@@ -194,6 +196,16 @@ export interface FilesConfig {
   /** a team's default quota of stored file bytes (GANTRY_FILE_QUOTA_GB, default 10 GiB) and files (GANTRY_FILE_QUOTA_COUNT, default 1000); the operator overrides them per team */
   quotaBytes: number;
   quotaCount: number;
+}
+
+/** An instance's HTTP ports through Gantry (src/gateway/ports). */
+export interface PortsConfig {
+  /**
+   * GANTRY_PORTS_DOMAIN: host-based port addresses (`{scheme}://{instanceId}-{port}.{domain}`,
+   * the scheme of GANTRY_PUBLIC_URL); unset: path-based ones under Gantry's public URL only
+   * (`{base}/ports/{instanceId}/{port}/`). Wildcard DNS and the wildcard certificate are the front proxy's.
+   */
+  domain: string | undefined;
 }
 
 /** Serverless endpoints (src/domain/serverless). */
@@ -338,6 +350,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     responsesTtlMs: r.int('GANTRY_RESPONSES_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     logFollowsPerTeam: r.int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
     terminals: { perInstance: r.int('GANTRY_TERMINALS_PER_INSTANCE', 4, 1, 10_000), perTeam: r.int('GANTRY_TERMINALS_PER_TEAM', 20, 1, 100_000) },
+    ports: { domain: env.GANTRY_PORTS_DOMAIN || undefined },
     batches: {
       concurrency: r.int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: r.int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),

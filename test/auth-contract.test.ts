@@ -28,7 +28,10 @@ after(() => h.close());
 // An instance's web terminal (a WebSocket: browsers send no Authorization on one) is public
 // by design too: its URL's ticket is signed, short-lived, used once, and the caller's key and
 // role are checked again at connect (domain/terminals, src/http/routes/compute/terminal.engines.test.ts).
-const PUBLIC = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
+// An instance's ports sign their caller in themselves (an API key, a link's ticket, the port's
+// cookie: gateway/ports/ports.ts portCaller): no key, a foreign or a revoked one are refused in
+// src/gateway/ports/ports.test.ts.
+const PUBLIC = ['/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
   '/gpu-instance/openapi/v1/gpu/instance/terminal'];
 
 function concrete(url: string): string {

@@ -167,7 +167,10 @@ test('the console\'s instances in chromium: every status to filter, removed hidd
     assert.equal(await link.getAttribute('href'), `http://${http.endpoint}`);
     assert.equal(await link.getAttribute('target'), '_blank');
     await portList.getByText(tcp.endpoint, { exact: true }).waitFor(); // tcp: an address to connect to, not a web link
-    assert.equal(await portList.getByRole('link').count(), 1);
+    // the http port's Open link goes through Gantry's proxy, signed in by its one-time ticket
+    const open = portList.getByTestId('open-port-80');
+    assert.match(String(await open.getAttribute('href')), new RegExp(`/ports/${id}/80/\\?gantry_ticket=p1\\.`));
+    assert.equal(await portList.getByRole('link').count(), 2);
     await p.getByTestId('no-metrics').getByText(/No measurements in this range/).waitFor();
 
     // Stop, then Start, then Restart: the status shown follows.

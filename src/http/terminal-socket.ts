@@ -50,7 +50,8 @@ interface Pending {
 }
 
 type UpgradeRequest = IncomingMessage & { [PENDING]?: Pending };
-type UpgradingServer = App['server'] & { [PATHS]?: Set<string>; shouldUpgradeCallback?: (req: IncomingMessage) => boolean };
+type UpgradeTest = (req: IncomingMessage) => boolean;
+type UpgradingServer = App['server'] & { [PATHS]?: Set<UpgradeTest>; shouldUpgradeCallback?: UpgradeTest };
 
 function pathOf(url: string | undefined): string {
   return (url ?? '').split('?')[0]!.replace(/\/+$/, '');
@@ -61,15 +62,20 @@ function pathOf(url: string | undefined): string {
  * (`pendingUpgrade`); other upgrade requests stay plain requests. Once per server.
  */
 export function acceptUpgrades(app: App, path: string): void {
+  acceptUpgradesWhere(app, (req) => pathOf(req.url) === path);
+}
+
+/** The same for every upgrade request `accepts` says yes to (an instance's ports: a prefix, a host). */
+export function acceptUpgradesWhere(app: App, accepts: UpgradeTest): void {
   const server = app.server as UpgradingServer;
   if (server[PATHS]) {
-    server[PATHS].add(path);
+    server[PATHS].add(accepts);
     return;
   }
-  const paths = new Set([path]);
-  server[PATHS] = paths;
+  const tests = new Set([accepts]);
+  server[PATHS] = tests;
   // Node ≥ 24.9: only these fire 'upgrade' (before, with a listener, every upgrade does: it is routed alike below)
-  server.shouldUpgradeCallback = (req) => paths.has(pathOf(req.url));
+  server.shouldUpgradeCallback = (req) => [...tests].some((t) => t(req));
   server.on('upgrade', (req: UpgradeRequest, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {}); // a client gone mid-handshake
     req[PENDING] = { socket, head };

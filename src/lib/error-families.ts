@@ -148,7 +148,8 @@ export function familyOfPath(url: string): Family {
   if (url.startsWith('/v3/')) return 'media';
   if (url.startsWith('/openapi/v1/billing/')) return 'billing';
   if (url.startsWith('/admin/')) return 'operator';
-  if (url.startsWith('/serverless/') || url === '/serverless') return 'serverless';
+  // an instance's ports (gateway/ports): a tenant's HTTP server behind Gantry, as an endpoint's workers
+  if (url.startsWith('/serverless/') || url === '/serverless' || url.startsWith('/ports/')) return 'serverless';
   return 'account';
 }
 

@@ -235,9 +235,10 @@ function CreateInstance({ onOpen, onCreated }) {
  */
 function Ports({ ports }) {
   if (!ports.length) return html`<p class="muted">No ports exposed.</p>`;
+  // `address`: through Gantry's proxy, signed in by the link's one-time ticket (read again on each load); `endpoint`: the direct address
   return html`<ul class="ports" aria-label="Ports">${ports.map((p) => html`<li>
     <span class="muted">${p.port}/${p.type}</span> ${!p.endpoint ? html`<span class="muted">— reachable while the instance runs</span>`
-      : p.type === 'http' ? html`<a href=${`http://${p.endpoint}`} target="_blank" rel="noopener noreferrer">${`http://${p.endpoint}`}</a>`
+      : p.type === 'http' ? html`${p.address && html`<a href=${p.address} target="_blank" rel="noopener noreferrer" data-testid=${`open-port-${p.port}`}>Open</a> `}<span class="muted">direct:</span> <a href=${`http://${p.endpoint}`} target="_blank" rel="noopener noreferrer">${`http://${p.endpoint}`}</a>`
         : html`<code>${p.endpoint}</code>`}
   </li>`)}</ul>`;
 }
@@ -271,7 +272,7 @@ function Instance({ id }) {
     </p>
     <${ErrorBox} error=${act.error} />
     <h2>Connect</h2>
-    <${Ports} ports=${i.portMappings ?? []} />
+    <${Ports} ports=${i.network?.ports ?? i.portMappings ?? []} />
     <${TerminalSection} id=${id} available=${!!i.connectComponentWebTerminal?.url} />
     <h2>Details</h2>
     <${Table} label="Instance details" rows=${[['Id', i.id], ['Image', i.imageUrl], ['Root disk', `${i.rootfsSize} GB`], ['Cluster', i.clusterName || i.clusterId], ['Billing', i.billingMode], ['Created', when(i.createdAt)]]}

@@ -28,19 +28,29 @@ export function instanceView(r: q.InstanceRow, clusterName: string | undefined) 
   };
 }
 
+/** connectComponentJupyter: the template's Jupyter tool, its address through Gantry, whether it answers. */
+export interface JupyterView {
+  port: number;
+  address: string;
+  isRunning: boolean;
+}
+
+const NO_JUPYTER: JupyterView = { port: 0, address: '', isRunning: false };
+
 /**
  * get adds how to connect; the sim and kubernetes drivers expose ports, not SSH, so SSH is off.
  * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none. `terminalUrl`: its
  * web terminal (domain/terminals/terminals.ts terminalUrl), '' where there is none for the caller.
  */
-export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '') {
+export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '', jupyter: JupyterView = NO_JUPYTER, links: ReadonlyMap<number, string> = new Map()) {
   const running = r.status === 'running';
-  const jupyter = r.ports.some((p) => p.port === 8888) ? portEndpoint(r, 8888) : '';
   return {
     ...instanceView(r, clusterName),
-    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port) })) },
+    // `address`: the port through Gantry's proxy with a one-time ticket for the caller (gateway/ports), '' where there is none
+    network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port), address: links.get(p.port) ?? '' })) },
     connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
-    connectComponentJupyter: { isRunning: running && r.ports.some((p) => p.port === 8888), url: jupyter ? `http://${jupyter}` : '' },
+    // the template's Jupyter tool through Gantry's ports proxy (gateway/ports/jupyter.ts)
+    connectComponentJupyter: { port: jupyter.port, address: jupyter.address, isRunning: running && jupyter.isRunning },
     // the web terminal (domain/terminals): a ws(s):// URL with a ticket, for callers who may operate the instance
     connectComponentWebTerminal: { isRunning: running && terminalUrl !== '', url: running ? terminalUrl : '' },
     connectComponentLog: { isRunning: running, url: logUrl },

@@ -61,6 +61,8 @@ export class SimDriver implements ComputeDriver {
   private readonly heartbeatMs: number;
   private readonly workloads = new Map<string, SimWorkload>();
   private readonly failNext = new Map<string, FailureReason>();
+  /** `id:port` → a real address (servePort) */
+  private readonly served = new Map<string, string>();
   private readonly workerLlm: { ttftMs: number; tokensPerSecond: number } | undefined;
   /** after close(): no worker server is started again */
   private closed = false;
@@ -101,6 +103,14 @@ export class SimDriver implements ComputeDriver {
   reclaim(id: string): void {
     const w = this.workloads.get(id);
     if (w) w.reclaimNotice = true;
+  }
+
+  /**
+   * An instance's port answers at a real address from now on (a test's or a demo's own HTTP
+   * server standing for the container's port): ports() gives it instead of the name that answers nothing.
+   */
+  servePort(id: string, port: number, address: string): void {
+    this.served.set(`${id}:${port}`, address);
   }
 
   /** The spec a workload was last created or started with: what the driver was handed (tests, demos). */
@@ -200,7 +210,7 @@ export class SimDriver implements ComputeDriver {
       const endpoint = w.server?.address;
       return first && endpoint ? [{ port: first.port, type: first.type, endpoint }] : [];
     }
-    return spec.ports.map((p) => ({ port: p.port, type: p.type, endpoint: `${spec.id}.${spec.clusterId}.gantry.local:${p.port}` }));
+    return spec.ports.map((p) => ({ port: p.port, type: p.type, endpoint: this.served.get(`${spec.id}:${p.port}`) ?? `${spec.id}.${spec.clusterId}.gantry.local:${p.port}` }));
   }
 
   /** Every workload it holds that is not gone (the sim's "labels" are its memory). */

@@ -8,8 +8,10 @@ import { principalOf, type App } from '../../types.ts';
 import { GPU_BASE } from './schemas.ts';
 import type { Compute } from '../../../domain/compute/compute.ts';
 import type { Serverless } from '../../../domain/serverless/service.ts';
+import { jupyterComponent } from '../../../gateway/ports/jupyter.ts';
+import { portLinks, type Ports } from '../../../gateway/ports/ports.ts';
 
-export default function getInstanceRoute(app: App, s: { compute: Compute; serverless: Serverless; terminals: Terminals }): void {
+export default function getInstanceRoute(app: App, s: { compute: Compute; serverless: Serverless; terminals: Terminals; ports: Ports }): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
@@ -22,6 +24,7 @@ export default function getInstanceRoute(app: App, s: { compute: Compute; server
     // log URLs share the base of the serverless ones (GANTRY_PUBLIC_URL)
     const logUrl = (await hasLog(s.compute, row.id)) ? instanceLogUrl(s.serverless.settings.publicBaseUrl, row.id) : '';
     // the terminal's URL carries a ticket of this caller's, for a few minutes (domain/terminals)
-    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl, terminalUrl(s.terminals, principalOf(req), row));
+    const p = principalOf(req);
+    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl, terminalUrl(s.terminals, p, row), await jupyterComponent(s.ports, p, row), portLinks(s.ports, p, row));
   });
 }

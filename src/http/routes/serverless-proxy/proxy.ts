@@ -9,6 +9,7 @@ import { callEndpoint } from '../../../gateway/serverless/proxy.ts';
 import type { ServerlessPlane } from '../../../domain/serverless/plane.ts';
 import { KeyBearer, errors } from '../../schemas.ts';
 import { principalOf, type App } from '../../types.ts';
+import { passthroughRoutes } from '../../passthrough-routes.ts';
 
 const OPTIONS = {
   config: {
@@ -37,13 +38,6 @@ export default function serverlessProxyRoute(app: App, s: { serverlessRuntime: S
     for (const [k, v] of Object.entries(answer.headers)) reply.header(k, v);
     return reply.send(answer.body);
   };
-  void app.register((child, _opts, registered) => {
-    // The body is passed on as it arrives, never parsed or buffered.
-    child.removeAllContentTypeParsers();
-    child.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    for (const url of ['/serverless/:appName', '/serverless/:appName/*']) {
-      child.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, ...OPTIONS, handler });
-    }
-    registered();
-  });
+  // the body is passed on as it arrives, never parsed or buffered
+  passthroughRoutes(app, ['/serverless/:appName', '/serverless/:appName/*'], OPTIONS, handler);
 }
