@@ -83,7 +83,13 @@ test('docker driver: Gantry killed with SIGKILL and started again finds its runn
   const runningSeenAt = Date.now();
   const endpoint = before.portMappings[0].endpoint as string;
   assert.match(endpoint, /^127\.0\.0\.1:\d+$/);
-  assert.deepEqual(before.network.ports, before.portMappings);
+  // network.ports: the mappings, each http port with its address through Gantry's proxy (a one-time ticket for the console's Open link)
+  assert.deepEqual(before.network.ports.map(({ address: _, ...p }: { address: string }) => p), before.portMappings);
+  const proxied = before.network.ports[0].address as string;
+  assert.ok(proxied.startsWith(`${server.url}/ports/${id}/8080/?gantry_ticket=`), proxied);
+  // and the container's own page through that proxy, signed in by the team's key (gateway/ports)
+  const through = await call(server, creds.apiKey, 'GET', `/ports/${id}/8080/index.html`);
+  assert.equal(through.body, 'gantry-test-page\n', `through the proxy: ${through.status}`);
   const listed = (await tenant('GET', `${BASE}/gpu/instances`)).body.instances.find((i: { id: string }) => i.id === id);
   assert.deepEqual(listed.portMappings, [{ port: 8080, type: 'http', endpoint }]);
   const container = (await engine.api('GET', `/containers/${id}/json`)).json;

@@ -204,7 +204,8 @@ export async function startEngine(kind: EngineKind, opts: EngineOptions = {}): P
     ].join('\n'));
     // no search registries (a short name fails at once); 127.0.0.1 registries over plain HTTP (a test's fake registry)
     writeFileSync(join(dir, 'registries.conf'), 'unqualified-search-registries = []\n[[registry]]\nlocation = "127.0.0.1"\ninsecure = true\n');
-    env = { CONTAINERS_CONF: join(dir, 'containers.conf'), CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf') };
+    // TMPDIR: the API's image loads (api_load.tar…) go to the engine's own tmp, removed with it, never /var/tmp
+    env = { CONTAINERS_CONF: join(dir, 'containers.conf'), CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'), TMPDIR: join(dir, 'tmp') };
     bin = 'podman';
     args = [
       '--root', join(dir, 'root'), '--runroot', join(dir, 'run'), '--tmpdir', join(dir, 'tmp'), '--network-config-dir', join(dir, 'networks'),
