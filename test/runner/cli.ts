@@ -70,6 +70,10 @@ async function main(): Promise<number> {
   const fileTimeoutMs = Number(process.env.GANTRY_TEST_FILE_TIMEOUT_S ?? 900) * 1000;
   const out = (l: string) => process.stdout.write(`${l}\n`);
   const summaries: RunSummary[] = [];
+  const named = positionals.filter((a) => a !== 'all' && !(TIER_NAMES as readonly string[]).includes(a));
+  const tiersToo = positionals.filter((a) => !named.includes(a));
+  // `fast a.test.ts` runs the whole fast tier and then a.test.ts: said first, so nobody waits minutes for one file
+  if (named.length && tiersToo.length) out(`note: ${tiersToo.join(', ')} runs every file of that tier, then the files named; to run only those, leave out ${tiersToo.join(', ')}`);
   for (const p of plans(positionals, values.isolation)) {
     if (p.label === 'services tier' && !process.env.TEST_DATABASE_URL && !process.env.TEST_REDIS_URL) {
       out('services tier: TEST_DATABASE_URL and TEST_REDIS_URL are not set: only its own files run (they skip what needs the services); DEVELOPERS.md says how to set them');
