@@ -8,7 +8,8 @@
 // expire (another replica would take a copy once more within the ticket's minutes; the
 // connect checks below hold all the same). What a ticket proves is only who asked, and when:
 // the connect checks again that the caller may, now (domain/terminals/terminals.ts).
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { SignedTokens, TakenNonces } from '../../lib/signed-tokens.ts';
 import { ticketRefused } from './errors.ts';
 
 export interface TicketClaim {
@@ -29,41 +30,30 @@ interface Payload {
 }
 
 export class TerminalTickets {
-  private readonly hmacKey: Buffer;
+  private readonly tokens: SignedTokens;
   private readonly nowMs: () => number;
   readonly ttlMs: number;
-  /** nonces taken, with when their ticket expires */
-  private readonly used = new Map<string, number>();
+  private readonly used = new TakenNonces();
 
   constructor(secretKey: Buffer, nowMs: () => number, ttlMs: number) {
-    this.hmacKey = Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), 'gantry terminal tickets v1', 32));
+    this.tokens = new SignedTokens(secretKey, 'gantry terminal tickets v1', 't1');
     this.nowMs = nowMs;
     this.ttlMs = ttlMs;
   }
 
-  private sign(payload: string): string {
-    return createHmac('sha256', this.hmacKey).update(payload).digest('base64url');
-  }
-
   issue(c: TicketClaim): string {
     const p: Payload = { i: c.instanceId, t: c.teamId, m: c.memberId, k: c.keyId, e: this.nowMs() + this.ttlMs, n: randomBytes(12).toString('base64url') };
-    const payload = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `t1.${payload}.${this.sign(`t1.${payload}`)}`;
+    return this.tokens.sign(p);
   }
 
   /** The claim of a ticket signed here, in time and not used before; it is used from now on. */
   redeem(ticket: string): TicketClaim {
-    const [v, payload, sig] = ticket.split('.');
-    if (v !== 't1' || !payload || !sig || ticket.split('.').length !== 3) throw ticketRefused('not a terminal ticket');
-    const expected = Buffer.from(this.sign(`t1.${payload}`));
-    const given = Buffer.from(sig);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw ticketRefused('the terminal ticket was not signed by this Gantry');
-    const p = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Payload;
+    const opened = this.tokens.open<Payload>(ticket);
+    if (!opened.ok) throw ticketRefused(opened.why === 'malformed' ? 'not a terminal ticket' : 'the terminal ticket was not signed by this Gantry');
+    const p = opened.payload;
     const now = this.nowMs();
     if (!(p.e > now)) throw ticketRefused('the terminal ticket has expired: read the instance again (GET /gpu/instance) for a new one');
-    for (const [n, e] of this.used) if (e <= now) this.used.delete(n);
-    if (this.used.has(p.n)) throw ticketRefused('the terminal ticket was used already: read the instance again (GET /gpu/instance) for a new one');
-    this.used.set(p.n, p.e);
+    if (!this.used.take(p.n, p.e, now)) throw ticketRefused('the terminal ticket was used already: read the instance again (GET /gpu/instance) for a new one');
     return { instanceId: p.i, teamId: p.t, memberId: p.m, keyId: p.k };
   }
 }

@@ -8,7 +8,8 @@
 // once per replica. The HMAC key is derived from the sealing key (GANTRY_SECRET_KEY), so every
 // replica signs and verifies alike. What a pass proves is who asked, and when: each request
 // checks the key as of now (access.ts).
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { SignedTokens, TakenNonces } from '../../lib/signed-tokens.ts';
 import { passRefused } from './errors.ts';
 
 export interface PassClaim {
@@ -38,13 +39,12 @@ export const TICKET_TTL_MS = 5 * 60_000;
 export const COOKIE_TTL_MS = 12 * 3600_000;
 
 export class PortPasses {
-  private readonly hmacKey: Buffer;
+  private readonly tokens: SignedTokens;
   private readonly nowMs: () => number;
-  /** nonces of tickets taken, with when they expire */
-  private readonly used = new Map<string, number>();
+  private readonly used = new TakenNonces();
 
   constructor(secretKey: Buffer, nowMs: () => number) {
-    this.hmacKey = Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), 'gantry port passes v1', 32));
+    this.tokens = new SignedTokens(secretKey, 'gantry port passes v1', 'p1');
     this.nowMs = nowMs;
   }
 
@@ -59,10 +59,7 @@ export class PortPasses {
   /** The claim of a ticket for this port, in time and not used before; it is used from now on. */
   redeemTicket(pass: string, instanceId: string, port: number): PassClaim {
     const p = this.verify(pass, 't', instanceId, port);
-    const now = this.nowMs();
-    for (const [n, e] of this.used) if (e <= now) this.used.delete(n);
-    if (!p.n || this.used.has(p.n)) throw passRefused('ticket', 'the link\'s ticket was used already: read the instance again for a new link');
-    this.used.set(p.n, p.e);
+    if (!p.n || !this.used.take(p.n, p.e, this.nowMs())) throw passRefused('ticket', 'the link\'s ticket was used already: read the instance again for a new link');
     return claimOf(p);
   }
 
@@ -72,23 +69,14 @@ export class PortPasses {
   }
 
   private sign(p: Payload): string {
-    const payload = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `p1.${payload}.${this.mac(`p1.${payload}`)}`;
-  }
-
-  private mac(s: string): string {
-    return createHmac('sha256', this.hmacKey).update(s).digest('base64url');
+    return this.tokens.sign(p);
   }
 
   private verify(pass: string, use: Payload['u'], instanceId: string, port: number): Payload {
     const field = use === 't' ? 'ticket' : 'cookie';
-    const parts = pass.split('.');
-    const [v, payload, sig] = parts;
-    if (parts.length !== 3 || v !== 'p1' || !payload || !sig) throw passRefused(field, `not a port ${field} of this Gantry`);
-    const expected = Buffer.from(this.mac(`p1.${payload}`));
-    const given = Buffer.from(sig);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw passRefused(field, `the port ${field} was not signed by this Gantry`);
-    const p = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Payload;
+    const opened = this.tokens.open<Payload>(pass);
+    if (!opened.ok) throw passRefused(field, opened.why === 'malformed' ? `not a port ${field} of this Gantry` : `the port ${field} was not signed by this Gantry`);
+    const p = opened.payload;
     // a pass of another port (or a cookie shown as a ticket) opens nothing here
     if (p.u !== use || p.i !== instanceId || p.p !== port) throw passRefused(field, `the port ${field} is for another port`);
     if (!(p.e > this.nowMs())) throw passRefused(field, `the port ${field} has expired: open the port from the console or read the instance again`);
