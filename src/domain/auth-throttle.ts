@@ -145,6 +145,30 @@ export class AuthThrottle {
     return answer;
   }
 
+  /**
+   * A credential's check under the throttle, synchronous while no lockout is in force and
+   * `attempt` is (a cached key: the hot path): refused (429) before `attempt` while the address
+   * or prefix is locked out, and counted when it fails. `credential`: the key or token as sent,
+   * or undefined for a pass of Gantry's own (a session or port cookie, a ticket), which counts
+   * against the address only. `address` is read only when needed (behind a trusted proxy it
+   * parses X-Forwarded-For).
+   */
+  attempt<T>(address: () => string, credential: string | undefined, attempt: () => T | Promise<T>): T | Promise<T> {
+    const locked = this.idle ? undefined : this.check(address(), credential); // throws the 429 while the address is locked out
+    const failed = (err: unknown): Promise<never> => {
+      if (!isAuthFailure(err)) return Promise.reject(err);
+      return this.failed(address(), credential, err).then((answer) => Promise.reject(answer));
+    };
+    if (locked !== undefined) return locked.then(attempt).catch(failed);
+    let out: T | Promise<T>;
+    try {
+      out = attempt();
+    } catch (err) {
+      return failed(err);
+    }
+    return out instanceof Promise ? out.catch(failed) : out;
+  }
+
   /** `attempt` under the throttle (an async check of a credential: the console's sign-in). */
   async guard<T>(address: string, credential: string | undefined, attempt: () => Promise<T>): Promise<T> {
     if (!credential?.trim()) return attempt(); // nothing presented is no guess
