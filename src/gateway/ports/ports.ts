@@ -8,6 +8,7 @@ import { portEndpoint } from '../../domain/compute/instance-view.ts';
 import type { KeyAuthenticator } from '../../domain/keys/authenticator.ts';
 import { InstanceRoutes, type InstanceRoute } from '../../domain/compute/instance-routes.ts';
 import type { AuthThrottle } from '../../domain/auth-throttle.ts';
+import type { SingleUse } from '../../domain/single-use.ts';
 import { can, type Principal } from '../../domain/roles.ts';
 import { loadSecretKey } from '../../lib/secret-box.ts';
 import type { InstanceRow } from '../../store/compute.ts';
@@ -37,12 +38,12 @@ export interface Ports {
 }
 
 /** The ports area's context from the graph (src/areas.ts). */
-export function portsContext(s: { compute: Compute; keys: KeyAuthenticator; authThrottle: AuthThrottle; config: Config }): Ports {
+export function portsContext(s: { compute: Compute; keys: KeyAuthenticator; authThrottle: AuthThrottle; singleUse: SingleUse; config: Config }): Ports {
   const { config } = s;
   return {
     compute: s.compute, keys: s.keys, authThrottle: s.authThrottle, domain: config.ports.domain, baseUrl: () => config.serverless.publicBaseUrl,
     routes: new InstanceRoutes(s.compute.ctx, config.keyCacheTtlMs),
-    passes: new PortPasses(loadSecretKey(config.secretKey, config.dataDir), () => s.compute.ctx.clock.nowMs()),
+    passes: new PortPasses(loadSecretKey(config.secretKey, config.dataDir), () => s.compute.ctx.clock.nowMs(), s.singleUse),
   };
 }
 
@@ -122,7 +123,7 @@ function callerOf(p: Principal | Promise<Principal>): PortCaller | Promise<PortC
 
 async function passCaller(ports: Ports, c: PortCredentials, instanceId: string, port: number): Promise<PortCaller> {
   if (c.ticket) {
-    const claim = ports.passes.redeemTicket(c.ticket, instanceId, port);
+    const claim = await ports.passes.redeemTicket(c.ticket, instanceId, port);
     return { principal: await claimant(ports, claim), newCookie: ports.passes.cookie(claim) };
   }
   let refusal: unknown = noCredential();
