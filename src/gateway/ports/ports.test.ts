@@ -231,6 +231,17 @@ test('failed port sign-ins are throttled per address as API keys are: 429 past t
   for (let i = 0; i <= FAILURES; i++) assert.equal((await call({}, '198.51.100.9')).statusCode, 401);
 });
 
+test('a port taken off the instance (edit) is refused at the next request, and served again once put back', async () => {
+  const auth = { authorization: `Bearer ${key()}` };
+  assert.equal((await get(`/ports/${id}/8888/`, auth)).status, 200); // cached
+  const edit = (ports: string) => f.owner.post(`${BASE}/gpu/instance/edit`, { instanceId: id, ports });
+  assert.equal((await edit('3306/tcp')).status, 200);
+  const gone = await get(`/ports/${id}/8888/`, auth);
+  assert.equal(gone.status, 404, gone.text);
+  assert.equal((await edit('8888/http,3306/tcp')).status, 200);
+  assert.equal((await get(`/ports/${id}/8888/`, auth)).status, 200);
+});
+
 test('a stopped instance is refused at once: at the next request on the replica that stopped it, on another as soon as the change reaches it', async (t) => {
   // a second replica on the same store, its change channel linked as LISTEN/NOTIFY links replicas
   const b = await buildApp({ config: f.t.config, store: f.t.store, clock: f.t.clock, logger: false, computeDriver: new SimDriver(f.t.clock) });
