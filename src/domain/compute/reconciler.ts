@@ -328,8 +328,7 @@ export async function reconcileDue(c: Compute, opts: {
       } catch (err) {
         opts.onError?.(row.id, err);
         // Back off, keep the status; the lease is released so another pass retries.
-        // outside a transaction, and nothing the ports proxy routes by: the row is written as it is
-        await q.updateInstance(c.ctx.db, row.id, { leaseUntilMs: 0, nextReconcileAtMs: now + c.timings.pollMs * 5 });
+        await q.backOffInstance(c.ctx.db, row.id, now + c.timings.pollMs * 5);
       }
       done++;
     }
