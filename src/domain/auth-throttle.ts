@@ -1,5 +1,6 @@
 // Failed authentication is throttled (issue 29): wrong API keys (Authorization or x-api-key),
-// wrong operator tokens, console sessions that are not, and failed console sign-ins are
+// wrong operator tokens, console sessions that are not, failed console sign-ins, and an
+// instance port's wrong keys, tickets and cookies (gateway/ports) are
 // counted per client address and per key prefix, in fixed windows of the shared counters
 // (in process, or Redis across replicas). Rules:
 // - only failures count, and only when a credential was presented (no credential is no guess);
