@@ -154,20 +154,21 @@ export class AuthThrottle {
    * against the address only. `address` is read only when needed (behind a trusted proxy it
    * parses X-Forwarded-For).
    */
-  attempt<T>(address: () => string, credential: string | undefined, attempt: () => T | Promise<T>): T | Promise<T> {
+  attempt<T>(address: () => string, credential: string | undefined, attempt: () => T): T | Promise<Awaited<T>> {
     const locked = this.idle ? undefined : this.check(address(), credential); // throws the 429 while the address is locked out
     const failed = (err: unknown): Promise<never> => {
       if (!isAuthFailure(err)) return Promise.reject(err);
       return this.failed(address(), credential, err).then((answer) => Promise.reject(answer));
     };
-    if (locked !== undefined) return locked.then(attempt).catch(failed);
-    let out: T | Promise<T>;
+    // (a promise of T settles to Awaited<T>: the casts say so to the compiler)
+    if (locked !== undefined) return locked.then(attempt).catch(failed) as Promise<Awaited<T>>;
+    let out: T;
     try {
       out = attempt();
     } catch (err) {
       return failed(err);
     }
-    return out instanceof Promise ? out.catch(failed) : out;
+    return out instanceof Promise ? (out.catch(failed) as Promise<Awaited<T>>) : out;
   }
 
   /** `attempt` under the throttle (an async check of a credential: the console's sign-in). */

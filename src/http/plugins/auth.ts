@@ -71,7 +71,7 @@ export function registerAuth(app: App, s: Authenticators): void {
    * as sent (a session cookie counts against the address only).
    */
   function throttled(req: FastifyRequest, credential: string | undefined, attempt: () => Promise<unknown> | undefined): Promise<unknown> | undefined {
-    return s.authThrottle.attempt<unknown>(() => req.ip, credential, attempt) as Promise<unknown> | undefined;
+    return s.authThrottle.attempt(() => req.ip, credential, attempt);
   }
 
   async function viaSession(req: FastifyRequest, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {
