@@ -156,19 +156,22 @@ export class AuthThrottle {
    */
   attempt<T>(address: () => string, credential: string | undefined, attempt: () => T): T | Promise<Awaited<T>> {
     const locked = this.idle ? undefined : this.check(address(), credential); // throws the 429 while the address is locked out
-    const failed = (err: unknown): Promise<never> => {
-      if (!isAuthFailure(err)) return Promise.reject(err);
-      return this.failed(address(), credential, err).then((answer) => Promise.reject(answer));
-    };
     // (a promise of T settles to Awaited<T>: the casts say so to the compiler)
-    if (locked !== undefined) return locked.then(attempt).catch(failed) as Promise<Awaited<T>>;
+    if (locked !== undefined) return locked.then(attempt).catch((err: unknown) => this.refused(address, credential, err)) as Promise<Awaited<T>>;
     let out: T;
     try {
       out = attempt();
     } catch (err) {
-      return failed(err);
+      return this.refused(address, credential, err);
     }
-    return out instanceof Promise ? (out.catch(failed) as Promise<Awaited<T>>) : out;
+    // nothing is allocated on the way of a success that needed no promise (the model hot path)
+    return out instanceof Promise ? (out.catch((err: unknown) => this.refused(address, credential, err)) as Promise<Awaited<T>>) : out;
+  }
+
+  /** A failed attempt: a wrong credential is counted (and may be answered 429 instead); any other error passes. */
+  private refused(address: () => string, credential: string | undefined, err: unknown): Promise<never> {
+    if (!isAuthFailure(err)) return Promise.reject(err);
+    return this.failed(address(), credential, err).then((answer) => Promise.reject(answer));
   }
 
   /** `attempt` under the throttle (an async check of a credential: the console's sign-in). */
