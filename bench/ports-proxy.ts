@@ -1,15 +1,20 @@
-// An instance's port through Gantry against the same port directly, side by side in one run:
-// p50 added at 1 request in flight and the p50 ratio at 16. Gantry runs in this process on the
-// embedded store with the sim driver (GANTRY_SIM_TIME_SCALE=100), the instance's port is a
-// plain HTTP server of this process (the sim's servePort), and the load comes from this process
-// too, so both paths share the same CPU. Sign-in by API key (the cached key lookup), path form.
-// Usage: node bench/ports-proxy.ts [--requests 3000]
+// An instance's port through Gantry against the same port directly, and through a bare proxy
+// (node:http + undici's request, nothing else: the floor any proxy in this process has), side
+// by side in one run: p50 added at 1 request in flight and the p50 ratio at 16. Gantry runs in
+// this process on the embedded store with the sim driver (GANTRY_SIM_TIME_SCALE=100), the
+// instance's port is a plain HTTP server of this process (the sim's servePort), and the load
+// comes from this process too, so every path shares the same CPU. Sign-in by API key (the
+// cached key lookup), path form.
+// The three paths are measured in turn, `--rounds` times, and each one's p50 is the median of
+// its rounds: on a machine shared with other work a burst of load then falls on one round of
+// each path alike, not on one path's only measure.
+// Usage: node bench/ports-proxy.ts [--requests 3000] [--rounds 5]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openStore, migrateStore } from '../src/store/db.ts';
@@ -19,9 +24,11 @@ import { bootstrap } from '../src/domain/bootstrap.ts';
 import { USAGE_PROCEDURES } from '../src/domain/usage/procedures.ts';
 import type { SimDriver } from '../src/drivers/sim/driver.ts';
 
-const requests = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 3000;
+const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined);
+const requests = arg('--requests') || 3000;
+const rounds = arg('--rounds') || 5;
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-ports-'));
-const config = loadConfig({ LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '100', GANTRY_RECONCILE_INTERVAL_MS: '100' });
+const config = loadConfig({ LOG_LEVEL: 'warn', GANTRY_DATA_DIR: dataDir, GANTRY_SIM_TIME_SCALE: '100' });
 const store = await openStore({ dataDir: join(dataDir, 'pg'), procedures: [USAGE_PROCEDURES] });
 await migrateStore(store);
 const creds = (await bootstrap(standaloneCtx(store.db, systemClock), { seedVoucherUnits: 100_000_000n }))!;
@@ -32,6 +39,15 @@ const auth = { authorization: `Bearer ${creds.apiKey}` };
 const port = createServer((_req, res) => res.end('{"ok":true}'));
 await new Promise<void>((r) => port.listen(0, '127.0.0.1', r));
 const direct = `http://127.0.0.1:${(port.address() as AddressInfo).port}`;
+// the bare proxy: the same hop with no sign-in, no routing, no header rules
+const bare = createServer((req, res) => {
+  request(`${direct}${req.url}`, { method: 'GET', headers: { 'x-forwarded-for': req.socket.remoteAddress ?? '' } }).then((up) => {
+    res.writeHead(up.statusCode, up.headers as Record<string, string>);
+    up.body.pipe(res);
+  }, () => res.writeHead(502).end());
+});
+await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
+const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
 const created = await fetch(`${base}/gpu-instance/openapi/v1/gpu/instance/create`, {
   method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
@@ -65,16 +81,27 @@ async function p50(origin: string, path: string, headers: Record<string, string>
   return lat[Math.floor(lat.length / 2)]!;
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rows: string[] = [];
 for (const inFlight of [1, 16]) {
-  await p50(direct, '/', {}, inFlight); // warm both paths
+  await p50(direct, '/', {}, inFlight); // warm every path
+  await p50(bareBase, '/', {}, inFlight);
   await p50(base, `/ports/${id}/8888/`, auth, inFlight);
-  const d = await p50(direct, '/', {}, inFlight);
-  const g = await p50(base, `/ports/${id}/8888/`, auth, inFlight);
-  rows.push(`| ${inFlight} | ${d.toFixed(3)} | ${g.toFixed(3)} | ${(g - d).toFixed(3)} | ${(g / d).toFixed(2)}x |`);
+  const seen = { d: [] as number[], b: [] as number[], g: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    seen.d.push(await p50(direct, '/', {}, inFlight));
+    seen.b.push(await p50(bareBase, '/', {}, inFlight));
+    seen.g.push(await p50(base, `/ports/${id}/8888/`, auth, inFlight));
+  }
+  const [d, b, g] = [median(seen.d), median(seen.b), median(seen.g)];
+  rows.push(`| ${inFlight} | ${d.toFixed(3)} | ${b.toFixed(3)} | ${g.toFixed(3)} | ${(g - d).toFixed(3)} | ${(b / d).toFixed(2)}x | ${(g / d).toFixed(2)}x | ${(g / b).toFixed(2)}x |`);
 }
-console.log(`ports proxy, ${requests} requests per measure\n| in flight | direct p50 ms | through Gantry p50 ms | added ms | ratio |\n|---|---|---|---|---|\n${rows.join('\n')}`);
+console.log(`ports proxy, ${requests} requests per measure, median of ${rounds} rounds
+| in flight | direct p50 ms | bare proxy p50 ms | through Gantry p50 ms | Gantry added ms | bare / direct | Gantry / direct | Gantry / bare |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}`);
 await app.close();
+bare.close();
 port.close();
 await store.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -21,6 +21,8 @@ import { SpendAdmission } from './domain/spend/admission.ts';
 import { KeyAuthenticator } from './domain/keys/authenticator.ts';
 import { OperatorTokenVerifier } from './domain/operator-token.ts';
 import { AuthThrottle, type AuthFailureCounter } from './domain/auth-throttle.ts';
+import { SingleUse } from './domain/single-use.ts';
+import { RedisNonces } from './adapters/single-use-redis.ts';
 import { MemoryAuthFailures } from './adapters/counters/auth-failures.ts';
 import { RedisAuthFailures } from './adapters/counters/auth-failures-redis.ts';
 import { Gateway } from './gateway/gateway.ts';
@@ -81,6 +83,8 @@ export interface Core {
   operatorToken: OperatorTokenVerifier;
   /** Failed authentications per client address and key prefix: 429 before a credential is checked once over (domain/auth-throttle.ts). */
   authThrottle: AuthThrottle;
+  /** Nonces of single-use tokens (a port's ticket), taken once across replicas through Redis when configured (domain/single-use.ts). */
+  singleUse: SingleUse;
   /** The one admission for everything that costs money (domain/spend/admission.ts). */
   spend: SpendAdmission;
   /** Whether the database and Redis can be reached (503 at once while not; /readyz). */
@@ -141,12 +145,13 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const serverless = buildServerlessRuntime(deps, compute, jobs);
   const blobs = await openBlobs(deps);
   const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
+  const singleUse = buildSingleUse(deps, health);
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, liveSessions,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
-    terminals: buildTerminals(deps, compute, auth.keys, liveSessions),
+    terminals: buildTerminals(deps, compute, auth.keys, liveSessions, singleUse),
   });
   // Each area's jobs, their handlers made from the graph (a type handled twice is refused here).
   for (const area of AREAS) for (const job of 'jobs' in area ? area.jobs : []) jobs.handle(job, services);
@@ -158,7 +163,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverless.metrics.start();
       if (config.runJobs) jobs.start();
     },
-    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobs, changes }),
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, singleUse, blobs, changes }),
   };
 }
 
@@ -186,7 +191,7 @@ export function buildAreaContexts(core: Core, areas: readonly Area[] = AREAS): S
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
   health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
-  counters: Counters; sharedFailures: AuthFailureCounter; blobs: Blobs; changes: ChangeBus;
+  counters: Counters; sharedFailures: AuthFailureCounter; singleUse: SingleUse; blobs: Blobs; changes: ChangeBus;
 }): Promise<void> {
   p.health.stop();
   await p.jobs.stop();
@@ -197,6 +202,7 @@ async function closeServices(p: {
   await p.gateway.close();
   await p.counters.close();
   await p.sharedFailures.close();
+  await p.singleUse.close();
   await p.blobs.store.close();
   await p.changes.close();
 }
@@ -289,13 +295,28 @@ async function openBlobs(deps: ServiceDeps): Promise<Blobs> {
 }
 
 /** Web terminals: their tickets signed with a key derived from the sealing key (domain/terminals/tickets.ts). */
-function buildTerminals(deps: ServiceDeps, compute: Compute, keys: KeyAuthenticator, sessions: LiveSessions): Terminals {
+function buildTerminals(deps: ServiceDeps, compute: Compute, keys: KeyAuthenticator, sessions: LiveSessions, singleUse: SingleUse): Terminals {
   const { config, clock } = deps;
   return {
     compute, keys, baseUrl: () => config.serverless.publicBaseUrl, limits: { ...DEFAULT_TERMINAL_LIMITS },
     sessions, maxOpen: config.terminals,
-    tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => clock.nowMs(), TERMINAL_TICKET_TTL_MS),
+    tickets: new TerminalTickets(loadSecretKey(config.secretKey, config.dataDir), () => clock.nowMs(), TERMINAL_TICKET_TTL_MS, singleUse),
   };
+}
+
+/** Single-use nonces: Redis's when configured (every replica's), else this replica's only. */
+function buildSingleUse(deps: ServiceDeps, health: DependencyHealth): SingleUse {
+  const { config, log } = deps;
+  let warnedAt = 0;
+  return new SingleUse({
+    shared: config.redisUrl ? new RedisNonces({ url: config.redisUrl, commandTimeoutMs: config.redisTimeoutMs, namespace: config.redisPrefix }) : undefined,
+    sharedUp: () => health.isUp('redis'),
+    onError: (err) => {
+      if (Date.now() - warnedAt < 10_000) return; // once in a while, not once per ticket
+      warnedAt = Date.now();
+      log.warn({ err }, 'one-time tickets are taken on this replica only until Redis answers');
+    },
+  });
 }
 
 /** Who calls: API keys, the operator token (checked at once: a store never bootstrapped fails here), failed authentications. */

@@ -208,7 +208,7 @@ test('the console\'s care in chromium: favicon, skip link and focus, UTC times, 
     await p.getByText('No batches.').waitFor();
 
     // Revoking the key one is signed in with is asked first, saying so; then the console signs out.
-    await p.getByRole('link', { name: 'Keys' }).click();
+    await p.getByRole('link', { name: 'Keys', exact: true }).click();
     const own = p.getByRole('row').filter({ hasText: 'care-session-key' });
     await own.getByRole('button', { name: 'Revoke' }).click();
     await answer(p, 'Revoke care-session-key, the key you are signed in with?', 'Cancel');

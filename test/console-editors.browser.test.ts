@@ -74,7 +74,7 @@ test('the console\'s editors in chromium: saved budgets shown and prefilled, key
     assert.equal((await memberBudget()).budget_limit, 450000);
 
     // Keys: the member's keys with their saved budgets; the editor prefilled.
-    await p.getByRole('link', { name: 'Keys' }).click();
+    await p.getByRole('link', { name: 'Keys', exact: true }).click();
     await p.getByRole('heading', { name: 'Keys' }).waitFor();
     const member = p.getByRole('combobox', { name: 'Member' });
     await member.selectOption({ label: 'dev@example.com (Developer)' });

@@ -132,13 +132,13 @@ test('the console on a phone: the navigation collapses, tables scroll in their o
     const menu = p.getByRole('button', { name: 'Menu' });
     const nav = p.getByRole('navigation', { name: 'Console' });
     assert.equal(await menu.getAttribute('aria-expanded'), 'false');
-    assert.equal(await nav.getByRole('link', { name: 'Keys' }).isVisible(), false, 'the pages are behind the menu');
+    assert.equal(await nav.getByRole('link', { name: 'Keys', exact: true }).isVisible(), false, 'the pages are behind the menu');
     await shot(p, 'menu-closed');
     await menu.click();
     assert.equal(await menu.getAttribute('aria-expanded'), 'true');
     await nav.getByRole('link', { name: 'Members and budgets' }).click();
     await p.getByRole('heading', { name: 'Members and budgets' }).waitFor();
-    await nav.getByRole('link', { name: 'Keys' }).waitFor({ state: 'hidden' });
+    await nav.getByRole('link', { name: 'Keys', exact: true }).waitFor({ state: 'hidden' });
     assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'choosing a page closes the menu');
 
     // A wide table scrolls inside its own box, its first column in view.

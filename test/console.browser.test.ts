@@ -145,7 +145,7 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     await shot(page, 'overview');
 
     // Keys: create one (the secret shown once), then give it a budget.
-    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByLabel('New key name').fill('ci-key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = await page.getByTestId('new-key').textContent();
@@ -272,9 +272,9 @@ test('the console in chromium: keys, budgets, instances, live logs, charts, role
     // A Basic member is not shown what the Owner may do.
     await signIn(page, base, basicKey);
     const nav = page.getByRole('navigation', { name: 'Console' });
-    await nav.getByRole('link', { name: 'Keys' }).waitFor();
+    await nav.getByRole('link', { name: 'Keys', exact: true }).waitFor();
     for (const hidden of ['Members and budgets', 'Usage and bills', 'Webhooks']) assert.equal(await nav.getByRole('link', { name: hidden }).count(), 0, hidden);
-    await nav.getByRole('link', { name: 'Keys' }).click();
+    await nav.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('button', { name: 'Create key' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Edit' }).count(), 0, 'no policy or budget editor for Basic');
     assert.equal(await page.getByRole('combobox', { name: 'Member' }).count(), 0, 'Basic sees only its own keys');

@@ -36,6 +36,7 @@ function lazy(load) {
 }
 const Models = lazy(() => import('./pages/models.js').then((m) => m.Models));
 const Tasks = lazy(() => import('./pages/tasks.js').then((m) => m.Tasks));
+const SshKeys = lazy(() => import('./pages/ssh-keys.js').then((m) => m.SshKeys));
 
 /**
  * @typedef {import('./ui.js').PageProps} PageProps
@@ -47,6 +48,8 @@ const MEMBER_PAGES = [
   { path: 'overview', title: 'Overview', page: Overview, show: () => true },
   { path: 'usage', title: 'Usage and bills', page: Usage, show: () => can('readBilling') },
   { path: 'keys', title: 'Keys', page: Keys, show: () => can('manageOwnKeys') },
+  // every member: Basic and Billing are told there why they may not register one
+  { path: 'ssh-keys', title: 'SSH keys', page: SshKeys, show: () => true },
   { path: 'members', title: 'Members and budgets', page: Members, show: () => can('manageMembers') },
   { path: 'instances', title: 'Instances', page: Instances, show: () => can('readCompute') },
   { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },

@@ -176,6 +176,27 @@ export function confirmDialog(question, { confirm = 'Confirm', cancel = 'Cancel'
   });
 }
 
+/**
+ * Copies `text` to the clipboard; says whether it did (where the browser refuses, the text is
+ * selected on the page instead, for Ctrl+C). The outcome stays until the next click: no timer.
+ * @param {{ text: string, label: string }} props
+ */
+export function CopyButton({ text, label }) {
+  const [said, setSaid] = useState('');
+  const copy = async (/** @type {MouseEvent} */ e) => {
+    // read before the await: an event's currentTarget is null once its dispatch is over
+    const code = /** @type {HTMLElement} */ (e.currentTarget).parentElement?.querySelector('code');
+    try {
+      await navigator.clipboard.writeText(text);
+      setSaid('Copied.');
+    } catch {
+      if (code) getSelection()?.selectAllChildren(code);
+      setSaid('Not copied by the browser: it is selected, press Ctrl+C.');
+    }
+  };
+  return html`<button type="button" onClick=${copy}>${label}</button>${said && html` <span role="status">${said}</span>`}`;
+}
+
 /** @param {{ value: string }} props */
 export function Status({ value }) {
   return html`<span class=${`status ${value}`}>${value}</span>`;

@@ -1,5 +1,6 @@
 // Failed authentication is throttled (issue 29): wrong API keys (Authorization or x-api-key),
-// wrong operator tokens, console sessions that are not, and failed console sign-ins are
+// wrong operator tokens, console sessions that are not, failed console sign-ins, and an
+// instance port's wrong keys, tickets and cookies (gateway/ports) are
 // counted per client address and per key prefix, in fixed windows of the shared counters
 // (in process, or Redis across replicas). Rules:
 // - only failures count, and only when a credential was presented (no credential is no guess);
@@ -143,6 +144,34 @@ export class AuthThrottle {
       if (c.n > r.limit && answer === err) answer = this.refusal(r.scope, c.untilMs - now);
     });
     return answer;
+  }
+
+  /**
+   * A credential's check under the throttle, synchronous while no lockout is in force and
+   * `attempt` is (a cached key: the hot path): refused (429) before `attempt` while the address
+   * or prefix is locked out, and counted when it fails. `credential`: the key or token as sent,
+   * or undefined for a pass of Gantry's own (a session or port cookie, a ticket), which counts
+   * against the address only. `address` is read only when needed (behind a trusted proxy it
+   * parses X-Forwarded-For).
+   */
+  attempt<T>(address: () => string, credential: string | undefined, attempt: () => T): T | Promise<Awaited<T>> {
+    const locked = this.idle ? undefined : this.check(address(), credential); // throws the 429 while the address is locked out
+    // (a promise of T settles to Awaited<T>: the casts say so to the compiler)
+    if (locked !== undefined) return locked.then(attempt).catch((err: unknown) => this.refused(address, credential, err)) as Promise<Awaited<T>>;
+    let out: T;
+    try {
+      out = attempt();
+    } catch (err) {
+      return this.refused(address, credential, err);
+    }
+    // nothing is allocated on the way of a success that needed no promise (the model hot path)
+    return out instanceof Promise ? (out.catch((err: unknown) => this.refused(address, credential, err)) as Promise<Awaited<T>>) : out;
+  }
+
+  /** A failed attempt: a wrong credential is counted (and may be answered 429 instead); any other error passes. */
+  private refused(address: () => string, credential: string | undefined, err: unknown): Promise<never> {
+    if (!isAuthFailure(err)) return Promise.reject(err);
+    return this.failed(address(), credential, err).then((answer) => Promise.reject(answer));
   }
 
   /** `attempt` under the throttle (an async check of a credential: the console's sign-in). */

@@ -35,6 +35,11 @@ export type Change =
    * or asked to terminate: its URL's routing and its reconciliation may have changed.
    */
   | { type: 'endpoint.changed'; teamId: string; endpointId: string; appName: string; previousAppName?: string }
+  /**
+   * an instance was created, or its status, ports or the endpoints its ports answer at changed
+   * (the ports proxy's routing cache, gateway/ports, reads it again)
+   */
+  | { type: 'instance.changed'; teamId: string; instanceId: string }
   /** lines were added to an instance's log (its followers read them at once) */
   | { type: 'instance.log'; teamId: string; instanceId: string };
 

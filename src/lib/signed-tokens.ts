@@ -39,9 +39,9 @@ export class SignedTokens {
 }
 
 /**
- * The nonces of single-use tokens this replica took, each until its token expires (another
- * replica would take a copy once more within that time: what such a token proves is re-checked
- * by its user all the same).
+ * The nonces of single-use tokens this replica took, each until its token expires: what
+ * domain/single-use.ts keeps on each replica beside the shared record (Redis), and alone
+ * without one.
  */
 export class TakenNonces {
   private readonly taken = new Map<string, number>();

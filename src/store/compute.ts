@@ -170,8 +170,13 @@ export async function lockInstance(db: DbOrTx, id: string): Promise<InstanceRow 
   const [row] = await db.select().from(instances).where(eq(instances.id, id)).for('update');
   return row;
 }
+/** Domain code writes a row through compute/status.ts writeInstanceTx, which announces what the ports proxy routes by (test/instance-writes.test.ts). */
 export async function updateInstance(db: DbOrTx, id: string, patch: Partial<InstanceInsert>): Promise<void> {
   await db.update(instances).set(patch).where(eq(instances.id, id));
+}
+/** A reconcile that failed: its lease released, tried again at `nextReconcileAtMs` (nothing the ports proxy routes by). */
+export async function backOffInstance(db: DbOrTx, id: string, nextReconcileAtMs: number): Promise<void> {
+  await db.update(instances).set({ leaseUntilMs: 0, nextReconcileAtMs }).where(eq(instances.id, id));
 }
 export interface InstanceFilter {
   teamId: string;

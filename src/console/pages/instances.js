@@ -2,13 +2,13 @@
 // Instances and templates: a page of instances with status (server paging, one request per
 // view; removed ones hidden unless asked for), create from a product or a template (a form
 // that keeps what was typed when the API refuses it, the refusal shown at its field), and an
-// instance's page: start, stop, restart, delete, its ports as links, cost so far, the web
-// terminal, its GPU metrics (instance-metrics.js, loaded with that page) and its log
+// instance's page: start, stop, restart, delete, its ports as links, its SSH command and host
+// key when Gantry serves SSH, cost so far, the web terminal, its GPU metrics (instance-metrics.js, loaded with that page) and its log
 // followed live (EventSource).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { ErrorBox, LiveLog, Loaded, Money, Pager, Table, useAction, useLoad, when } from '../ui.js';
+import { CopyButton, ErrorBox, LiveLog, Loaded, Money, Pager, Table, useAction, useLoad, when } from '../ui.js';
 import { money, usd } from '../money.js';
 
 /** @typedef {import('../api.js').Json} Json */
@@ -243,6 +243,22 @@ function Ports({ ports }) {
   </li>`)}</ul>`;
 }
 
+/**
+ * SSH into the instance: the command that works (`connectComponentSSH.sshCommand`, '' while
+ * the instance does not run or Gantry runs no SSH endpoint) with a copy button, and the host
+ * key's fingerprint to check on the first connect. Nothing when neither is given.
+ * @param {{ ssh: Json }} props
+ */
+function SshConnect({ ssh }) {
+  if (!ssh?.sshCommand && !ssh?.hostKeyFingerprint) return null;
+  return html`<section aria-label="SSH">
+    ${ssh.sshCommand && html`<p class="row"><span class="muted">SSH:</span> <code data-testid="ssh-command">${ssh.sshCommand}</code>
+      <${CopyButton} text=${ssh.sshCommand} label="Copy SSH command" /></p>`}
+    ${ssh.hostKeyFingerprint && html`<p><span class="muted">Host key fingerprint:</span> <code data-testid="ssh-host-key">${ssh.hostKeyFingerprint}</code></p>`}
+    <p class="muted">Signs in with a key registered on <a href="#/ssh-keys">SSH keys</a>.</p>
+  </section>`;
+}
+
 /** @param {{ id: string }} props */
 function Instance({ id }) {
   const act = useAction();
@@ -273,6 +289,7 @@ function Instance({ id }) {
     <${ErrorBox} error=${act.error} />
     <h2>Connect</h2>
     <${Ports} ports=${i.network?.ports ?? i.portMappings ?? []} />
+    <${SshConnect} ssh=${i.connectComponentSSH} />
     <${TerminalSection} id=${id} available=${!!i.connectComponentWebTerminal?.url} />
     <h2>Details</h2>
     <${Table} label="Instance details" rows=${[['Id', i.id], ['Image', i.imageUrl], ['Root disk', `${i.rootfsSize} GB`], ['Cluster', i.clusterName || i.clusterId], ['Billing', i.billingMode], ['Created', when(i.createdAt)]]}

@@ -16,9 +16,9 @@ import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './r
 import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
 import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
 import { payerOf, type Compute } from './compute.ts';
-import { moveTx, nextCheckAt } from './status.ts';
+import { moveTx, nextCheckAt, writeInstanceTx } from './status.ts';
 import { BILLING_METHOD_OF, BILLING_MODES, isStatus, nextStatus, INSTANCE_STATUSES, type BillingMode, type InstanceStatus, type Operation } from './states.ts';
-import { inTransaction } from '../changes.ts';
+import { deferChange, inTransaction } from '../changes.ts';
 import { bad, computeNotFound, insufficient, wrongState } from './errors.ts';
 
 
@@ -201,6 +201,7 @@ async function insertInstanceTx(tx: Tx, now: number, o: {
     createdAt: new Date(now), updatedAt: new Date(now),
   };
   await q.insertInstance(tx, row);
+  deferChange({ type: 'instance.changed', teamId: row.teamId, instanceId: row.id }); // a cached "no such instance" goes
   await logCreatedTx(tx, row, now);
   if (month) {
     await postFixedTermBillTx(tx, now, {
@@ -294,7 +295,7 @@ export async function editInstance(c: Compute, p: Principal, id: string, e: { po
       }
       patch.rootfsSize = e.expandRootDisk;
     }
-    await q.updateInstance(tx, row.id, patch);
+    await writeInstanceTx(tx, row, patch);
   });
 }
 
@@ -354,7 +355,7 @@ export async function renewInstance(c: Compute, p: Principal, id: string, monthI
     });
     const patch: Partial<q.InstanceInsert> = { endTimeS, updatedAt: new Date(now) };
     patch.nextReconcileAtMs = nextCheckAt(c, { ...row, endTimeS }, row.status as InstanceStatus, now);
-    await q.updateInstance(tx, row.id, patch);
+    await writeInstanceTx(tx, row, patch);
   }));
 }
 
@@ -410,7 +411,7 @@ export async function reclaimSpot(c: Compute, id: string, noticeMs = c.timings.s
     const patch: Partial<q.InstanceInsert> = { spotStatus: 'notified', spotReclaimTimeS: reclaimS, updatedAt: new Date(now) };
     const at = nextCheckAt(c, { ...row, spotStatus: 'notified', spotReclaimTimeS: reclaimS }, row.status as InstanceStatus, now);
     patch.nextReconcileAtMs = at;
-    await q.updateInstance(tx, id, patch);
+    await writeInstanceTx(tx, row, patch);
   });
 }
 

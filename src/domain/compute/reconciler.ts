@@ -9,7 +9,7 @@ import { scopeBaseMicro } from '../spend/base.ts';
 import { holdOf } from '../spend/holds.ts';
 import type { BudgetScope } from '../spend/scopes.ts';
 import { payerOf, workloadSpec, type Compute, type StatusError } from './compute.ts';
-import { moveTx, nextCheckAt } from './status.ts';
+import { moveTx, nextCheckAt, writeInstanceTx } from './status.ts';
 import { meterTx } from './metering.ts';
 import { FREEZABLE_STATUSES, isBilled, METERED_MODES, WINDING_DOWN_STATUSES, type InstanceStatus } from './states.ts';
 import { inTransaction } from '../changes.ts';
@@ -222,7 +222,7 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow, opts: { on
     const now = c.ctx.clock.nowMs();
     if (row.status !== leased.status) {
       // An operation changed it while we talked to the driver; its new status is due now.
-      await q.updateInstance(tx, row.id, { leaseUntilMs: 0 });
+      await writeInstanceTx(tx, row, { leaseUntilMs: 0 });
       return false;
     }
     const extra: Partial<q.InstanceInsert> = { ...decision.extra, leaseUntilMs: 0 };
@@ -249,7 +249,7 @@ export async function reconcileOne(c: Compute, leased: q.InstanceRow, opts: { on
         const at = runOutAtMs(left, after.gpuNum, after.priceUnits, now);
         if (at !== null) nextAt = Math.min(nextAt, at);
       }
-      await q.updateInstance(tx, row.id, { ...meterOnly.m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
+      await writeInstanceTx(tx, row, { ...meterOnly.m, ...extra, updatedAt: new Date(now), nextReconcileAtMs: nextAt });
     }
     if (room && room.leftMicro <= 0n) runOut = room.scope;
     return Boolean(decision.to);
@@ -328,7 +328,7 @@ export async function reconcileDue(c: Compute, opts: {
       } catch (err) {
         opts.onError?.(row.id, err);
         // Back off, keep the status; the lease is released so another pass retries.
-        await q.updateInstance(c.ctx.db, row.id, { leaseUntilMs: 0, nextReconcileAtMs: now + c.timings.pollMs * 5 });
+        await q.backOffInstance(c.ctx.db, row.id, now + c.timings.pollMs * 5);
       }
       done++;
     }

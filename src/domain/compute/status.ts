@@ -8,6 +8,21 @@ import { setHoldTx } from '../spend/holds.ts';
 import { announceInstanceState } from './webhooks.ts';
 import { logStatusTx } from './logs.ts';
 import { payerOf, type Compute } from './compute.ts';
+import { deferChange } from '../changes.ts';
+
+/** What the ports proxy routes a call by (gateway/ports: whose it is, whether it runs, its ports, where they answer). */
+const ROUTING_FIELDS = ['teamId', 'status', 'ports', 'portEndpoints'] as const satisfies readonly (keyof q.InstanceRow)[];
+
+/**
+ * Write `patch` to the instance's row inside `tx`; when it changes what the ports proxy routes
+ * by, `instance.changed` is announced once the transaction commits (the proxy's cache of it
+ * drops the instance). Every write of an instance row in a transaction goes through here.
+ */
+export async function writeInstanceTx(tx: Tx, row: q.InstanceRow, patch: Partial<q.InstanceInsert>): Promise<void> {
+  await q.updateInstance(tx, row.id, patch);
+  const routed = ROUTING_FIELDS.some((f) => f in patch && JSON.stringify(patch[f]) !== JSON.stringify(row[f]));
+  if (routed) deferChange({ type: 'instance.changed', teamId: row.teamId, instanceId: row.id });
+}
 
 /** When the reconciler should look at an instance next, given the state it is in. */
 export function nextCheckAt(c: Compute, row: Pick<q.InstanceRow, 'billingMode' | 'endTimeS' | 'spotStatus' | 'spotReclaimTimeS'>, status: InstanceStatus, nowMs: number): number | null {
@@ -43,7 +58,7 @@ export async function moveTx(tx: Tx, c: Compute, row: q.InstanceRow, to: Instanc
   if (to !== 'running' && !('portEndpoints' in extra) && row.portEndpoints.length) patch.portEndpoints = [];
   const next = { ...row, ...patch } as q.InstanceRow;
   if (!('nextReconcileAtMs' in extra)) patch.nextReconcileAtMs = nextCheckAt(c, next, to, nowMs);
-  await q.updateInstance(tx, row.id, patch);
+  await writeInstanceTx(tx, row, patch);
   if (to !== row.status) {
     await announceInstanceState(c.ctx, tx, next, row.status, nowMs);
     await logStatusTx(tx, next, row.status, nowMs);

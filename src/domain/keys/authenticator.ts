@@ -14,13 +14,19 @@ import { TtlCache } from '../../lib/ttl-cache.ts';
 export class KeyAuthenticator {
   // Single-flight: when an entry expires under load, one lookup serves every waiting request.
   private readonly cache: TtlCache<KeyIdentity | null>;
+  /** the same identities by key id: what a port's cookie names (gateway/ports) */
+  private readonly byId: TtlCache<KeyIdentity | null>;
   private readonly ctx: Ctx;
   constructor(ctx: Ctx, ttlMs: number) {
     this.ctx = ctx;
     this.cache = new TtlCache(ttlMs, 50_000);
+    this.byId = new TtlCache(ttlMs, 50_000);
     // Entries are by secret hash: any change to a key, its member or its team drops them all
     // (these changes are rare next to lookups, and a miss costs one query).
-    const clear = () => this.cache.clear();
+    const clear = () => {
+      this.cache.clear();
+      this.byId.clear();
+    };
     ctx.changes.subscribe('key.changed', clear);
     ctx.changes.subscribe('member.changed', clear);
     ctx.changes.subscribe('team.changed', clear);
@@ -39,6 +45,16 @@ export class KeyAuthenticator {
   }
 
   /**
+   * Who the key with this id is, cached as `authenticate` is (dropped by the same changes): for
+   * a pass that stands for a key at every request (a port's cookie), which must answer as a call
+   * with the key itself would, and as fast.
+   */
+  authenticateKeyId(keyId: string): Principal | Promise<Principal> {
+    const id = this.byId.get(keyId, async () => (await findIdentityByKeyId(this.ctx.db, keyId)) ?? null);
+    return id instanceof Promise ? id.then(principalOf) : principalOf(id);
+  }
+
+  /**
    * Who the key with this id is now, read from the store past the cache: for what outlives the
    * check that let it start (a terminal, an SSH session: domain/live-sessions), which must see
    * a change the moment it arrives, whatever order the change's subscribers run in.
@@ -50,6 +66,7 @@ export class KeyAuthenticator {
   /** Drop a cached entry at once (this replica); other replicas follow within ttlMs. */
   invalidateAll(): void {
     this.cache.clear();
+    this.byId.clear();
   }
 }
 

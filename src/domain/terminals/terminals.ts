@@ -75,7 +75,7 @@ export interface OpenedTerminal {
  * commits while the checks run is seen by them or closes the terminal.
  */
 export async function openInstanceTerminal(t: Terminals, ticket: string, size: TerminalSize): Promise<OpenedTerminal> {
-  const claim = t.tickets.redeem(ticket);
+  const claim = await t.tickets.redeem(ticket);
   const live = t.sessions.start(terminalSession(t, claim));
   try {
     const principal = await t.keys.current(claim.keyId); // the same checks as a call with the key, uncached

@@ -5,11 +5,12 @@
 // on `{instance}-{port}.{domain}`, `Path=/ports/{instance}/{port}` on the path form. Both are
 // `p1.<payload>.<HMAC-SHA256>` (base64url) naming the instance, the port, the team, the member
 // and the key of the call that got the address, an expiry and, for a ticket, a nonce taken
-// once per replica. The HMAC key is derived from the sealing key (GANTRY_SECRET_KEY), so every
+// once (domain/single-use.ts: across replicas through Redis when configured, else per replica). The HMAC key is derived from the sealing key (GANTRY_SECRET_KEY), so every
 // replica signs and verifies alike. What a pass proves is who asked, and when: each request
 // checks the key as of now (access.ts).
 import { randomBytes } from 'node:crypto';
-import { SignedTokens, TakenNonces } from '../../lib/signed-tokens.ts';
+import { SignedTokens } from '../../lib/signed-tokens.ts';
+import type { SingleUse } from '../../domain/single-use.ts';
 import { passRefused } from './errors.ts';
 
 export interface PassClaim {
@@ -41,11 +42,12 @@ export const COOKIE_TTL_MS = 12 * 3600_000;
 export class PortPasses {
   private readonly tokens: SignedTokens;
   private readonly nowMs: () => number;
-  private readonly used = new TakenNonces();
+  private readonly used: Pick<SingleUse, 'take'>;
 
-  constructor(secretKey: Buffer, nowMs: () => number) {
+  constructor(secretKey: Buffer, nowMs: () => number, used: Pick<SingleUse, 'take'>) {
     this.tokens = new SignedTokens(secretKey, 'gantry port passes v1', 'p1');
     this.nowMs = nowMs;
+    this.used = used;
   }
 
   ticket(c: PassClaim): string {
@@ -57,9 +59,9 @@ export class PortPasses {
   }
 
   /** The claim of a ticket for this port, in time and not used before; it is used from now on. */
-  redeemTicket(pass: string, instanceId: string, port: number): PassClaim {
+  async redeemTicket(pass: string, instanceId: string, port: number): Promise<PassClaim> {
     const p = this.verify(pass, 't', instanceId, port);
-    if (!p.n || !this.used.take(p.n, p.e, this.nowMs())) throw passRefused('ticket', 'the link\'s ticket was used already: read the instance again for a new link');
+    if (!p.n || !(await this.used.take(p.n, p.e, this.nowMs()))) throw passRefused('ticket', 'the link\'s ticket was used already: read the instance again for a new link');
     return claimOf(p);
   }
 

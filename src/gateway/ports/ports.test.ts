@@ -13,8 +13,13 @@ import { request } from 'undici';
 import { WebSocket, WebSocketServer } from 'ws';
 import { fixture, BASE, type Fixture } from '../../../test/helpers/compute-fixture.ts';
 import { createTeam } from '../../../test/helpers/factories.ts';
+import { linkReplicas } from '../../../test/helpers/change-hub.ts';
+import { until } from '../../../test/helpers/wait.ts';
+import { buildApp } from '../../app.ts';
+import { SimDriver } from '../../drivers/sim/driver.ts';
 
 const DOMAIN = 'ports.test';
+const FAILURES = 8;
 let f: Fixture;
 let gantry: string;
 let upstream: Server;
@@ -46,7 +51,8 @@ function app(req: IncomingMessage, res: import('node:http').ServerResponse): voi
 }
 
 before(async () => {
-  f = await fixture({ env: { GANTRY_PORTS_DOMAIN: DOMAIN, GANTRY_HOST: '127.0.0.1' } });
+  // failed sign-ins from one address: the throttle's test below reaches this many from addresses of its own
+  f = await fixture({ env: { GANTRY_PORTS_DOMAIN: DOMAIN, GANTRY_HOST: '127.0.0.1', GANTRY_AUTH_FAILURES_PER_ADDRESS: String(FAILURES) } });
   upstream = createServer(app);
   new WebSocketServer({ server: upstream }).on('connection', (ws, req) => {
     seen.push({ url: req.url ?? '', headers: req.headers });
@@ -152,7 +158,9 @@ test('a revoked key ends what its key and its port cookie reach, at the next req
   const opened = await get(`${link.pathname}${link.search}`, { host: link.host });
   assert.equal(opened.status, 303, opened.text);
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  // both are served first, so what they stand for is in the replica's caches when the key goes
   assert.equal((await get('/', { host: host(), cookie })).status, 200);
+  assert.equal((await get(`/ports/${id}/8888/`, { authorization: `Bearer ${k.apiKey}` })).status, 200);
   assert.equal((await f.t.app.inject({ method: 'POST', url: `/admin/v1/keys/${k.keyId}/revoke`, headers: admin, payload: {} })).statusCode, 200);
   assert.equal((await get('/', { host: host(), cookie })).status, 401, 'the cookie stands for the key, as of now');
   assert.equal((await get(`/ports/${id}/8888/`, { authorization: `Bearer ${k.apiKey}` })).status, 401);
@@ -200,10 +208,64 @@ test('a 50 MB upload streams through: the proxy holds a few MB of it at most, ne
   assert.ok(upload.maxAhead < 16 * 1024 * 1024, `${upload.maxAhead >> 20} MB were between the client and the app at once`);
 });
 
-test('a stopped instance is a clear 503', async () => {
+test('failed port sign-ins are throttled per address as API keys are: 429 past the limit, before any credential is checked', async () => {
+  const from = '198.51.100.7';
+  const call = (headers: Record<string, string>, remoteAddress = from, url = `/ports/${id}/8888/`) =>
+    f.t.app.inject({ method: 'GET', url, headers, remoteAddress });
+  // a forged cookie, a forged ticket, a wrong key: each counts against the address
+  const wrong: Record<string, string>[] = [
+    { cookie: 'gantry_port=p1.e30.forged' }, { authorization: 'Bearer sk_wrongwrongwrongwrongwrongwrong' },
+  ];
+  for (let i = 0; i < FAILURES; i++) {
+    const r = i % 3 === 2 ? await call({}, from, `/ports/${id}/8888/?gantry_ticket=p1.e30.forged`) : await call(wrong[i % 3]!);
+    assert.equal(r.statusCode, 401, `failure ${i + 1}: ${r.body}`);
+  }
+  const locked = await call(wrong[0]!);
+  assert.equal(locked.statusCode, 429, locked.body);
+  assert.equal(JSON.parse(locked.body).metadata.rule, 'auth_failures');
+  assert.ok(Number(locked.headers['retry-after']) > 0);
+  // refused before the credential is looked at: the team's own key is no way out of it
+  assert.equal((await call({ authorization: `Bearer ${key()}` })).statusCode, 429);
+  // another address is not affected, and no credential at all is no guess (not counted)
+  assert.equal((await call({ cookie: 'gantry_port=p1.e30.forged' }, '198.51.100.8')).statusCode, 401);
+  for (let i = 0; i <= FAILURES; i++) assert.equal((await call({}, '198.51.100.9')).statusCode, 401);
+});
+
+test('a port taken off the instance (edit) is refused at the next request, and served again once put back', async () => {
+  const auth = { authorization: `Bearer ${key()}` };
+  assert.equal((await get(`/ports/${id}/8888/`, auth)).status, 200); // cached
+  const edit = (ports: string) => f.owner.post(`${BASE}/gpu/instance/edit`, { instanceId: id, ports });
+  assert.equal((await edit('3306/tcp')).status, 200);
+  const gone = await get(`/ports/${id}/8888/`, auth);
+  assert.equal(gone.status, 404, gone.text);
+  assert.equal((await edit('8888/http,3306/tcp')).status, 200);
+  assert.equal((await get(`/ports/${id}/8888/`, auth)).status, 200);
+});
+
+test('a stopped instance is refused at once: at the next request on the replica that stopped it, on another as soon as the change reaches it', async (t) => {
+  // a second replica on the same store, its change channel linked as LISTEN/NOTIFY links replicas
+  const b = await buildApp({ config: f.t.config, store: f.t.store, clock: f.t.clock, logger: false, computeDriver: new SimDriver(f.t.clock) });
+  t.after(() => b.app.close());
+  await linkReplicas(f.t.store, [f.t.services.ctx.changes, b.services.ctx.changes]);
+  const baseB = await b.app.listen({ host: '127.0.0.1', port: 0 });
+  const auth = { authorization: `Bearer ${key()}` };
+  const onB = async () => {
+    const r = await request(`${baseB}/ports/${id}/8888/`, { headers: auth });
+    return { status: r.statusCode, text: await r.body.text() };
+  };
+  // both replicas have served the port: the instance is in each one's routing cache
+  assert.equal((await get(`/ports/${id}/8888/`, auth)).status, 200);
+  assert.equal((await onB()).status, 200);
+  const heard = b.services.ctx.changes.received.get('instance.changed') ?? 0;
   assert.equal((await f.owner.post(`${BASE}/gpu/instance/stop`, { instanceId: id })).status, 200);
+  const now = await get(`/ports/${id}/8888/`, auth);
+  assert.equal(now.status, 503, now.text);
+  assert.match(JSON.parse(now.text).message, /is (toStop|stopping): its ports answer while it runs/);
+  await until('replica B hears of the stop', () => (b.services.ctx.changes.received.get('instance.changed') ?? 0) > heard);
+  const there = await onB();
+  assert.equal(there.status, 503, there.text);
   await f.until(id, 'exited');
-  const r = await get(`/ports/${id}/8888/`, { authorization: `Bearer ${key()}` });
+  const r = await get(`/ports/${id}/8888/`, auth);
   assert.equal(r.status, 503);
   assert.match(JSON.parse(r.text).message, /is exited: its ports answer while it runs/);
   const view = await f.get(id);

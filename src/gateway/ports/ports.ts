@@ -6,11 +6,13 @@
 import type { Compute } from '../../domain/compute/compute.ts';
 import { portEndpoint } from '../../domain/compute/instance-view.ts';
 import type { KeyAuthenticator } from '../../domain/keys/authenticator.ts';
+import { InstanceRoutes, type InstanceRoute } from '../../domain/compute/instance-routes.ts';
+import type { AuthThrottle } from '../../domain/auth-throttle.ts';
+import type { SingleUse } from '../../domain/single-use.ts';
 import { can, type Principal } from '../../domain/roles.ts';
 import { loadSecretKey } from '../../lib/secret-box.ts';
 import type { InstanceRow } from '../../store/compute.ts';
 import type { Config } from '../../config.ts';
-import { findInstance } from '../../store/compute.ts';
 import { noCredential, passRefused, portDown, portForbidden, portNotFound } from './errors.ts';
 import { PortPasses, type PassClaim } from './passes.ts';
 
@@ -20,10 +22,14 @@ export const PORT_COOKIE = 'gantry_port';
 /** the roles that may reach a port: those that operate instances (a Jupyter is a shell) */
 const CAPABILITY = 'changeCompute';
 
-/** The ports' context: the instances, the key check, the passes, where addresses point. */
+/** The ports' context: the instances, the key check and its throttle, the passes, where addresses point. */
 export interface Ports {
   compute: Compute;
   keys: KeyAuthenticator;
+  /** failed sign-ins (a wrong key, a forged or spent ticket or cookie) counted as every API's are */
+  authThrottle: AuthThrottle;
+  /** what a call is routed by, per instance, cached (instance.changed drops an entry) */
+  routes: InstanceRoutes;
   passes: PortPasses;
   /** Gantry's public URL (GANTRY_PUBLIC_URL), read at each address: a server on port 0 learns it once listening */
   baseUrl: () => string;
@@ -32,11 +38,12 @@ export interface Ports {
 }
 
 /** The ports area's context from the graph (src/areas.ts). */
-export function portsContext(s: { compute: Compute; keys: KeyAuthenticator; config: Config }): Ports {
+export function portsContext(s: { compute: Compute; keys: KeyAuthenticator; authThrottle: AuthThrottle; singleUse: SingleUse; config: Config }): Ports {
   const { config } = s;
   return {
-    compute: s.compute, keys: s.keys, domain: config.ports.domain, baseUrl: () => config.serverless.publicBaseUrl,
-    passes: new PortPasses(loadSecretKey(config.secretKey, config.dataDir), () => s.compute.ctx.clock.nowMs()),
+    compute: s.compute, keys: s.keys, authThrottle: s.authThrottle, domain: config.ports.domain, baseUrl: () => config.serverless.publicBaseUrl,
+    routes: new InstanceRoutes(s.compute.ctx, config.keyCacheTtlMs),
+    passes: new PortPasses(loadSecretKey(config.secretKey, config.dataDir), () => s.compute.ctx.clock.nowMs(), s.singleUse),
   };
 }
 
@@ -94,11 +101,29 @@ export interface PortCaller {
   newCookie?: string;
 }
 
-/** The caller, by an API key (Authorization), else a ticket, else a port cookie; each checked as of now. */
-export async function portCaller(ports: Ports, c: PortCredentials, instanceId: string, port: number): Promise<PortCaller> {
-  if (c.authorization) return { principal: await ports.keys.authenticate(c.authorization) };
+/**
+ * The caller, by an API key (Authorization), else a ticket, else a port cookie; each checked as
+ * of now, under the auth throttle (`address`: the client's, read only on a failure or a
+ * lockout). Synchronous for a cached key and no lockout (the hot path).
+ */
+export function portCaller(ports: Ports, c: PortCredentials, instanceId: string, port: number, address: () => string): PortCaller | Promise<PortCaller> {
+  if (c.authorization) {
+    const key = c.authorization;
+    return ports.authThrottle.attempt(address, key, () => callerOf(ports.keys.authenticate(key)));
+  }
+  // no credential is no guess: not counted
+  if (!c.ticket && !c.cookies.length) throw noCredential();
+  // a ticket or cookie is Gantry's own pass, no key's prefix: it counts against the address only
+  return ports.authThrottle.attempt(address, undefined, () => passCaller(ports, c, instanceId, port));
+}
+
+function callerOf(p: Principal | Promise<Principal>): PortCaller | Promise<PortCaller> {
+  return p instanceof Promise ? p.then((principal) => ({ principal })) : { principal: p };
+}
+
+async function passCaller(ports: Ports, c: PortCredentials, instanceId: string, port: number): Promise<PortCaller> {
   if (c.ticket) {
-    const claim = ports.passes.redeemTicket(c.ticket, instanceId, port);
+    const claim = await ports.passes.redeemTicket(c.ticket, instanceId, port);
     return { principal: await claimant(ports, claim), newCookie: ports.passes.cookie(claim) };
   }
   let refusal: unknown = noCredential();
@@ -112,17 +137,24 @@ export async function portCaller(ports: Ports, c: PortCredentials, instanceId: s
   throw refusal;
 }
 
-/** The key a pass was given to, as of now; refused if it is now another member's or team's. */
+/**
+ * The key a pass was given to, as a call with that key would be answered now (the key cache,
+ * dropped by every key, member and team change); refused if it is now another member's or team's.
+ */
 async function claimant(ports: Ports, claim: PassClaim): Promise<Principal> {
-  const p = await ports.keys.current(claim.keyId);
+  const p = await ports.keys.authenticateKeyId(claim.keyId);
   if (p.teamId !== claim.teamId || p.memberId !== claim.memberId) throw passRefused('cookie', 'the API key the pass was given to is now another member\'s');
   return p;
 }
 
-/** Where the proxy reaches `port` of the caller's instance: its recorded endpoint (`host:port`). */
-export async function portTarget(ports: Ports, p: Principal, instanceId: string, port: number): Promise<string> {
+/** Where the proxy reaches `port` of the caller's instance: its recorded endpoint (`host:port`); synchronous while the instance is cached. */
+export function portTarget(ports: Ports, p: Principal, instanceId: string, port: number): string | Promise<string> {
   if (!can(p.role, CAPABILITY)) throw portForbidden(p.role);
-  const row = await findInstance(ports.compute.ctx.db, instanceId);
+  const route = ports.routes.get(instanceId);
+  return route instanceof Promise ? route.then((r) => endpointOf(r, p, instanceId, port)) : endpointOf(route, p, instanceId, port);
+}
+
+function endpointOf(row: InstanceRoute | null, p: Principal, instanceId: string, port: number): string {
   if (!row || row.teamId !== p.teamId) throw portNotFound(instanceId, port, '');
   const declared = row.ports.find((x) => x.port === port);
   if (!declared) throw portNotFound(instanceId, port, 'it is not one of the instance\'s ports');

@@ -8,7 +8,7 @@ import type { KeyAuthenticator } from '../../domain/keys/authenticator.ts';
 import type { OperatorTokenVerifier } from '../../domain/operator-token.ts';
 import { checkCsrf, checkOperatorSession, CSRF_HEADER, findSession, sessionPrincipal, type Sessions } from '../../domain/console/sessions.ts';
 import { sessionSecret } from '../cookies.ts';
-import { isAuthFailure, type AuthThrottle } from '../../domain/auth-throttle.ts';
+import type { AuthThrottle } from '../../domain/auth-throttle.ts';
 
 /** What authenticating reads: API keys, the operator token, console sessions, failed attempts, the settings. */
 export interface Authenticators {
@@ -71,22 +71,7 @@ export function registerAuth(app: App, s: Authenticators): void {
    * as sent (a session cookie counts against the address only).
    */
   function throttled(req: FastifyRequest, credential: string | undefined, attempt: () => Promise<unknown> | undefined): Promise<unknown> | undefined {
-    // req.ip is read only when needed: behind a trusted proxy it parses X-Forwarded-For
-    const locked = s.authThrottle.idle ? undefined : s.authThrottle.check(req.ip, credential); // throws the 429 while the address is locked out
-    if (locked !== undefined) return locked.then(attempt).catch((err: unknown) => failed(req, credential, err));
-    let out: Promise<unknown> | undefined;
-    try {
-      out = attempt();
-    } catch (err) {
-      return failed(req, credential, err);
-    }
-    return out?.catch((err: unknown) => failed(req, credential, err));
-  }
-
-  /** A failed check: a wrong credential is counted (and may be answered 429 instead); any other error passes. */
-  function failed(req: FastifyRequest, credential: string | undefined, err: unknown): Promise<never> {
-    if (!isAuthFailure(err)) return Promise.reject(err);
-    return s.authThrottle.failed(req.ip, credential, err).then((answer) => Promise.reject(answer));
+    return s.authThrottle.attempt(() => req.ip, credential, attempt);
   }
 
   async function viaSession(req: FastifyRequest, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {

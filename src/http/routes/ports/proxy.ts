@@ -27,7 +27,7 @@ const OPTIONS = {
     params: Type.Object({
       instanceId: Type.String({ maxLength: 64 }), port: Type.Integer({ minimum: 1, maximum: 65535 }), '*': Type.Optional(Type.String()),
     }),
-    response: errors(401, 403, 404, 503),
+    response: errors(401, 403, 404, 429, 503),
   },
 };
 
@@ -54,7 +54,7 @@ export default function portsProxyRoute(app: App, s: { ports: Ports }): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const { instanceId, port } = req.params as { instanceId: string; port: number };
     const hostForm = req.originalUrl !== req.url;
-    const caller = await portCaller(s.ports, credentialsOf(req), instanceId, port);
+    const caller = await portCaller(s.ports, credentialsOf(req), instanceId, port, () => req.ip);
     const endpoint = await portTarget(s.ports, caller.principal, instanceId, port);
     if (caller.newCookie) {
       // the ticket is spent here: the browser comes back with the cookie, and the port's app never sees either
