@@ -11,6 +11,7 @@ import type { Ctx } from '../domain/context.ts';
 import { runAdminCli } from './admin.ts';
 import { credentialsPath, findCredentials, saveCredentials, storeOf, storeWords, type Saved } from './credentials.ts';
 import { collectAfterStart } from '../lib/gc.ts';
+import { checkListen, listenProblem } from './listen-check.ts';
 import { USAGE_PROCEDURES } from '../domain/usage/procedures-url.ts';
 
 interface Prepared {
@@ -123,7 +124,16 @@ function credentialLines(creds: Credentials): string[] {
 /** How long a shutdown waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
+/** A serve that cannot listen: one line, exit 1 (listen-check.ts). */
+function cannotListen(problem: string): never {
+  process.stderr.write(`gantry serve: ${problem}\n`);
+  process.exit(1);
+}
+
 async function serve(config: Config): Promise<void> {
+  // before the data dir, the database or the seeding: a port taken costs nothing to be told
+  const problem = await checkListen(config.host, config.port);
+  if (problem !== undefined) cannotListen(problem);
   const prepared = prepare(config, await startDatabase(config, 'serve'));
   prepared.catch(() => {}); // awaited below; a failure there is reported there
   const [{ buildApp, closeApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
@@ -144,7 +154,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  const address = await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port }).catch(async (e: unknown) => {
+    // taken since the check: the same line, the store closed first
+    const late = listenProblem(e, config.host, config.port);
+    if (late === undefined) throw e;
+    await closeApp(app, 0).catch(() => {});
+    await store.close().catch(() => {});
+    return cannotListen(late);
+  });
   collectAfterStart(); // the start's garbage (lib/gc.ts): ~140 MB of idle RSS
   // on a port the system chose, endpoint URLs name the one it chose
   if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
