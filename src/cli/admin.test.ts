@@ -8,8 +8,10 @@ test('CLI commands map to operator API calls', () => {
   assert.deepEqual(toRequest(['teams', 'create', '--name', 'acme', '--owner-email', 'o@acme.io', '--tier', 'T2']),
     { method: 'POST', path: '/admin/v1/teams', body: { name: 'acme', ownerEmail: 'o@acme.io', tier: 'T2' } });
   assert.deepEqual(toRequest(['members', 'role', 'mem_1', 'Admin']), { method: 'POST', path: '/admin/v1/members/mem_1/role', body: { role: 'Admin' } });
-  assert.deepEqual(toRequest(['topup', 'usr_1', '500000', '--idempotency-key', 'k1']),
-    { method: 'POST', path: '/admin/v1/teams/usr_1/topups', body: { amount: '500000', idempotencyKey: 'k1' } });
+  const { said, ...topup } = toRequest(['topup', 'usr_1', '50', '--idempotency-key', 'k1']);
+  assert.deepEqual(topup, { method: 'POST', path: '/admin/v1/teams/usr_1/topups', body: { amount: '500000', idempotencyKey: 'k1' } }, '$50 is 500000 units');
+  assert.equal(said?.({ duplicate: false, amount: '500000', debtAmount: '-12500' }), 'Added a top-up of $50.00 to usr_1, of which $1.25 repaid what the team owed.');
+  assert.equal(said?.({ duplicate: true, amount: '500000', debtAmount: '0' }), 'This top-up was posted before (the same idempotency key): nothing was added this time.');
   assert.deepEqual(toRequest(['quotas', 'override', 'usr_1', '--model', 'a/b', '--type', 'RPM', '--quota', 'none']),
     { method: 'PUT', path: '/admin/v1/teams/usr_1/quotas', body: { model: 'a/b', quotaType: 'RPM', currentQuota: null } });
   assert.deepEqual(toRequest(['team-models', 'usr_1', '--enabled', 'a/b,c/d']),
@@ -58,4 +60,18 @@ test('help lists token rotate, which opens the store itself; an unknown token co
     assert.match(e.stderr, /unknown admin command: token show/);
     return true;
   });
+});
+
+test('amounts are typed in dollars and sent in units, exactly; finer than $0.0001 is refused, not rounded', () => {
+  const body = (args: string[]) => toRequest(args).body as Record<string, string>;
+  assert.equal(body(['topup', 'usr_1', '10.50']).amount, '105000');
+  assert.equal(body(['topup', 'usr_1', '$0.0001']).amount, '1');
+  assert.equal(body(['voucher', 'usr_1', '0.3']).amount, '3000');
+  assert.equal(body(['credit-limit', 'usr_1', '100']).creditLimit, '1000000');
+  assert.equal(toRequest(['credit-limit', 'usr_1', '12.5']).said?.({}), 'The credit limit of usr_1 is now $12.50.');
+  assert.throws(() => toRequest(['topup', 'usr_1', '10.12345']), /the amount 10\.12345 is finer than Gantry's unit of \$0\.0001/);
+  assert.throws(() => toRequest(['voucher', 'usr_1', '1e3']), /the amount must be dollars with at most 4 decimals, like 10\.50/);
+  assert.throws(() => toRequest(['credit-limit', 'usr_1', '-5']), /the credit limit must be dollars/);
+  assert.throws(() => toRequest(['topup', 'usr_1']), /missing amount \(dollars\)/);
+  assert.throws(() => toRequest(['gpu', 'cluster', '--id', 'c', '--name', 'C', '--storage-price', '0.00001']), /--storage-price 0\.00001 is finer/);
 });

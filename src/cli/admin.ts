@@ -9,6 +9,7 @@ import { holdsDatabase } from '../store/pglite-template.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import { credentialsPath, readCredentials, saveOperatorToken, storeOf, storeWords } from './credentials.ts';
 import { explainConnectError } from '../store/pg-connect.ts';
+import { unitsToUsdText, usdToUnits } from '../lib/money.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -20,17 +21,17 @@ const GROUP_HELP: Record<string, string> = {
   members: `  members list <userId>                        members add <userId> --email E --role R [--phone P] [--remark-name N]
   members role <memberId> <role>               members disable <memberId>`,
   keys: '  keys create <memberId> --name N              keys revoke <keyId>',
-  topup: '  topup <userId> <amountUnits> [--idempotency-key K]',
-  voucher: '  voucher <userId> <amountUnits> [--idempotency-key K]',
-  'credit-limit': '  credit-limit <userId> <amountUnits>',
+  topup: '  topup <userId> <dollars> [--idempotency-key K]       e.g. topup usr_… 10.50',
+  voucher: '  voucher <userId> <dollars> [--idempotency-key K]',
+  'credit-limit': '  credit-limit <userId> <dollars>',
   tier: '  tier <userId> <T1..T5>',
   models: '  models list                                  models set --json \'{…}\'    (body of POST /admin/v1/models)',
   'team-models': '  team-models <userId> [--enabled id,id | --all]',
   quotas: `  quotas set --json '{…}'                      (body of POST /admin/v1/quotas: a model's quota definition)
   quotas override <userId> --model M --type RPM|TPM|IPM --quota N|none   (the model needs a definition of that type)`,
   gpu: `  gpu catalogue                                clusters, products, inventory and GPUs in use
-  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network] [--storage-price U]
-                                               U: network storage price, units per GB-month (shown, not billed)
+  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network] [--storage-price D]
+                                               D: network storage price, dollars per GB-month (shown, not billed)
   gpu product --json '{…}'                     (body of POST /admin/v1/gpu/products)
   gpu inventory <productId> <clusterId> <totalGpus>
   gpu reclaim <instanceId> [--notice-seconds N]   spot reclaim: notified now, stopped after N s
@@ -50,7 +51,9 @@ const GROUP_HELP: Record<string, string> = {
   token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
 };
 
-const FOOTER = `Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
+const FOOTER = `Amounts typed are dollars (10.50, $10.50; at most 4 decimals: Gantry's unit is $0.0001, and a
+finer amount is refused, not rounded). The JSON printed is the API's, in units of 1/10000 USD;
+a line on stderr says what was done in dollars. The server is GANTRY_URL (default http://HOST:PORT of this
 config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json (or the
 store's own credentials-<store>.json when credentials.json holds another store's).
 
@@ -182,7 +185,15 @@ const KNOWN_COMMANDS = new Set([
   'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
 ]);
 
-type ApiRequest = { method: string; path: string; body?: unknown };
+type ApiRequest = {
+  method: string;
+  path: string;
+  body?: unknown;
+  /** What was done, in dollars, for the person (stderr), from the answer; the JSON keeps the API's units. */
+  said?: (answer: Json) => string;
+};
+// biome-ignore lint/suspicious/noExplicitAny: an API answer, as the route's schema says it
+type Json = any;
 
 /** A command as its group's builder reads it: the words after the group, the flags, and `need` (a missing one is refused naming it). */
 interface Command {
@@ -229,10 +240,22 @@ function keysRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined
 
 /** A top-up or a voucher: once, whatever the retries (the idempotency key a retry of the same command would repeat). */
 function creditRequest(kind: 'topups' | 'vouchers') {
-  return ({ verb, a1, flags, need }: Command): ApiRequest => ({
-    method: 'POST', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/${kind}`,
-    body: { amount: need(a1, 'amount'), idempotencyKey: flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}` },
-  });
+  return ({ verb, a1, flags, need }: Command): ApiRequest => {
+    const team = need(verb, 'userId');
+    const units = usdToUnits(need(a1, 'amount (dollars)'), 'the amount');
+    return {
+      method: 'POST', path: `/admin/v1/teams/${e(team)}/${kind}`,
+      body: { amount: String(units), idempotencyKey: flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+      said: (a) => postedLine(kind === 'topups' ? 'top-up' : 'voucher', team, a),
+    };
+  };
+}
+
+/** A top-up or voucher as a person reads it: how much, and what part repaid a debt. */
+function postedLine(what: string, team: string, a: Json): string {
+  if (a.duplicate) return `This ${what} was posted before (the same idempotency key): nothing was added this time.`;
+  const repaid = BigInt(a.debtAmount ?? 0) < 0n ? `, of which ${unitsToUsdText(-BigInt(a.debtAmount))} repaid what the team owed` : '';
+  return `Added a ${what} of ${unitsToUsdText(a.amount)} to ${team}${repaid}.`;
 }
 
 function modelsRequest({ verb, flags, need }: Command): ApiRequest | undefined {
@@ -264,7 +287,7 @@ function gpuRequest({ verb, a1, a2, pos, flags, need }: Command): ApiRequest | u
       body: {
         id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
         supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
-        ...(flags['storage-price'] ? { storagePrice: flags['storage-price'] } : {}),
+        ...(flags['storage-price'] ? { storagePrice: String(usdToUnits(flags['storage-price'], '--storage-price')) } : {}),
       },
     };
   }
@@ -319,7 +342,11 @@ const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   keys: keysRequest,
   topup: creditRequest('topups'),
   voucher: creditRequest('vouchers'),
-  'credit-limit': ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/credit-limit`, body: { creditLimit: need(a1, 'amount') } }),
+  'credit-limit': ({ verb, a1, need }) => {
+    const team = need(verb, 'userId');
+    const units = usdToUnits(need(a1, 'amount (dollars)'), 'the credit limit');
+    return { method: 'PUT', path: `/admin/v1/teams/${e(team)}/credit-limit`, body: { creditLimit: String(units) }, said: () => `The credit limit of ${team} is now ${unitsToUsdText(units)}.` };
+  },
   tier: ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/tier`, body: { tier: need(a1, 'tier') } }),
   models: modelsRequest,
   'team-models': teamModelsRequest,
@@ -412,11 +439,15 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   });
   if (!res) return 1;
   const text = await res.text();
+  let answer: Json;
   try {
-    process.stdout.write(JSON.stringify(JSON.parse(text), null, 2) + '\n');
+    answer = JSON.parse(text);
+    process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
   } catch {
     process.stdout.write(text + '\n');
   }
+  // for the person, beside the JSON a script reads (stdout stays the API's answer)
+  if (res.ok && req.said && answer !== undefined) process.stderr.write(req.said(answer) + '\n');
   return res.ok ? 0 : 1;
 }
 
