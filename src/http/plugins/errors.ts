@@ -32,9 +32,19 @@ interface AjvError {
   parentSchema?: Record<string, unknown>;
 }
 
-function describeValidation(err: FastifyError): { field: string; rule: string } {
-  const first = (err.validation?.[0] ?? {}) as AjvError;
+/** Each field the validator refused, once, with its rule (one entry unless the route asked for allProblems). */
+function describeValidation(err: FastifyError): { field: string; rule: string }[] {
   const ctx = err.validationContext ?? 'body';
+  const seen = new Map<string, string>();
+  for (const e of (err.validation?.length ? err.validation : [{}]) as AjvError[]) {
+    const { field, rule } = describeOne(e, ctx);
+    // the first rule a field broke says it; a union's other branches would repeat it
+    if (!seen.has(field)) seen.set(field, rule);
+  }
+  return [...seen].map(([field, rule]) => ({ field, rule }));
+}
+
+function describeOne(first: AjvError, ctx: string): { field: string; rule: string } {
   let path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
   if (first.keyword === 'required' && first.params?.missingProperty) {
     path = path ? `${path}.${String(first.params.missingProperty)}` : String(first.params.missingProperty);
@@ -92,8 +102,12 @@ function fromFastify(err: unknown): unknown {
   if (err instanceof AppError || err instanceof DependencyDown || isDatabaseUnreachable(err)) return err;
   const fe = err as FastifyError;
   if (fe?.validation) {
-    const { field, rule } = describeValidation(fe);
-    return new AppError('INVALID_ARGUMENT', `${field}: ${rule}`, { field, rule });
+    const problems = describeValidation(fe);
+    const { field, rule } = problems[0]!;
+    if (problems.length === 1) return new AppError('INVALID_ARGUMENT', `${field}: ${rule}`, { field, rule });
+    // every problem at once (config.allProblems): metadata names the first, the message all of them
+    const list = problems.map((p) => `${p.field}: ${p.rule}`).join('; ');
+    return new AppError('INVALID_ARGUMENT', `${problems.length} problems: ${list}`, { field, rule, problems: problems.length });
   }
   const known = fe?.code ? FASTIFY_ERRORS[fe.code] : undefined;
   if (known) return new AppError(known.reason, known.message, known.field ? { field: known.field, rule: fe.code } : {});
