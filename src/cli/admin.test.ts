@@ -75,3 +75,22 @@ test('amounts are typed in dollars and sent in units, exactly; finer than $0.000
   assert.throws(() => toRequest(['topup', 'usr_1']), /missing amount \(dollars\)/);
   assert.throws(() => toRequest(['gpu', 'cluster', '--id', 'c', '--name', 'C', '--storage-price', '0.00001']), /--storage-price 0\.00001 is finer/);
 });
+
+test('budgets commands: a team\'s budgets, a member\'s or key\'s set in dollars, once or monthly, or unlimited', () => {
+  const { said, ...list } = toRequest(['budgets', 'usr_1']);
+  assert.deepEqual(list, { method: 'GET', path: '/admin/v1/teams/usr_1/budgets' });
+  assert.equal(said?.({ budgets: [
+    { email: 'o@x.io', role: 'Owner', member_id: 'mem_1', budget_type: 'One-time', budget_limit: 50000, used: 12345, remaining: 37655, keys: [{ key_id: 'key_1', key_name: 'ci', budget_type: 'Unlimited', budget_limit: 0, used: 0, remaining: 0 }] },
+    { email: 'd@x.io', role: 'Developer', member_id: 'mem_2', budget_type: 'Recurring', budget_limit: 100000, used: 0, remaining: 100000, keys: [] },
+  ] }), 'o@x.io (Owner, mem_1): $5.00 in all, $1.2345 used, $3.7655 left\n  key ci (key_1): unlimited\nd@x.io (Developer, mem_2): $10.00 a month, $0.00 used, $10.00 left');
+  const member = toRequest(['budgets', 'member', 'mem_1', '5']);
+  assert.deepEqual([member.method, member.path, member.body], ['PUT', '/admin/v1/members/mem_1/budget', { budget_type: 'One-time', budget_limit: '50000' }]);
+  assert.equal(member.said?.({}), 'The budget of member mem_1 is now $5.00 in all.');
+  assert.deepEqual(toRequest(['budgets', 'key', 'key_1', '2.50', '--monthly']).body, { budget_type: 'Recurring', budget_limit: '25000', cycle: 'Monthly' });
+  assert.deepEqual(toRequest(['budgets', 'key', 'key_1', 'unlimited']).body, { budget_type: 'Unlimited' });
+  assert.throws(() => toRequest(['budgets', 'key', 'key_1', 'unlimited', '--monthly']), /unlimited budget has no --monthly/);
+  assert.throws(() => toRequest(['budgets', 'member', 'mem_1', '1.00001']), /the budget 1\.00001 is finer/);
+  assert.throws(() => toRequest(['budgets', 'member', 'mem_1']), /missing budget \(dollars, or unlimited\)/);
+  assert.throws(() => toRequest(['budgets', 'usr_1', '--monthly']), /unknown flag --monthly for gantry admin budgets: it takes no flags/);
+  assert.match(helpFor(['budgets'])!, /budgets member <memberId> <dollars\|unlimited> \[--monthly\]/);
+});

@@ -4,12 +4,10 @@
 // call the API without a token, so it opens the store itself.
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
-import { DataDirLockedError } from '../store/data-dir-lock.ts';
-import { holdsDatabase } from '../store/pglite-template.ts';
-import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import { credentialsPath, readCredentials, saveOperatorToken, storeOf, storeWords } from './credentials.ts';
-import { explainConnectError } from '../store/pg-connect.ts';
 import { unitsToUsdText, usdToUnits } from '../lib/money.ts';
+// The store's modules load in token rotate only: every other command is an HTTP client, and
+// a call starts with what it needs (bench/README.md, "The CLI's start").
 
 type Env = Record<string, string | undefined>;
 
@@ -25,6 +23,9 @@ const GROUP_HELP: Record<string, string> = {
   voucher: '  voucher <userId> <dollars> [--idempotency-key K]',
   'credit-limit': '  credit-limit <userId> <dollars>',
   tier: '  tier <userId> <T1..T5>',
+  budgets: `  budgets <userId>                             every member's budget and its keys', with this month's spend
+  budgets member <memberId> <dollars|unlimited> [--monthly]   a member's budget: once, or each month with --monthly
+  budgets key <keyId> <dollars|unlimited> [--monthly]         an API key's budget (any member's, the Owner's too)`,
   models: '  models list                                  models set --json \'{…}\'    (body of POST /admin/v1/models)',
   'team-models': '  team-models <userId> [--enabled id,id | --all]',
   quotas: `  quotas set --json '{…}'                      (body of POST /admin/v1/quotas: a model's quota definition)
@@ -121,6 +122,8 @@ const COMMAND_FLAGS: Record<string, string[] | 'any'> = {
   'gpu reclaim': ['notice-seconds'],
   'serverless limits set': 'any',
   'storage set': ['files-gb', 'files-count', 'media-gb', 'media-count'],
+  'budgets member': ['monthly'],
+  'budgets key': ['monthly'],
   'media list': ['type', 'source', 'query', 'sdxl', 'json'],
 };
 
@@ -129,6 +132,7 @@ function commandName(pos: string[]): string {
   const [group, verb, a1] = pos;
   if (group === 'storage' && (a1 === undefined || a1 === 'set')) return a1 === 'set' ? 'storage set' : 'storage';
   if (group === 'serverless' && verb === 'limits' && (a1 === undefined || a1 === 'get' || a1 === 'set')) return a1 === 'set' ? 'serverless limits set' : 'serverless limits';
+  if (group === 'budgets') return verb === 'member' || verb === 'key' ? `budgets ${verb}` : 'budgets';
   if (group === 'storage' || group === 'serverless') return pos.join(' '); // not a command
   if (['topup', 'voucher', 'credit-limit', 'tier', 'team-models', 'call'].includes(group ?? '')) return group!;
   return [group, verb].filter((w) => w !== undefined).join(' ');
@@ -183,6 +187,7 @@ const KNOWN_COMMANDS = new Set([
   'topup', 'voucher', 'credit-limit', 'tier', 'models list', 'models set', 'team-models', 'quotas set', 'quotas override',
   'gpu catalogue', 'gpu cluster', 'gpu product', 'gpu inventory', 'gpu reclaim', 'gpu migrate',
   'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
+  'budgets', 'budgets member', 'budgets key',
 ]);
 
 type ApiRequest = {
@@ -335,6 +340,40 @@ function storageRequest({ verb, a1, flags, need }: Command): ApiRequest | undefi
   return { method: 'PUT', path: `${path}/storage-quota`, body };
 }
 
+/** `budgets …`: read a team's, or set a member's or a key's, in dollars (the API takes units). */
+function budgetsRequest({ verb, a1, a2, flags, need }: Command): ApiRequest {
+  if (verb !== 'member' && verb !== 'key') {
+    const team = need(verb, 'userId');
+    return { method: 'GET', path: `/admin/v1/teams/${e(team)}/budgets`, said: budgetLines };
+  }
+  const id = need(a1, verb === 'member' ? 'memberId' : 'keyId');
+  const amount = need(a2, 'budget (dollars, or unlimited)');
+  const monthly = flags.monthly === 'true';
+  if (amount === 'unlimited' && monthly) throw new Error('an unlimited budget has no --monthly: give dollars, or leave --monthly out');
+  const units = amount === 'unlimited' ? undefined : usdToUnits(amount, 'the budget');
+  const body = units === undefined ? { budget_type: 'Unlimited' }
+    : { budget_type: monthly ? 'Recurring' : 'One-time', budget_limit: String(units), ...(monthly ? { cycle: 'Monthly' } : {}) };
+  const what = units === undefined ? 'unlimited' : `${unitsToUsdText(units)} ${monthly ? 'each month' : 'in all'}`;
+  return {
+    method: 'PUT', path: `/admin/v1/${verb === 'member' ? 'members' : 'keys'}/${e(id)}/budget`, body,
+    said: () => `The budget of ${verb} ${id} is now ${what}.`,
+  };
+}
+
+/** A budget as a person reads it: its kind, limit, spend and what is left, in dollars. */
+function budgetText(b: Json): string {
+  if (b.budget_type === 'Unlimited') return 'unlimited';
+  const per = b.budget_type === 'Recurring' ? ' a month' : ' in all';
+  return `${unitsToUsdText(String(b.budget_limit))}${per}, ${unitsToUsdText(String(b.used))} used, ${unitsToUsdText(String(b.remaining))} left`;
+}
+
+function budgetLines(a: Json): string {
+  return (a.budgets as Json[]).flatMap((m) => [
+    `${m.email} (${m.role}, ${m.member_id}): ${budgetText(m)}`,
+    ...(m.keys as Json[]).map((k) => `  key ${k.key_name} (${k.key_id}): ${budgetText(k)}`),
+  ]).join('\n');
+}
+
 /** Each command group's builder of its API call; undefined: no command of the group has these words. */
 const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   teams: teamsRequest,
@@ -354,6 +393,7 @@ const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   gpu: gpuRequest,
   serverless: serverlessRequest,
   storage: storageRequest,
+  budgets: budgetsRequest,
   media: ({ verb, a1, need }) => (verb === 'delete' ? { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` } : undefined),
   call: ({ verb, a1, a2, need }) => ({ method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: parseJsonArg(a2, 'the request body (the argument after the path)') } : {}) }),
 };
@@ -429,6 +469,11 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     const { runMediaImport } = await import('./media-import.ts');
     return runMediaImport(args[2]!, base, token, (line) => process.stdout.write(line + '\n'));
   }
+  return callApi(base, token, req);
+}
+
+/** One operator API call: its answer on stdout (pretty JSON), what was done in dollars on stderr; exit 0 on a 2xx. */
+async function callApi(base: string, token: string, req: ApiRequest): Promise<number> {
   const res = await fetch(base + req.path, {
     method: req.method,
     headers: { authorization: `Bearer ${token}`, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -446,10 +491,12 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   } catch {
     process.stdout.write(text + '\n');
   }
+  const ok = res.ok;
   // for the person, beside the JSON a script reads (stdout stays the API's answer)
-  if (res.ok && req.said && answer !== undefined) process.stderr.write(req.said(answer) + '\n');
-  return res.ok ? 0 : 1;
+  if (ok && req.said && answer !== undefined) process.stderr.write(req.said(answer) + '\n');
+  return ok ? 0 : 1;
 }
+
 
 const ROTATE = 'gantry admin token rotate';
 
@@ -459,6 +506,9 @@ async function rotateToken(config: Config): Promise<number> {
     process.stderr.write(`${ROTATE}: ${message}\n`);
     return 1;
   };
+  const [{ DataDirLockedError }, { holdsDatabase }, { DataDirError, ensurePrivateDir }, { explainConnectError }] = await Promise.all([
+    import('../store/data-dir-lock.ts'), import('../store/pglite-template.ts'), import('../lib/private-files.ts'), import('../store/pg-connect.ts'),
+  ]);
   // Never create a store here: an empty data dir has no token to replace.
   if (!config.databaseUrl && !holdsDatabase(config.dataDir)) {
     return fail(`there is no embedded store in ${config.dataDir}. Point GANTRY_DATA_DIR (or DATABASE_URL) at the store your server uses; `

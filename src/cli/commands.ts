@@ -3,16 +3,13 @@
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import type { EmbeddedStart } from '../store/embedded-start.ts';
-import { DataDirLockedError } from '../store/data-dir-lock.ts';
-import { DatabaseConnectError } from '../store/pg-connect.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import type { Ctx } from '../domain/context.ts';
-import { runAdminCli } from './admin.ts';
 import { credentialsPath, findCredentials, saveCredentials, storeOf, storeWords, type Saved } from './credentials.ts';
-import { collectAfterStart } from '../lib/gc.ts';
-import { checkListen, listenProblem } from './listen-check.ts';
-import { USAGE_PROCEDURES } from '../domain/usage/procedures-url.ts';
+// Anything else loads with the command that uses it (the store's errors, the listen check,
+// the collector, admin.ts): `gantry admin …` is an HTTP client and starts with config.ts,
+// credentials.ts and admin.ts (bench/README.md, "The CLI's start").
 
 interface Prepared {
   store: Store;
@@ -41,7 +38,9 @@ interface Prepared {
 async function startDatabase(config: Config, command: string): Promise<EmbeddedStart | undefined> {
   ensurePrivateDir(config.dataDir);
   if (config.databaseUrl) return undefined;
-  const [{ startEmbedded }, { findTemplate }] = await Promise.all([import('../store/embedded-start.ts'), import('../store/pglite-template.ts')]);
+  const [{ startEmbedded }, { findTemplate }, { USAGE_PROCEDURES }] = await Promise.all([
+    import('../store/embedded-start.ts'), import('../store/pglite-template.ts'), import('../domain/usage/procedures-url.ts'),
+  ]);
   return startEmbedded({
     dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, command, procedures: [USAGE_PROCEDURES],
     template: findTemplate(), // a first start copies the migrated template made at install instead of running initdb
@@ -131,6 +130,7 @@ function cannotListen(problem: string): never {
 }
 
 async function serve(config: Config): Promise<void> {
+  const [{ checkListen, listenProblem }, { collectAfterStart }] = await Promise.all([import('./listen-check.ts'), import('../lib/gc.ts')]);
   // before the data dir, the database or the seeding: a port taken costs nothing to be told
   const problem = await checkListen(config.host, config.port);
   if (problem !== undefined) cannotListen(problem);
@@ -251,6 +251,7 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'backup' || command === 'restore') return await backupOrRestore(config, command, rest[0]!);
   } catch (e) {
     // Refusals an operator acts on: said in one sentence, not as a stack trace.
+    const [{ DataDirLockedError }, { DatabaseConnectError }] = await Promise.all([import('../store/data-dir-lock.ts'), import('../store/pg-connect.ts')]);
     if (e instanceof DataDirError || e instanceof DatabaseConnectError) {
       const advice = e instanceof DataDirLockedError ? ' Stop that process first, or set DATABASE_URL to run several replicas on one PostgreSQL.' : '';
       process.stderr.write(`gantry ${command}: ${e.message}${advice}\n`);
@@ -258,6 +259,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
+  const { runAdminCli } = await import('./admin.ts');
   process.exitCode = await runAdminCli(rest, process.env, config);
 }
 
