@@ -189,6 +189,9 @@ export const USAGE = `usage: gantry <command>
               local blobs) into a new directory; the server must be stopped (PostgreSQL:
               pg_dump or PITR, docs/production.md)
   restore DIR put a backup into GANTRY_DATA_DIR, which must be empty or not exist
+  doctor      check what this configuration needs (the store, Redis, the blob store, the compute
+              driver and its engine, GPUs, each model upstream, the public URL and TLS), a line
+              each with what to do; exit 1 when a check fails
   admin …     the operator CLI: gantry admin help lists its commands
   help        this text (also --help, -h)
 
@@ -197,12 +200,12 @@ Settings are read from the environment, not from flags (docs/configuration.md):
 
 const HELP = new Set(['help', '--help', '-h']);
 /** The commands of this file (admin has a help of its own). */
-const OWN_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore']);
+const OWN_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore', 'doctor']);
 
 /** What is wrong with the command line before anything starts, or undefined. */
 function commandLineProblem(command: string | undefined, rest: string[]): string | undefined {
   if (command === undefined) return 'no command given (gantry serve starts the server)';
-  if (command === 'serve' || command === 'migrate') {
+  if (command === 'serve' || command === 'migrate' || command === 'doctor') {
     if (!rest.length) return undefined;
     const [first] = rest;
     return first!.startsWith('-')
@@ -248,6 +251,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'serve') return await serve(config);
     if (command === 'migrate') return await migrate(config);
+    if (command === 'doctor') return await doctor(config);
     if (command === 'backup' || command === 'restore') return await backupOrRestore(config, command, rest[0]!);
   } catch (e) {
     // Refusals an operator acts on: said in one sentence, not as a stack trace.
@@ -275,6 +279,13 @@ async function backupOrRestore(config: Config, command: 'backup' | 'restore', di
     process.stderr.write(`gantry ${command}: ${(e as Error).message}\n`);
     process.exitCode = e instanceof BackupError ? e.exitCode : 1;
   }
+}
+
+async function doctor(config: Config): Promise<void> {
+  const { doctorChecks, doctorReport } = await import('./doctor.ts');
+  const { text, failed } = doctorReport(await doctorChecks(config, process.env));
+  process.stdout.write(text + '\n');
+  process.exitCode = failed ? 1 : 0;
 }
 
 async function migrate(config: Config): Promise<void> {
