@@ -55,7 +55,8 @@ test('every dependency unreachable: a FAIL line for each saying what to set, no 
   assert.match(byCheck['public URL']!, /^FAIL .*ECONNREFUSED/);
   assert.doesNotMatch(output, /secretpw/, 'no password is printed');
   assert.doesNotMatch(output, /\n\s+at /, 'no stack trace');
-  assert.match(lines(output).at(-1)!, /5 failed/);
+  // five at least: a machine with an NVIDIA driver and no toolkit fails the GPU check too
+  assert.ok(Number(/(\d+) failed/.exec(lines(output).at(-1)!)?.[1]) >= 5, lines(output).at(-1));
 });
 
 test('a running Gantry\'s model upstreams: one that lists the model with the key passes, one that does not answer fails', async () => {
