@@ -20,6 +20,7 @@ import { ErrorBody, documentResponses } from './http/schemas.ts';
 import { parseQuery } from './http/querystring.ts';
 import { AREAS } from './areas.ts';
 import { registerDocsPage } from './http/docs-page.ts';
+import { AllowedMethods } from './http/allowed-methods.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import type { ComputeTimings } from './domain/compute/compute.ts';
@@ -101,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await registerOpenApi(app);
   registerDocsPage(app); // the API reference page, loaded on its first request
   registerValidation(app, schemas);
-  registerErrorHandling(app, services.health);
+  registerErrorHandling(app, services.health, new AllowedMethods(routes));
   registerAuth(app, services);
   registerMetrics(app, { usage: () => services.gateway.sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => services.health.snapshot() });
   for (const area of AREAS) for (const route of area.routes) route(app, services);

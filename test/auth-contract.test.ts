@@ -31,7 +31,8 @@ after(() => h.close());
 // An instance's ports sign their caller in themselves (an API key, a link's ticket, the port's
 // cookie: gateway/ports/ports.ts portCaller): no key, a foreign or a revoked one are refused in
 // src/gateway/ports/ports.test.ts.
-const PUBLIC = ['/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
+// `/` only says where the console and the API reference are (http/routes/system/root.ts).
+const PUBLIC = ['/', '/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
   '/gpu-instance/openapi/v1/gpu/instance/terminal'];
 
 function concrete(url: string): string {

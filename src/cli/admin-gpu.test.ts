@@ -7,7 +7,7 @@ test('gpu operator commands map to the operator API', () => {
   assert.deepEqual(toRequest(['gpu', 'cluster', '--id', 'cls_b', '--name', 'B', '--region', 'eu-1', '--network-storage']), {
     method: 'POST', path: '/admin/v1/gpu/clusters', body: { id: 'cls_b', name: 'B', region: 'eu-1', supportNetworkStorage: true, supportInstanceNetwork: false },
   });
-  assert.deepEqual(toRequest(['gpu', 'cluster', '--id', 'cls_b', '--name', 'B', '--network-storage', '--storage-price', '700']).body, {
+  assert.deepEqual(toRequest(['gpu', 'cluster', '--id', 'cls_b', '--name', 'B', '--network-storage', '--storage-price', '0.07']).body, {
     id: 'cls_b', name: 'B', supportNetworkStorage: true, supportInstanceNetwork: false, storagePrice: '700',
   });
   assert.deepEqual(toRequest(['gpu', 'inventory', 'prd_x', 'cls_b', '16']), { method: 'PUT', path: '/admin/v1/gpu/products/prd_x/inventory/cls_b', body: { totalGpus: 16 } });

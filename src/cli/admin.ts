@@ -4,11 +4,10 @@
 // call the API without a token, so it opens the store itself.
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
-import { DataDirLockedError } from '../store/data-dir-lock.ts';
-import { holdsDatabase } from '../store/pglite-template.ts';
-import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import { credentialsPath, readCredentials, saveOperatorToken, storeOf, storeWords } from './credentials.ts';
-import { explainConnectError } from '../store/pg-connect.ts';
+import { unitsToUsdText, usdToUnits } from '../lib/money.ts';
+// The store's modules load in token rotate only: every other command is an HTTP client, and
+// a call starts with what it needs (bench/README.md, "The CLI's start").
 
 type Env = Record<string, string | undefined>;
 
@@ -20,17 +19,20 @@ const GROUP_HELP: Record<string, string> = {
   members: `  members list <userId>                        members add <userId> --email E --role R [--phone P] [--remark-name N]
   members role <memberId> <role>               members disable <memberId>`,
   keys: '  keys create <memberId> --name N              keys revoke <keyId>',
-  topup: '  topup <userId> <amountUnits> [--idempotency-key K]',
-  voucher: '  voucher <userId> <amountUnits> [--idempotency-key K]',
-  'credit-limit': '  credit-limit <userId> <amountUnits>',
+  topup: '  topup <userId> <dollars> [--idempotency-key K]       e.g. topup usr_… 10.50',
+  voucher: '  voucher <userId> <dollars> [--idempotency-key K]',
+  'credit-limit': '  credit-limit <userId> <dollars>',
   tier: '  tier <userId> <T1..T5>',
+  budgets: `  budgets <userId>                             every member's budget and its keys', with this month's spend
+  budgets member <memberId> <dollars|unlimited> [--monthly]   a member's budget: once, or each month with --monthly
+  budgets key <keyId> <dollars|unlimited> [--monthly]         an API key's budget (any member's, the Owner's too)`,
   models: '  models list                                  models set --json \'{…}\'    (body of POST /admin/v1/models)',
   'team-models': '  team-models <userId> [--enabled id,id | --all]',
   quotas: `  quotas set --json '{…}'                      (body of POST /admin/v1/quotas: a model's quota definition)
   quotas override <userId> --model M --type RPM|TPM|IPM --quota N|none   (the model needs a definition of that type)`,
   gpu: `  gpu catalogue                                clusters, products, inventory and GPUs in use
-  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network] [--storage-price U]
-                                               U: network storage price, units per GB-month (shown, not billed)
+  gpu cluster --id ID --name N [--region R] [--network-storage] [--instance-network] [--storage-price D]
+                                               D: network storage price, dollars per GB-month (shown, not billed)
   gpu product --json '{…}'                     (body of POST /admin/v1/gpu/products)
   gpu inventory <productId> <clusterId> <totalGpus>
   gpu reclaim <instanceId> [--notice-seconds N]   spot reclaim: notified now, stopped after N s
@@ -50,7 +52,9 @@ const GROUP_HELP: Record<string, string> = {
   token: '  token rotate                                 replace the operator token (opens the store itself, see below)',
 };
 
-const FOOTER = `Amounts are in units of 1/10000 USD. The server is GANTRY_URL (default http://HOST:PORT of this
+const FOOTER = `Amounts typed are dollars (10.50, $10.50; at most 4 decimals: Gantry's unit is $0.0001, and a
+finer amount is refused, not rounded). The JSON printed is the API's, in units of 1/10000 USD;
+a line on stderr says what was done in dollars. The server is GANTRY_URL (default http://HOST:PORT of this
 config); the token is GANTRY_ADMIN_TOKEN or adminToken from <data dir>/credentials.json (or the
 store's own credentials-<store>.json when credentials.json holds another store's).
 
@@ -118,6 +122,8 @@ const COMMAND_FLAGS: Record<string, string[] | 'any'> = {
   'gpu reclaim': ['notice-seconds'],
   'serverless limits set': 'any',
   'storage set': ['files-gb', 'files-count', 'media-gb', 'media-count'],
+  'budgets member': ['monthly'],
+  'budgets key': ['monthly'],
   'media list': ['type', 'source', 'query', 'sdxl', 'json'],
 };
 
@@ -126,6 +132,7 @@ function commandName(pos: string[]): string {
   const [group, verb, a1] = pos;
   if (group === 'storage' && (a1 === undefined || a1 === 'set')) return a1 === 'set' ? 'storage set' : 'storage';
   if (group === 'serverless' && verb === 'limits' && (a1 === undefined || a1 === 'get' || a1 === 'set')) return a1 === 'set' ? 'serverless limits set' : 'serverless limits';
+  if (group === 'budgets') return verb === 'member' || verb === 'key' ? `budgets ${verb}` : 'budgets';
   if (group === 'storage' || group === 'serverless') return pos.join(' '); // not a command
   if (['topup', 'voucher', 'credit-limit', 'tier', 'team-models', 'call'].includes(group ?? '')) return group!;
   return [group, verb].filter((w) => w !== undefined).join(' ');
@@ -180,9 +187,18 @@ const KNOWN_COMMANDS = new Set([
   'topup', 'voucher', 'credit-limit', 'tier', 'models list', 'models set', 'team-models', 'quotas set', 'quotas override',
   'gpu catalogue', 'gpu cluster', 'gpu product', 'gpu inventory', 'gpu reclaim', 'gpu migrate',
   'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
+  'budgets', 'budgets member', 'budgets key',
 ]);
 
-type ApiRequest = { method: string; path: string; body?: unknown };
+type ApiRequest = {
+  method: string;
+  path: string;
+  body?: unknown;
+  /** What was done, in dollars, for the person (stderr), from the answer; the JSON keeps the API's units. */
+  said?: (answer: Json) => string;
+};
+// biome-ignore lint/suspicious/noExplicitAny: an API answer, as the route's schema says it
+type Json = any;
 
 /** A command as its group's builder reads it: the words after the group, the flags, and `need` (a missing one is refused naming it). */
 interface Command {
@@ -229,10 +245,22 @@ function keysRequest({ verb, a1, flags, need }: Command): ApiRequest | undefined
 
 /** A top-up or a voucher: once, whatever the retries (the idempotency key a retry of the same command would repeat). */
 function creditRequest(kind: 'topups' | 'vouchers') {
-  return ({ verb, a1, flags, need }: Command): ApiRequest => ({
-    method: 'POST', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/${kind}`,
-    body: { amount: need(a1, 'amount'), idempotencyKey: flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}` },
-  });
+  return ({ verb, a1, flags, need }: Command): ApiRequest => {
+    const team = need(verb, 'userId');
+    const units = usdToUnits(need(a1, 'amount (dollars)'), 'the amount');
+    return {
+      method: 'POST', path: `/admin/v1/teams/${e(team)}/${kind}`,
+      body: { amount: String(units), idempotencyKey: flags['idempotency-key'] ?? `cli-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+      said: (a) => postedLine(kind === 'topups' ? 'top-up' : 'voucher', team, a),
+    };
+  };
+}
+
+/** A top-up or voucher as a person reads it: how much, and what part repaid a debt. */
+function postedLine(what: string, team: string, a: Json): string {
+  if (a.duplicate) return `This ${what} was posted before (the same idempotency key): nothing was added this time.`;
+  const repaid = BigInt(a.debtAmount ?? 0) < 0n ? `, of which ${unitsToUsdText(-BigInt(a.debtAmount))} repaid what the team owed` : '';
+  return `Added a ${what} of ${unitsToUsdText(a.amount)} to ${team}${repaid}.`;
 }
 
 function modelsRequest({ verb, flags, need }: Command): ApiRequest | undefined {
@@ -264,7 +292,7 @@ function gpuRequest({ verb, a1, a2, pos, flags, need }: Command): ApiRequest | u
       body: {
         id: need(flags.id, '--id'), name: need(flags.name, '--name'), ...(flags.region ? { region: flags.region } : {}),
         supportNetworkStorage: flags['network-storage'] === 'true', supportInstanceNetwork: flags['instance-network'] === 'true',
-        ...(flags['storage-price'] ? { storagePrice: flags['storage-price'] } : {}),
+        ...(flags['storage-price'] ? { storagePrice: String(usdToUnits(flags['storage-price'], '--storage-price')) } : {}),
       },
     };
   }
@@ -312,6 +340,40 @@ function storageRequest({ verb, a1, flags, need }: Command): ApiRequest | undefi
   return { method: 'PUT', path: `${path}/storage-quota`, body };
 }
 
+/** `budgets …`: read a team's, or set a member's or a key's, in dollars (the API takes units). */
+function budgetsRequest({ verb, a1, a2, flags, need }: Command): ApiRequest {
+  if (verb !== 'member' && verb !== 'key') {
+    const team = need(verb, 'userId');
+    return { method: 'GET', path: `/admin/v1/teams/${e(team)}/budgets`, said: budgetLines };
+  }
+  const id = need(a1, verb === 'member' ? 'memberId' : 'keyId');
+  const amount = need(a2, 'budget (dollars, or unlimited)');
+  const monthly = flags.monthly === 'true';
+  if (amount === 'unlimited' && monthly) throw new Error('an unlimited budget has no --monthly: give dollars, or leave --monthly out');
+  const units = amount === 'unlimited' ? undefined : usdToUnits(amount, 'the budget');
+  const body = units === undefined ? { budget_type: 'Unlimited' }
+    : { budget_type: monthly ? 'Recurring' : 'One-time', budget_limit: String(units), ...(monthly ? { cycle: 'Monthly' } : {}) };
+  const what = units === undefined ? 'unlimited' : `${unitsToUsdText(units)} ${monthly ? 'each month' : 'in all'}`;
+  return {
+    method: 'PUT', path: `/admin/v1/${verb === 'member' ? 'members' : 'keys'}/${e(id)}/budget`, body,
+    said: () => `The budget of ${verb} ${id} is now ${what}.`,
+  };
+}
+
+/** A budget as a person reads it: its kind, limit, spend and what is left, in dollars. */
+function budgetText(b: Json): string {
+  if (b.budget_type === 'Unlimited') return 'unlimited';
+  const per = b.budget_type === 'Recurring' ? ' a month' : ' in all';
+  return `${unitsToUsdText(String(b.budget_limit))}${per}, ${unitsToUsdText(String(b.used))} used, ${unitsToUsdText(String(b.remaining))} left`;
+}
+
+function budgetLines(a: Json): string {
+  return (a.budgets as Json[]).flatMap((m) => [
+    `${m.email} (${m.role}, ${m.member_id}): ${budgetText(m)}`,
+    ...(m.keys as Json[]).map((k) => `  key ${k.key_name} (${k.key_id}): ${budgetText(k)}`),
+  ]).join('\n');
+}
+
 /** Each command group's builder of its API call; undefined: no command of the group has these words. */
 const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   teams: teamsRequest,
@@ -319,7 +381,11 @@ const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   keys: keysRequest,
   topup: creditRequest('topups'),
   voucher: creditRequest('vouchers'),
-  'credit-limit': ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/credit-limit`, body: { creditLimit: need(a1, 'amount') } }),
+  'credit-limit': ({ verb, a1, need }) => {
+    const team = need(verb, 'userId');
+    const units = usdToUnits(need(a1, 'amount (dollars)'), 'the credit limit');
+    return { method: 'PUT', path: `/admin/v1/teams/${e(team)}/credit-limit`, body: { creditLimit: String(units) }, said: () => `The credit limit of ${team} is now ${unitsToUsdText(units)}.` };
+  },
   tier: ({ verb, a1, need }) => ({ method: 'PUT', path: `/admin/v1/teams/${e(need(verb, 'userId'))}/tier`, body: { tier: need(a1, 'tier') } }),
   models: modelsRequest,
   'team-models': teamModelsRequest,
@@ -327,6 +393,7 @@ const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   gpu: gpuRequest,
   serverless: serverlessRequest,
   storage: storageRequest,
+  budgets: budgetsRequest,
   media: ({ verb, a1, need }) => (verb === 'delete' ? { method: 'DELETE', path: `/admin/v1/media/models/${e(need(a1, 'id'))}` } : undefined),
   call: ({ verb, a1, a2, need }) => ({ method: need(verb, 'METHOD').toUpperCase(), path: need(a1, 'path'), ...(a2 ? { body: parseJsonArg(a2, 'the request body (the argument after the path)') } : {}) }),
 };
@@ -402,6 +469,11 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
     const { runMediaImport } = await import('./media-import.ts');
     return runMediaImport(args[2]!, base, token, (line) => process.stdout.write(line + '\n'));
   }
+  return callApi(base, token, req);
+}
+
+/** One operator API call: its answer on stdout (pretty JSON), what was done in dollars on stderr; exit 0 on a 2xx. */
+async function callApi(base: string, token: string, req: ApiRequest): Promise<number> {
   const res = await fetch(base + req.path, {
     method: req.method,
     headers: { authorization: `Bearer ${token}`, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -412,13 +484,19 @@ export async function runAdminCli(args: string[], env: Env, config: Config): Pro
   });
   if (!res) return 1;
   const text = await res.text();
+  let answer: Json;
   try {
-    process.stdout.write(JSON.stringify(JSON.parse(text), null, 2) + '\n');
+    answer = JSON.parse(text);
+    process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
   } catch {
     process.stdout.write(text + '\n');
   }
-  return res.ok ? 0 : 1;
+  const ok = res.ok;
+  // for the person, beside the JSON a script reads (stdout stays the API's answer)
+  if (ok && req.said && answer !== undefined) process.stderr.write(req.said(answer) + '\n');
+  return ok ? 0 : 1;
 }
+
 
 const ROTATE = 'gantry admin token rotate';
 
@@ -428,6 +506,9 @@ async function rotateToken(config: Config): Promise<number> {
     process.stderr.write(`${ROTATE}: ${message}\n`);
     return 1;
   };
+  const [{ DataDirLockedError }, { holdsDatabase }, { DataDirError, ensurePrivateDir }, { explainConnectError }] = await Promise.all([
+    import('../store/data-dir-lock.ts'), import('../store/pglite-template.ts'), import('../lib/private-files.ts'), import('../store/pg-connect.ts'),
+  ]);
   // Never create a store here: an empty data dir has no token to replace.
   if (!config.databaseUrl && !holdsDatabase(config.dataDir)) {
     return fail(`there is no embedded store in ${config.dataDir}. Point GANTRY_DATA_DIR (or DATABASE_URL) at the store your server uses; `

@@ -3,15 +3,13 @@
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import type { EmbeddedStart } from '../store/embedded-start.ts';
-import { DataDirLockedError } from '../store/data-dir-lock.ts';
-import { DatabaseConnectError } from '../store/pg-connect.ts';
 import { DataDirError, ensurePrivateDir } from '../lib/private-files.ts';
 import type { Credentials } from '../domain/bootstrap.ts';
 import type { Ctx } from '../domain/context.ts';
-import { runAdminCli } from './admin.ts';
 import { credentialsPath, findCredentials, saveCredentials, storeOf, storeWords, type Saved } from './credentials.ts';
-import { collectAfterStart } from '../lib/gc.ts';
-import { USAGE_PROCEDURES } from '../domain/usage/procedures-url.ts';
+// Anything else loads with the command that uses it (the store's errors, the listen check,
+// the collector, admin.ts): `gantry admin …` is an HTTP client and starts with config.ts,
+// credentials.ts and admin.ts (bench/README.md, "The CLI's start").
 
 interface Prepared {
   store: Store;
@@ -40,7 +38,9 @@ interface Prepared {
 async function startDatabase(config: Config, command: string): Promise<EmbeddedStart | undefined> {
   ensurePrivateDir(config.dataDir);
   if (config.databaseUrl) return undefined;
-  const [{ startEmbedded }, { findTemplate }] = await Promise.all([import('../store/embedded-start.ts'), import('../store/pglite-template.ts')]);
+  const [{ startEmbedded }, { findTemplate }, { USAGE_PROCEDURES }] = await Promise.all([
+    import('../store/embedded-start.ts'), import('../store/pglite-template.ts'), import('../domain/usage/procedures-url.ts'),
+  ]);
   return startEmbedded({
     dataDir: config.dataDir, sharedBuffers: config.pgliteSharedBuffers, command, procedures: [USAGE_PROCEDURES],
     template: findTemplate(), // a first start copies the migrated template made at install instead of running initdb
@@ -123,7 +123,17 @@ function credentialLines(creds: Credentials): string[] {
 /** How long a shutdown waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
+/** A serve that cannot listen: one line, exit 1 (listen-check.ts). */
+function cannotListen(problem: string): never {
+  process.stderr.write(`gantry serve: ${problem}\n`);
+  process.exit(1);
+}
+
 async function serve(config: Config): Promise<void> {
+  const [{ checkListen, listenProblem }, { collectAfterStart }] = await Promise.all([import('./listen-check.ts'), import('../lib/gc.ts')]);
+  // before the data dir, the database or the seeding: a port taken costs nothing to be told
+  const problem = await checkListen(config.host, config.port);
+  if (problem !== undefined) cannotListen(problem);
   const prepared = prepare(config, await startDatabase(config, 'serve'));
   prepared.catch(() => {}); // awaited below; a failure there is reported there
   const [{ buildApp, closeApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
@@ -144,7 +154,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  const address = await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port }).catch(async (e: unknown) => {
+    // taken since the check: the same line, the store closed first
+    const late = listenProblem(e, config.host, config.port);
+    if (late === undefined) throw e;
+    await closeApp(app, 0).catch(() => {});
+    await store.close().catch(() => {});
+    return cannotListen(late);
+  });
   collectAfterStart(); // the start's garbage (lib/gc.ts): ~140 MB of idle RSS
   // on a port the system chose, endpoint URLs name the one it chose
   if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
@@ -172,6 +189,9 @@ export const USAGE = `usage: gantry <command>
               local blobs) into a new directory; the server must be stopped (PostgreSQL:
               pg_dump or PITR, docs/production.md)
   restore DIR put a backup into GANTRY_DATA_DIR, which must be empty or not exist
+  doctor      check what this configuration needs (the store, Redis, the blob store, the compute
+              driver and its engine, GPUs, each model upstream, the public URL and TLS), a line
+              each with what to do; exit 1 when a check fails
   admin …     the operator CLI: gantry admin help lists its commands
   help        this text (also --help, -h)
 
@@ -180,12 +200,12 @@ Settings are read from the environment, not from flags (docs/configuration.md):
 
 const HELP = new Set(['help', '--help', '-h']);
 /** The commands of this file (admin has a help of its own). */
-const OWN_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore']);
+const OWN_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore', 'doctor']);
 
 /** What is wrong with the command line before anything starts, or undefined. */
 function commandLineProblem(command: string | undefined, rest: string[]): string | undefined {
   if (command === undefined) return 'no command given (gantry serve starts the server)';
-  if (command === 'serve' || command === 'migrate') {
+  if (command === 'serve' || command === 'migrate' || command === 'doctor') {
     if (!rest.length) return undefined;
     const [first] = rest;
     return first!.startsWith('-')
@@ -231,9 +251,11 @@ export async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'serve') return await serve(config);
     if (command === 'migrate') return await migrate(config);
+    if (command === 'doctor') return await doctor(config);
     if (command === 'backup' || command === 'restore') return await backupOrRestore(config, command, rest[0]!);
   } catch (e) {
     // Refusals an operator acts on: said in one sentence, not as a stack trace.
+    const [{ DataDirLockedError }, { DatabaseConnectError }] = await Promise.all([import('../store/data-dir-lock.ts'), import('../store/pg-connect.ts')]);
     if (e instanceof DataDirError || e instanceof DatabaseConnectError) {
       const advice = e instanceof DataDirLockedError ? ' Stop that process first, or set DATABASE_URL to run several replicas on one PostgreSQL.' : '';
       process.stderr.write(`gantry ${command}: ${e.message}${advice}\n`);
@@ -241,6 +263,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
+  const { runAdminCli } = await import('./admin.ts');
   process.exitCode = await runAdminCli(rest, process.env, config);
 }
 
@@ -256,6 +279,13 @@ async function backupOrRestore(config: Config, command: 'backup' | 'restore', di
     process.stderr.write(`gantry ${command}: ${(e as Error).message}\n`);
     process.exitCode = e instanceof BackupError ? e.exitCode : 1;
   }
+}
+
+async function doctor(config: Config): Promise<void> {
+  const { doctorChecks, doctorReport } = await import('./doctor.ts');
+  const { text, failed } = doctorReport(await doctorChecks(config, process.env));
+  process.stdout.write(text + '\n');
+  process.exitCode = failed ? 1 : 0;
 }
 
 async function migrate(config: Config): Promise<void> {

@@ -132,6 +132,32 @@ export function utcTime(UPlot) {
 }
 
 /**
+ * Draws a uPlot chart into `ref`'s element once uPlot's module has loaded (it is loaded with
+ * the charts only), for an effect to return the cleanup of. A person who moves on before it
+ * loads has unmounted the chart: the late import is then ignored, as is its failure (the
+ * element was gone, and `el.clientWidth` once threw on the next page, issue 45).
+ * @param {{ current: HTMLElement | null | undefined }} ref
+ * @param {(UPlot: typeof import('uplot'), el: HTMLElement) => import('uplot')} draw
+ * @param {(e: Shown) => void} failed shows that the chart could not load
+ * @returns {() => void} destroys the chart, or forgets it if not drawn yet
+ */
+export function drawChart(ref, draw, failed) {
+  let live = true;
+  /** @type {import('uplot') | undefined} */
+  let plot;
+  import('uplot').then(({ default: UPlot }) => {
+    const el = ref.current;
+    if (!live || !el?.isConnected) return;
+    plot = draw(UPlot, el);
+    el.dataset.drawn = 'true';
+  }, (/** @type {Shown} */ e) => { if (live) failed(e); });
+  return () => {
+    live = false;
+    plot?.destroy();
+  };
+}
+
+/**
  * Asks before something that cannot be taken back, in a modal dialog (focus inside it, Escape
  * or Cancel says no). The question is text, never markup.
  * @param {string} question

@@ -25,6 +25,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The reason family the route answers in (lib/error-families.ts); required of every route. */
     family?: Family;
+    /**
+     * Refuse a body with every problem the schema finds, not only the first (AJV's allErrors):
+     * for bodies an operator writes by hand whole, such as a GPU product's JSON.
+     */
+    allProblems?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;

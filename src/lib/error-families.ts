@@ -45,10 +45,12 @@ interface FamilyTable {
   stand: Record<Kind, Reason>;
 }
 
+// API_NOT_FOUND (404, the media family's): a path no route serves (http/plugins/errors.ts);
+// without it an unknown path was told as MODEL_NOT_FOUND, the family's not-found.
 const LLM: FamilyTable = {
   reasons: ['INVALID_API_KEY', 'MODEL_NOT_FOUND', 'NOT_ENOUGH_BALANCE', 'INVALID_REQUEST_BODY', 'RATE_LIMIT_EXCEEDED',
     'TOKEN_LIMIT_EXCEEDED', 'SERVICE_NOT_AVAILABLE', 'ACCESS_DENY', 'BUDGET_EXCEEDED', 'FILE_NOT_FOUND', 'RESPONSE_NOT_FOUND', 'BATCH_NOT_FOUND',
-    'STORAGE_QUOTA_EXCEEDED'],
+    'STORAGE_QUOTA_EXCEEDED', 'API_NOT_FOUND'],
   stand: {
     invalid: 'INVALID_REQUEST_BODY', unauthorized: 'INVALID_API_KEY', forbidden: 'ACCESS_DENY', notFound: 'MODEL_NOT_FOUND',
     conflict: 'INVALID_REQUEST_BODY', balance: 'NOT_ENOUGH_BALANCE', budget: 'BUDGET_EXCEEDED', rate: 'RATE_LIMIT_EXCEEDED',

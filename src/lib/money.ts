@@ -88,3 +88,36 @@ function decimal(micro: bigint, shift: number, minDecimals: number): string {
 export function describeMicro(micro: bigint): string {
   return `${decimal(micro, 6, 0)} units ($${decimal(micro, 10, 2)})`;
 }
+
+/** A dollar amount a person typed that is not one Gantry can take exactly. */
+export class DollarsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DollarsError';
+  }
+}
+
+const UNITS_PER_USD = 10_000n;
+
+/**
+ * Dollars as a person types them (`10.50`, `$10.50`, `0.0001`, `1000`) to units, exactly:
+ * decimal digits, never a float. An amount finer than a unit ($0.0001) is refused, not
+ * rounded: `10.12345` might have meant either neighbour. `what` names the amount in the
+ * refusal.
+ */
+export function usdToUnits(text: string, what = 'the amount'): bigint {
+  const m = /^\$?(\d{1,15})(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) throw new DollarsError(`${what} must be dollars with at most 4 decimals, like 10.50 or 0.0001; got "${text}"`);
+  const frac = (m[2] ?? '').replace(/0+$/, '');
+  if (frac.length > 4) {
+    throw new DollarsError(`${what} ${text} is finer than Gantry's unit of $0.0001 (1/10000 USD): give at most 4 decimals; it is not rounded`);
+  }
+  return BigInt(m[1]!) * UNITS_PER_USD + BigInt(frac.padEnd(4, '0'));
+}
+
+/** Units as dollars for people, exact: "$10.50", "$0.0001", "-$1.25" (two decimals at least). */
+export function unitsToUsdText(units: bigint | string): string {
+  const u = BigInt(units);
+  const text = decimal(u < 0n ? -u : u, 4, 2);
+  return `${u < 0n ? '-' : ''}$${text}`;
+}

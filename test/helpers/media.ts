@@ -47,10 +47,10 @@ export function uploadModel(t: TestApp, key: string, f: ModelFields, content: st
 }
 
 /** GET a signed link (an absolute Gantry URL) through the app. */
-export async function fetchLink(t: TestApp, url: string): Promise<{ status: number; bytes: Buffer }> {
+export async function fetchLink(t: TestApp, url: string): Promise<{ status: number; bytes: Buffer; contentType: string | undefined }> {
   const u = new URL(url);
   const res = await t.app.inject({ method: 'GET', url: u.pathname + u.search });
-  return { status: res.statusCode, bytes: res.rawPayload };
+  return { status: res.statusCode, bytes: res.rawPayload, contentType: res.headers['content-type'] as string | undefined };
 }
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

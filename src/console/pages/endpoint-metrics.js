@@ -5,7 +5,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
-import { ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
+import { drawChart, ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
 import { GPU } from './instances.js';
 
 /** @typedef {import('../api.js').Json} Json */
@@ -44,17 +44,14 @@ function Chart({ m }) {
   const ref = useRef(/** @type {HTMLDivElement | undefined} */ (undefined));
   const [error, setError] = useState(/** @type {import('../ui.js').Shown | undefined} */ (undefined));
   useEffect(() => {
-    /** @type {import('uplot') | undefined} */
-    let plot;
     const d = m.data;
     const per = m.step === 'hour' ? 'hour' : 'minute';
-    import('uplot').then(({ default: UPlot }) => {
-      const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
+    return drawChart(ref, (UPlot, el) => {
       const width = Math.min(900, el.clientWidth || 600);
       const utc = utcTime(UPlot);
       /** @type {(label: string, stroke: string, scale: string, extra?: import('uplot').Series) => import('uplot').Series} */
       const line = (label, stroke, scale, extra = {}) => ({ label, stroke, scale, width: 2, ...extra });
-      plot = new UPlot({
+      return new UPlot({
         width, height: 260, title: `Requests per ${per} and workers`, tzDate: utc.tzDate,
         series: [utc.series,
           line('answered', '#2ca02c', 'req'), line('failed', '#d62728', 'req'), line('waiting (peak)', '#ff7f0e', 'req', { dash: [4, 4] }),
@@ -64,9 +61,7 @@ function Chart({ m }) {
           { scale: 'wk', side: 1, stroke: 'currentColor', label: 'workers', grid: { show: false } }],
       }, [d.map((/** @type {Json} */ p) => p.time), d.map((/** @type {Json} */ p) => p.answered), d.map((/** @type {Json} */ p) => p.failed), d.map((/** @type {Json} */ p) => p.waitingPeak),
         d.map((/** @type {Json} */ p) => p.running), d.map((/** @type {Json} */ p) => p.starting), d.map((/** @type {Json} */ p) => p.desired)], el);
-      el.dataset.drawn = 'true';
     }, setError);
-    return () => plot?.destroy();
   }, [m]);
   const total = m.data.reduce((/** @type {{ answered: number, failed: number }} */ a, /** @type {Json} */ p) => ({ answered: a.answered + p.answered, failed: a.failed + p.failed }), { answered: 0, failed: 0 });
   return html`<p class="muted">${total.answered} answered, ${total.failed} failed in this range.</p>

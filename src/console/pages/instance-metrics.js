@@ -7,7 +7,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
-import { ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
+import { drawChart, ErrorBox, Loaded, useLoad, utcTime } from '../ui.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -89,29 +89,22 @@ function Chart({ lines, startTime, endTime }) {
   const ref = useRef(/** @type {HTMLDivElement | undefined} */ (undefined));
   const [error, setError] = useState(/** @type {import('../ui.js').Shown | undefined} */ (undefined));
   useEffect(() => {
-    /** @type {import('uplot') | undefined} */
-    let plot;
-    let live = true;
     // one time axis for every line: the buckets any of them has, a gap where a line has none
     const xs = [...new Set(lines.flatMap((l) => l.points.map((p) => Number(p.timestamp))))].sort((a, b) => a - b);
     const ys = lines.map((l) => {
       const at = new Map(l.points.map((p) => [Number(p.timestamp), p.value]));
       return xs.map((x) => at.get(x) ?? null);
     });
-    import('uplot').then(({ default: UPlot }) => {
-      if (!live) return;
-      const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
+    return drawChart(ref, (UPlot, el) => {
       const width = Math.min(900, el.clientWidth || 600);
       const utc = utcTime(UPlot);
-      plot = new UPlot({
+      return new UPlot({
         width, height: 240, title: 'Utilization, percent', tzDate: utc.tzDate,
         series: [utc.series, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2, scale: 'pct', ...(l.dash ? { dash: l.dash } : {}) }))],
         scales: { x: { time: true, range: [startTime, endTime] }, pct: { range: [0, 100] } },
         axes: [utc.axis, { scale: 'pct', stroke: 'currentColor', label: '%' }],
       }, [xs, ...ys], el);
-      el.dataset.drawn = 'true';
     }, setError);
-    return () => { live = false; plot?.destroy(); };
   }, [lines, startTime, endTime]);
   return html`<div class="chart" ref=${ref} role="img" aria-label="GPU, CPU and memory utilization over time"></div><${ErrorBox} error=${error} />`;
 }

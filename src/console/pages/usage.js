@@ -7,7 +7,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, get } from '../api.js';
-import { downloadCsv, ErrorBox, fields, Loaded, Money, Table, useLoad, utcTime, when } from '../ui.js';
+import { downloadCsv, drawChart, ErrorBox, fields, Loaded, Money, Table, useLoad, utcTime, when } from '../ui.js';
 import { usdDecimal } from '../money.js';
 import { GPU } from './instances.js';
 
@@ -120,26 +120,21 @@ function SpendChart({ rows, group, from, to }) {
   const [error, setError] = useState(/** @type {import('../ui.js').Shown | undefined} */ (undefined));
   useEffect(() => {
     if (!rows.length) return undefined;
-    /** @type {import('uplot') | undefined} */
-    let plot;
     const times = [...new Set(rows.map((/** @type {Json} */ b) => Number(b.startTime)))].sort((a, b) => a - b);
     const names = [...new Set(rows.map((/** @type {Json} */ b) => b.group))].sort();
     const at = new Map(rows.map((/** @type {Json} */ b) => [`${b.startTime}|${b.group}`, Number(b.amount) / 10000]));
     const series = names.map((n) => times.map((t) => at.get(`${t}|${n}`) ?? 0));
     const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
-    import('uplot').then(({ default: UPlot }) => {
-      const el = /** @type {HTMLDivElement} */ (ref.current); // mounted: the effect runs after the render
+    return drawChart(ref, (UPlot, el) => {
       const width = Math.min(900, el.clientWidth || 600);
       const utc = utcTime(UPlot); // the axis in UTC, as the bills' buckets (issue 32, item 8)
-      plot = new UPlot({
+      return new UPlot({
         width, height: 260, title: `Spend (USD) by ${GROUPS[group].toLowerCase()}`, tzDate: utc.tzDate,
         series: [utc.series, ...names.map((n, i) => ({ label: n, stroke: colors[i % colors.length], width: 2, points: { show: true } }))],
         scales: { x: { time: true, range: [from, to] } },
         axes: [utc.axis, { stroke: 'currentColor', size: 80, values: (_, ticks) => ticks.map((v) => `$${v.toFixed(v !== 0 && Math.abs(v) < 0.01 ? 4 : 2)}`) }],
       }, [times, ...series], el);
-      el.dataset.drawn = 'true';
     }, setError);
-    return () => plot?.destroy();
   }, [rows, group, from, to]);
   if (!rows.length) return html`<p class="muted">No spend to chart in this range.</p>`;
   return html`<div class="chart" ref=${ref} role="img" aria-label="Spend over time"></div><${ErrorBox} error=${error} />`;

@@ -14,6 +14,8 @@ export interface Blobs {
 
 export interface LinkedBlob {
   stream: Readable;
+  /** the media type of the bytes, by the kind their writer named in the key */
+  contentType: string;
   /** the whole blob's size */
   bytes: number;
   /** the part sent, inclusive; undefined: all of it */
@@ -36,5 +38,18 @@ export async function openLinkedBlob(blobs: Blobs, link: { key: string; expires:
   if (!stat) throw blobGone();
   const asked = parseRange(rangeHeader);
   const range = asked && asked.start < stat.bytes ? { start: asked.start, end: Math.min(asked.end ?? stat.bytes - 1, stat.bytes - 1) } : undefined;
-  return { stream: await blobs.store.get(link.key, range), bytes: stat.bytes, range };
+  return { stream: await blobs.store.get(link.key, range), contentType: contentTypeOf(link.key), bytes: stat.bytes, range };
+}
+
+/**
+ * Writers name what they store in the key's last segment: a task's outputs are `<n>.png` or
+ * `<n>.wav` by the type the task records for them (media/render.ts), its inputs `in-<name>.png`.
+ * So a result image opens in a browser or an image library as the image it is; anything else
+ * (a media model's file, a key with no kind) stays bytes.
+ */
+const TYPES: Record<string, string> = { png: 'image/png', wav: 'audio/wav', jpeg: 'image/jpeg', jpg: 'image/jpeg', webp: 'image/webp', mp4: 'video/mp4' };
+
+export function contentTypeOf(key: string): string {
+  const ext = /\.([a-z0-9]+)$/.exec(key.slice(key.lastIndexOf('/') + 1))?.[1];
+  return (ext && TYPES[ext]) ?? 'application/octet-stream';
 }

@@ -6,12 +6,12 @@ import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
 import * as q from '../../store/budgets.ts';
 import { deleteKeyBudgetDefault, findKeyBudgetDefault, upsertKeyBudgetDefault } from '../../store/restrictions.ts';
-import { listKeysOfMember, listMembers, type MemberRow } from '../../store/accounts.ts';
-import { requireMember } from '../accounts/members.ts';
+import { findKey, listKeysOfMember, listMembers, type MemberRow } from '../../store/accounts.ts';
+import { requireAnyMember, requireMember } from '../accounts/members.ts';
 import { requireKey } from '../keys/keys.ts';
 import { assertMayActOn, assertNotOwnLimit, can, type Principal } from '../roles.ts';
 import { roleRefused } from '../errors.ts';
-import { keyNotOfMember } from './errors.ts';
+import { keyNotOfMember, noSuchKey } from './errors.ts';
 
 export const BUDGET_TYPES = ['Unlimited', 'One-time', 'Recurring'] as const;
 export type BudgetType = (typeof BUDGET_TYPES)[number];
@@ -225,4 +225,39 @@ export async function checkKeyBudgetByCost(ctx: Ctx, p: Principal, memberId: str
   const spend = await spendFor(ctx, p.teamId, 'key', keyId);
   const s = stateOf(spend.get(keyId), ctx.clock.nowMs());
   return s.budget_type === 'Unlimited' || BigInt(s.remaining) >= c;
+}
+
+// ---- the operator's (the admin API): every team's budgets, set on anyone, the Owner included ----
+
+/** A team's budgets as the operator reads them: every member's, with its active keys' under it. */
+export async function listTeamBudgets(ctx: Ctx, teamId: string) {
+  const [members, memberSpend, keySpend] = await Promise.all([
+    listMembers(ctx.db, teamId), spendFor(ctx, teamId, 'member'), spendFor(ctx, teamId, 'key'),
+  ]);
+  const now = ctx.clock.nowMs();
+  const keysOf = await Promise.all(members.map((m) => listKeysOfMember(ctx.db, m.id)));
+  return {
+    budgets: members.map((m, i) => ({
+      ...memberEntry(m, stateOf(memberSpend.get(m.id), now)),
+      keys: keysOf[i]!.filter((k) => k.status === ACTIVE).map((k) => ({ key_id: k.id, key_name: k.name, ...stateOf(keySpend.get(k.id), now) })),
+    })),
+  };
+}
+
+/**
+ * The operator sets a member's budget: no role rule applies (the operator is above every
+ * member, the Owner included), the budget's own rules do.
+ */
+export async function setMemberBudgetByOperator(ctx: Ctx, memberId: string, input: BudgetInput): Promise<void> {
+  const budget = normalizeBudget(input);
+  const member = await requireAnyMember(ctx, memberId);
+  await writeBudget(ctx, member.teamId, 'member', member.id, budget);
+}
+
+/** The operator sets an API key's budget (any team's, any member's). */
+export async function setKeyBudgetByOperator(ctx: Ctx, keyId: string, input: BudgetInput): Promise<void> {
+  const budget = normalizeBudget(input);
+  const key = await findKey(ctx.db, keyId);
+  if (!key || key.status !== ACTIVE) throw noSuchKey(keyId);
+  await writeBudget(ctx, key.teamId, 'key', key.id, budget);
 }

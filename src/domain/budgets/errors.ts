@@ -8,3 +8,8 @@ export const BUDGETS_REASONS = ['NOT_FOUND'] as const satisfies readonly Reason[
 export function keyNotOfMember(keyId: string, memberId: string): AppError {
   return new AppError('NOT_FOUND', `key ${keyId} not found for member ${memberId}`, { resource: 'key', id: keyId });
 }
+
+/** No active key of that id, in any team (the operator's budget of a key). */
+export function noSuchKey(keyId: string): AppError {
+  return new AppError('NOT_FOUND', `key ${keyId} not found (or revoked)`, { resource: 'key', id: keyId });
+}

@@ -8,9 +8,11 @@ import { systemClock } from '../../lib/clock.ts';
 import { baseSpec, driverContract } from '../contract.ts';
 import type { WorkloadSpec } from '../types.ts';
 import { KubernetesDriver } from './driver.ts';
+import { kubeconfigSkip } from '../../../test/helpers/kube-skip.ts';
 
 const kubeconfig = process.env.KUBECONFIG;
 const namespace = process.env.GANTRY_KUBE_NAMESPACE ?? 'gantry-test';
+const skip = kubeconfigSkip(kubeconfig);
 
 driverContract('kubernetes', async () => ({
   driver: KubernetesDriver.fromKubeconfig(kubeconfig, namespace, systemClock),
@@ -18,14 +20,14 @@ driverContract('kubernetes', async () => ({
   spec: (id) => baseSpec(id),
   patienceMs: 180_000,
   maxCallMs: 5_000,
-}), { skip: kubeconfig ? false : 'set KUBECONFIG (and GANTRY_KUBE_NAMESPACE) to run against a real cluster' });
+}), { skip });
 
 // A serverless worker on the same cluster (not run in this repository's CI, which has no
 // cluster): busybox's httpd answers the readiness probe, so the pod must become Ready (the
 // kubelet accepted and ran the probe as sent), address() must give `podIP:8080`, and delete
 // must leave nothing behind. The address is checked for its shape only: from outside the
 // cluster (kind on a laptop) pod IPs are usually not reachable.
-test('kubernetes worker: readiness probe passes, address is podIP:port, delete cleans up', { skip: kubeconfig ? false : 'set KUBECONFIG (and GANTRY_KUBE_NAMESPACE) to run against a real cluster' }, async () => {
+test('kubernetes worker: readiness probe passes, address is podIP:port, delete cleans up', { skip }, async () => {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig!);
   const core = kc.makeApiClient(k8s.CoreV1Api);

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { ComputeDriver, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
 import {
   addressFromPod, MANAGED_SELECTOR, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, portsFromPod,
-  pullSecretManifest, serviceManifest, workloadIdOf,
+  pullSecretManifest, serviceManifest, storageClaimManifests, workloadIdOf,
 } from './manifests.ts';
 
 function status(err: unknown): number | undefined {
@@ -45,6 +45,10 @@ export class KubernetesDriver implements ComputeDriver {
       // the credential may have changed since the last run: replace it
       await ignore([404], this.core.deleteNamespacedSecret({ name: secret.metadata.name, namespace }));
       await ignore([409], this.core.createNamespacedSecret({ namespace, body: secret as k8s.V1Secret }));
+    }
+    // a storage's claim, once: it outlives this workload (manifests.ts storageClaimManifests)
+    for (const claim of storageClaimManifests(spec, namespace)) {
+      await ignore([409], this.core.createNamespacedPersistentVolumeClaim({ namespace, body: claim as k8s.V1PersistentVolumeClaim }));
     }
     const svc = serviceManifest(spec, namespace);
     if (svc) await ignore([409], this.core.createNamespacedService({ namespace, body: svc as k8s.V1Service }));

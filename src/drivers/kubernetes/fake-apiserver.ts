@@ -2,7 +2,11 @@
 // calls go through the real @kubernetes/client-node (URLs, query strings, body serialization,
 // status codes → ApiException) without a cluster. It keeps namespaced core/v1 objects in
 // memory: POST creates (409 AlreadyExists when the name is taken), GET reads, DELETE removes
-// at once (404 NotFound when missing), GET of a collection lists (an equality labelSelector filters). It does not schedule, run, or grace-period anything:
+// at once (404 NotFound when missing), GET of a collection lists (an equality labelSelector filters).
+// A create is judged as the API server's metadata validation judges it (invalid()): a name
+// that is not a DNS-1123 subdomain (a Service's: not a DNS-1035 label) is 422 Invalid, and an
+// object of another namespace than the request's 400 BadRequest, in the API server's Status
+// shape, so a driver that names an object wrongly fails a test. It does not schedule, run, or grace-period anything:
 // a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself, and
 // the container runtime by setting what a pod's log holds (GET .../pods/<name>/log answers it
 // as text, as the API server does, honouring only tailLines).
@@ -101,6 +105,8 @@ export class FakeApiServer {
     const [, namespace, plural, name] = m as unknown as [string, string, string, string | undefined];
     if (method === 'POST' && !name) {
       const obj = structuredClone(body) as Obj;
+      const refused = invalid(plural, namespace, obj);
+      if (refused) return refused;
       const key = `${plural}/${obj.metadata.name}`;
       if (this.objects.has(key)) return [409, status(409, 'AlreadyExists', `${plural} "${obj.metadata.name}" already exists`)];
       obj.metadata.namespace = namespace;
@@ -130,6 +136,35 @@ export class FakeApiServer {
   }
 }
 
-function status(code: number, reason: string, message: string) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+function status(code: number, reason: string, message: string, details?: unknown) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+}
+
+const KINDS: Record<string, string> = {
+  pods: 'Pod', configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', persistentvolumeclaims: 'PersistentVolumeClaim',
+};
+// k8s.io/apimachinery/pkg/util/validation: the rules and the words the API server says them in
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const SUBDOMAIN_RULE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_1035_RULE = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/** What the API server's ValidateObjectMeta refuses of a create: the object's name for its kind, a namespace other than the request's. */
+function invalid(plural: string, namespace: string, obj: Obj): [number, unknown] | undefined {
+  const kind = KINDS[plural] ?? plural;
+  const meta = obj?.metadata ?? ({} as Obj['metadata']);
+  if (meta.namespace !== undefined && meta.namespace !== namespace) {
+    return [400, status(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request')];
+  }
+  const name = String(meta.name ?? '');
+  const service = plural === 'services';
+  const problems: string[] = [];
+  if (!name) problems.push('Required value: name or generateName is required');
+  else {
+    if (service ? !DNS1035_LABEL.test(name) : !DNS1123_SUBDOMAIN.test(name)) problems.push(`Invalid value: ${JSON.stringify(name)}: ${service ? LABEL_1035_RULE : SUBDOMAIN_RULE}`);
+    if (name.length > (service ? 63 : 253)) problems.push(`Invalid value: ${JSON.stringify(name)}: must be no more than ${service ? 63 : 253} characters`);
+  }
+  if (!problems.length) return undefined;
+  const causes = problems.map((message) => ({ reason: message.startsWith('Required') ? 'FieldValueRequired' : 'FieldValueInvalid', message, field: 'metadata.name' }));
+  return [422, status(422, 'Invalid', `${kind} ${JSON.stringify(name)} is invalid: ${problems.map((p) => `metadata.name: ${p}`).join(', ')}`, { name, kind, causes })];
 }

@@ -25,6 +25,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { validate as configMapSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap';
 import { validate as podSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Pod';
+import { validate as claimSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolumeClaim';
 import { validate as probeSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Probe';
 import { validate as secretSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Secret';
 import { validate as serviceSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Service';
@@ -42,6 +43,7 @@ const SCHEMAS: Record<string, { validate: Validator; model: string }> = {
   Service: { validate: serviceSchema, model: 'V1Service' },
   Secret: { validate: secretSchema, model: 'V1Secret' },
   ConfigMap: { validate: configMapSchema, model: 'V1ConfigMap' },
+  PersistentVolumeClaim: { validate: claimSchema, model: 'V1PersistentVolumeClaim' },
   Probe: { validate: probeSchema, model: 'V1Probe' },
 };
 
@@ -81,7 +83,7 @@ const gpuInstance: WorkloadSpec = {
   ports: [{ port: 8000, type: 'http' }, { port: 22, type: 'tcp' }, { port: 65535, type: 'tcp' }],
   nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H200', 'topology.kubernetes.io/zone': 'eu-west-1a' },
   imagePullAuth: { server: 'ghcr.io', username: 'bob', password: 's3cret:with/odd chars=' },
-  volumes: [{ type: 'network', size: '500', id: 'pvc-data', mountPath: '/data' }, { type: 'local', size: '', id: '', mountPath: '/scratch' }, { type: 'local', size: '200', id: '', mountPath: '/cache' }],
+  volumes: [{ type: 'network', size: '500', id: 'nst_01data0000000000000000', mountPath: '/data' }, { type: 'local', size: '', id: '', mountPath: '/scratch' }, { type: 'local', size: '200', id: '', mountPath: '/cache' }],
 };
 
 const health = { path: '/health', initialDelay: 5, period: 10, timeout: 2, successThreshold: 1, failureThreshold: 3 };
@@ -90,7 +92,7 @@ const worker: WorkloadSpec = {
   gpuNum: 1, cpuNum: 8, memoryGb: 30, rootfsGb: 50, command: 'python serve.py', envs: [{ key: 'MODEL', value: 'llama' }],
   ports: [{ port: 8000, type: 'http' }], nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-GeForce-RTX-4090' },
   imagePullAuth: { server: 'nvcr.io', username: '$oauthtoken', password: 'nvapi-xyz' },
-  volumes: [{ type: 'network', size: '100', id: 'pvc-models', mountPath: '/models' }, { type: 'local', size: '30', id: '', mountPath: '/tmp/work' }],
+  volumes: [{ type: 'network', size: '100', id: 'nst_01models00000000000000', mountPath: '/models' }, { type: 'local', size: '30', id: '', mountPath: '/tmp/work' }],
   worker: { endpointId: 'ep-0123456789abcdefghjkmn', health },
 };
 
@@ -183,7 +185,7 @@ test('what the driver sends through the real client, every body of every call, m
   await driver.start(gpuInstance);
   await driver.delete(worker.id);
   const bodies = api.requests.filter((r) => r.body !== undefined).map((r) => ({ call: `${r.method} ${r.url}`, body: r.body as { kind?: string } }));
-  assert.deepEqual([...new Set(bodies.map((b) => b.body.kind))].sort(), ['ConfigMap', 'Pod', 'Secret', 'Service'], 'every kind the driver makes was sent');
+  assert.deepEqual([...new Set(bodies.map((b) => b.body.kind))].sort(), ['ConfigMap', 'PersistentVolumeClaim', 'Pod', 'Secret', 'Service'], 'every kind the driver makes was sent');
   for (const b of bodies) assertValid(b.body, b.call);
 });
 

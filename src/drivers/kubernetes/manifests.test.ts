@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { baseSpec } from '../contract.ts';
-import { addressFromPod, containerCommand, markerManifest, objectName, observedFromPod, podManifest, portsFromPod, pullSecretManifest, readinessProbe, serviceManifest, workloadIdOf } from './manifests.ts';
+import { addressFromPod, containerCommand, markerManifest, objectName, observedFromPod, podManifest, portsFromPod, pullSecretManifest, readinessProbe, serviceManifest, storageClaimName, workloadIdOf } from './manifests.ts';
 import type { WorkloadSpec } from '../types.ts';
 
 const spec: WorkloadSpec = {
@@ -10,7 +10,7 @@ const spec: WorkloadSpec = {
   ports: [{ port: 8000, type: 'http' }, { port: 3306, type: 'tcp' }],
   nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-GeForce-RTX-4090' },
   imagePullAuth: { server: 'ghcr.io', username: 'bob', password: 's3cret' },
-  volumes: [{ type: 'network', size: '', id: 'pvc-data', mountPath: '/data' }, { type: 'local', size: '30', id: '', mountPath: '/scratch' }],
+  volumes: [{ type: 'network', size: '', id: 'nst_01data0000000000000000', mountPath: '/data' }, { type: 'local', size: '30', id: '', mountPath: '/scratch' }],
 };
 
 test('pod: GPU limit, node selector, pull secret, command/entrypoint/envs, ports, volumes', () => {
@@ -28,7 +28,7 @@ test('pod: GPU limit, node selector, pull secret, command/entrypoint/envs, ports
   assert.deepEqual(c.command, ['/bin/sh', '-c', 'python -m server --port 8000']);
   assert.deepEqual(c.env, [{ name: 'MODEL', value: 'x' }]);
   assert.deepEqual(c.ports.map((x) => x.containerPort), [8000, 3306]);
-  assert.deepEqual(p.spec.volumes, [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'pvc-data' } }, { name: 'vol-1', emptyDir: { sizeLimit: '30Gi' } }]);
+  assert.deepEqual(p.spec.volumes, [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'gns-nst-01data0000000000000000' } }, { name: 'vol-1', emptyDir: { sizeLimit: '30Gi' } }]);
   assert.deepEqual(c.volumeMounts, [{ name: 'vol-0', mountPath: '/data' }, { name: 'vol-1', mountPath: '/scratch' }]);
   assert.equal(p.spec.restartPolicy, 'Never');
   // pulled at every start with the pod's own secret: a node's cache is no team's credential
@@ -156,4 +156,20 @@ test('ports: an instance\'s through its Service, a worker\'s at the pod IP, only
   assert.equal(workloadIdOf(podManifest(worker, 'gantry')), 'wk-0abc');
   assert.equal(workloadIdOf(markerManifest(spec, 'gantry')), 'ins_01abc');
   assert.equal(workloadIdOf({ metadata: { name: 'gi-something' } }), undefined, 'an instance object without its id is not guessed');
+});
+
+test('names from ids: valid DNS labels, the same for the same id, different for different ids, long ones hashed', () => {
+  const label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/; // DNS-1035, so DNS-1123 too
+  const ids = ['nst_01m8vggcapgzv1ysa2ypyh', 'nst_01m8vggcapgzv1ysa2ypyj', `nst_${'x'.repeat(80)}`, `nst_${'x'.repeat(80)}y`, 'NST_Upper', `nst_${'a'.repeat(58)}_`];
+  const names = ids.map(storageClaimName);
+  for (const n of names) {
+    assert.match(n, label, n);
+    assert.ok(n.length <= 63, n);
+  }
+  assert.equal(new Set(names).size, ids.length, 'one claim per storage');
+  assert.deepEqual(ids.map(storageClaimName), names, 'deterministic: from the id alone');
+  assert.equal(storageClaimName('nst_01m8vggcapgzv1ysa2ypyh'), 'gns-nst-01m8vggcapgzv1ysa2ypyh');
+  assert.equal(objectName('ins_01m8vggcapgzv1ysa2ypyh'), 'gi-ins-01m8vggcapgzv1ysa2ypyh', 'instances keep the names they always had');
+  assert.equal(objectName('wk-0123456789abcdefghjkmn'), 'wk-0123456789abcdefghjkmn');
+  assert.match(objectName(`ins_${'z'.repeat(70)}`), label);
 });

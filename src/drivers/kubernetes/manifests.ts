@@ -4,6 +4,7 @@
 // worker (`spec.worker`) is the same minus the Service (the router reaches the pod IP), named
 // after its id, labelled with its endpoint, with a readiness probe from the endpoint's `healthy`.
 import type { FailureReason, Observed, WorkerSpecPart, WorkloadSpec } from '../types.ts';
+import { createHash } from 'node:crypto';
 import { pullFailureMessage } from '../pull-failure.ts';
 
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'gantry' };
@@ -11,6 +12,7 @@ export const INSTANCE_LABEL = 'gantry.io/instance';
 export const ROLE_LABEL = 'gantry.dev/role';
 export const ENDPOINT_LABEL = 'gantry.dev/endpoint';
 export const TEAM_LABEL = 'gantry.dev/team';
+export const STORAGE_LABEL = 'gantry.dev/storage';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -22,7 +24,29 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  */
 export function objectName(id: string): string {
   if (id.length <= 63 && DNS_LABEL.test(id)) return id;
-  return `gi-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
+  return dnsLabel('gi-', id);
+}
+
+/**
+ * A DNS-1123 label (and DNS-1035: it starts with the prefix's letter) from `prefix` and an
+ * id: lower case, `-` for any other character. Gantry's ids are lower-case base32 and `_`
+ * (lib/ids.ts), so this is one-to-one on them; one too long for a label (63) keeps its head
+ * and a hash of the whole id, never a cut that ends in `-` or names two ids alike.
+ */
+function dnsLabel(prefix: string, id: string): string {
+  const name = `${prefix}${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`;
+  if (name.length <= 63 && DNS_LABEL.test(name)) return name;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 10);
+  return `${name.slice(0, 52).replace(/-+$/, '')}-${hash}`;
+}
+
+/**
+ * The PersistentVolumeClaim of a network storage. Its id (`nst_…`) cannot name one (a
+ * DNS-1123 subdomain: no `_`, issue 45), so the claim is `gns-<id>` with `-` for `_`: the
+ * same for every instance and worker that mounts the storage, from the id alone.
+ */
+export function storageClaimName(storageId: string): string {
+  return dnsLabel('gns-', storageId);
 }
 
 function labels(spec: Pick<WorkloadSpec, 'id' | 'teamId' | 'worker'>): Record<string, string> {
@@ -74,7 +98,7 @@ export function podManifest(spec: WorkloadSpec, namespace: string) {
   const limits: Record<string, string> = { cpu: String(spec.cpuNum), memory: `${spec.memoryGb}Gi`, 'ephemeral-storage': `${spec.rootfsGb}Gi` };
   if (spec.gpuNum > 0) limits['nvidia.com/gpu'] = String(spec.gpuNum);
   const volumes = spec.volumes.map((v, i) => (v.type === 'network'
-    ? { name: `vol-${i}`, persistentVolumeClaim: { claimName: v.id } }
+    ? { name: `vol-${i}`, persistentVolumeClaim: { claimName: storageClaimName(v.id) } }
     : { name: `vol-${i}`, emptyDir: { sizeLimit: `${v.size || '30'}Gi` } }));
   return {
     apiVersion: 'v1',
@@ -139,6 +163,21 @@ export function pullSecretManifest(spec: WorkloadSpec, namespace: string) {
     metadata: { name: `${objectName(spec.id)}-pull`, namespace, labels: labels(spec) },
     data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
   };
+}
+
+/**
+ * The claims of the workload's network storages, made at its first mount and kept after (a
+ * storage outlives its instances): shared by the instances that mount it (ReadWriteMany), of
+ * the storage's size, in the cluster's default storage class. Labelled as Gantry's, with the
+ * storage's id and team, not the instance's: no instance's delete removes it.
+ */
+export function storageClaimManifests(spec: WorkloadSpec, namespace: string) {
+  return spec.volumes.filter((v) => v.type === 'network').map((v) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: storageClaimName(v.id), namespace, labels: { ...MANAGED_BY, [STORAGE_LABEL]: storageClaimName(v.id), [TEAM_LABEL]: spec.teamId }, annotations: { 'gantry.io/storage-id': v.id } },
+    spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: `${Number(v.size) > 0 ? Number(v.size) : 1}Gi` } } },
+  }));
 }
 
 /** The marker that says "this instance exists" even while it has no pod (stopped). */

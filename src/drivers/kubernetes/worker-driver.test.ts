@@ -19,7 +19,8 @@ const worker: WorkloadSpec = {
   envs: [{ key: 'MODEL', value: 'llama' }], ports: [{ port: 8000, type: 'http' }],
   nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-GeForce-RTX-4090' },
   imagePullAuth: { server: 'ghcr.io', username: 'bob', password: 's3cret' },
-  volumes: [{ type: 'network', size: '', id: 'pvc-models', mountPath: '/models' }],
+  // a network storage's id as Gantry makes them (nst_…): no object can be named by it as it is
+  volumes: [{ type: 'network', size: '100', id: 'nst_01m8vggcapgzv1ysa2ypyh', mountPath: '/models' }],
   // timeout 0 and successThreshold 0 are below what Kubernetes accepts: sent as 1
   worker: { endpointId: 'ep-0123456789abcdefghjkmn', health: { path: '/health', initialDelay: 5, period: 3, timeout: 0, successThreshold: 0, failureThreshold: 5 } },
 };
@@ -38,14 +39,26 @@ beforeEach(() => {
 
 const base = `/api/v1/namespaces/${NS}`;
 
-test('create sends the marker, the pull secret and the worker pod (no Service), exactly', async () => {
+test('create sends the marker, the pull secret, the storage\'s claim and the worker pod (no Service), exactly', async () => {
   await driver.create(worker);
   assert.deepEqual(api.requests.map((r) => `${r.method} ${r.url}`), [
     `POST ${base}/configmaps`,
     `DELETE ${base}/secrets/${ID}-pull`,
     `POST ${base}/secrets`,
+    `POST ${base}/persistentvolumeclaims`,
     `POST ${base}/pods`,
   ]);
+  // every create was accepted: the fake API server refuses what a real one refuses of names
+  assert.deepEqual([...api.objects.keys()].sort(), [`configmaps/${ID}`, 'persistentvolumeclaims/gns-nst-01m8vggcapgzv1ysa2ypyh', `pods/${ID}`, `secrets/${ID}-pull`]);
+  assert.deepEqual(api.requests[3]!.body, {
+    apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: 'gns-nst-01m8vggcapgzv1ysa2ypyh', namespace: NS,
+      labels: { 'app.kubernetes.io/managed-by': 'gantry', 'gantry.dev/storage': 'gns-nst-01m8vggcapgzv1ysa2ypyh', 'gantry.dev/team': 'usr_contract' },
+      annotations: { 'gantry.io/storage-id': 'nst_01m8vggcapgzv1ysa2ypyh' },
+    },
+    spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '100Gi' } } },
+  });
   const pod = api.requests.at(-1)!.body;
   assert.deepEqual(pod, {
     apiVersion: 'v1',
@@ -77,7 +90,7 @@ test('create sends the marker, the pull secret and the worker pod (no Service), 
           initialDelaySeconds: 5, periodSeconds: 3, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 5,
         },
       }],
-      volumes: [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'pvc-models' } }],
+      volumes: [{ name: 'vol-0', persistentVolumeClaim: { claimName: 'gns-nst-01m8vggcapgzv1ysa2ypyh' } }],
     },
   });
   const secret = api.requests[2]!.body as { type: string; metadata: { name: string; labels: Record<string, string> }; data: Record<string, string> };
@@ -94,7 +107,7 @@ test('create sends the marker, the pull secret and the worker pod (no Service), 
   // create again: the 409s are answers, not errors, and nothing is duplicated
   api.takeCalls();
   await driver.create(worker);
-  assert.deepEqual([...api.objects.keys()].sort(), ['configmaps/' + ID, `pods/${ID}`, `secrets/${ID}-pull`]);
+  assert.deepEqual([...api.objects.keys()].sort(), ['configmaps/' + ID, 'persistentvolumeclaims/gns-nst-01m8vggcapgzv1ysa2ypyh', `pods/${ID}`, `secrets/${ID}-pull`]);
 });
 
 test('describe and address follow the pod: pending, running (ready or not), terminating', async () => {
@@ -145,7 +158,8 @@ test('stop removes the pod (stopped), delete removes everything (absent); both i
     `DELETE ${base}/services/${ID}`,
     `DELETE ${base}/secrets/${ID}-pull`,
   ]);
-  assert.equal(api.objects.size, 0);
+  // the storage's claim stays: the storage outlives its workloads
+  assert.deepEqual([...api.objects.keys()], ['persistentvolumeclaims/gns-nst-01m8vggcapgzv1ysa2ypyh']);
   await driver.delete(ID);
   assert.deepEqual(await driver.describe(ID), { phase: 'absent' });
   assert.equal(await driver.address(ID), undefined);

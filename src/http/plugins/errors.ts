@@ -14,6 +14,7 @@ import type { DependencyHealth } from '../../store/health.ts';
 import { newId } from '../../lib/ids.ts';
 import { nodeHttp } from '../../lib/node-http.ts';
 import type { App } from '../types.ts';
+import type { AllowedMethods } from '../allowed-methods.ts';
 
 const { STATUS_CODES } = nodeHttp; // not an import of node:http (lib/node-http.ts says why)
 
@@ -31,9 +32,19 @@ interface AjvError {
   parentSchema?: Record<string, unknown>;
 }
 
-function describeValidation(err: FastifyError): { field: string; rule: string } {
-  const first = (err.validation?.[0] ?? {}) as AjvError;
+/** Each field the validator refused, once, with its rule (one entry unless the route asked for allProblems). */
+function describeValidation(err: FastifyError): { field: string; rule: string }[] {
   const ctx = err.validationContext ?? 'body';
+  const seen = new Map<string, string>();
+  for (const e of (err.validation?.length ? err.validation : [{}]) as AjvError[]) {
+    const { field, rule } = describeOne(e, ctx);
+    // the first rule a field broke says it; a union's other branches would repeat it
+    if (!seen.has(field)) seen.set(field, rule);
+  }
+  return [...seen].map(([field, rule]) => ({ field, rule }));
+}
+
+function describeOne(first: AjvError, ctx: string): { field: string; rule: string } {
   let path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
   if (first.keyword === 'required' && first.params?.missingProperty) {
     path = path ? `${path}.${String(first.params.missingProperty)}` : String(first.params.missingProperty);
@@ -91,8 +102,12 @@ function fromFastify(err: unknown): unknown {
   if (err instanceof AppError || err instanceof DependencyDown || isDatabaseUnreachable(err)) return err;
   const fe = err as FastifyError;
   if (fe?.validation) {
-    const { field, rule } = describeValidation(fe);
-    return new AppError('INVALID_ARGUMENT', `${field}: ${rule}`, { field, rule });
+    const problems = describeValidation(fe);
+    const { field, rule } = problems[0]!;
+    if (problems.length === 1) return new AppError('INVALID_ARGUMENT', `${field}: ${rule}`, { field, rule });
+    // every problem at once (config.allProblems): metadata names the first, the message all of them
+    const list = problems.map((p) => `${p.field}: ${p.rule}`).join('; ');
+    return new AppError('INVALID_ARGUMENT', `${problems.length} problems: ${list}`, { field, rule, problems: problems.length });
   }
   const known = fe?.code ? FASTIFY_ERRORS[fe.code] : undefined;
   if (known) return new AppError(known.reason, known.message, known.field ? { field: known.field, rule: fe.code } : {});
@@ -107,6 +122,8 @@ export function sendError(reply: FastifyReply, req: FastifyRequest, err: unknown
   if (e.headers) reply.headers(e.headers);
   // set here too: a refusal before routing (a bad %-escape) runs no onRequest hook
   reply.header('x-request-id', req.id);
+  // Anthropic's SDKs read the id of an error from `request-id` (APIError.requestID), as of any answer
+  if (family === 'anthropic') reply.header('request-id', req.id);
   return reply.code(e.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorPayload(e, family)));
 }
 
@@ -151,13 +168,15 @@ export function clientErrorHandler(this: FastifyInstance | undefined, err: Conne
   }
   const told = toAppError(e, family);
   const body = JSON.stringify(errorPayload(told, family));
+  const id = newId('request');
+  const ids = family === 'anthropic' ? `x-request-id: ${id}\r\nrequest-id: ${id}` : `x-request-id: ${id}`;
   socket.end(`HTTP/1.1 ${told.status} ${STATUS_CODES[told.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newId('request')}\r\nConnection: close\r\n\r\n${body}`);
+    + `Content-Length: ${Buffer.byteLength(body)}\r\n${ids}\r\nConnection: close\r\n\r\n${body}`);
   // end() lets the client read the answer (a destroy could reset it unread); a client that never closes is cut off
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
 
-export function registerErrorHandling(app: App, health?: DependencyHealth): void {
+export function registerErrorHandling(app: App, health?: DependencyHealth, allowed?: AllowedMethods): void {
   app.setErrorHandler((err, req, reply) => {
     // A connection failure tells the replica's health, so the next requests are refused at once.
     if (health && !(err instanceof AppError) && isDatabaseUnreachable(err)) health.down('database', err);
@@ -167,6 +186,20 @@ export function registerErrorHandling(app: App, health?: DependencyHealth): void
   });
   app.setNotFoundHandler((req, reply) => {
     // No route: the message names the method only; the path is the client's own text.
-    return sendError(reply, req, new AppError('NOT_FOUND', `no such operation (${req.method}); see /openapi.json for the routes`, { method: req.method }));
+    return sendError(reply, req, noRoute(req.method, allowed?.at(req.url) ?? []));
   });
+}
+
+/**
+ * The answer when no route matched: a path served with other methods is 405 with `Allow`
+ * (Gantry's decision; the real service never sends it), any other path a 404 that says the
+ * path is unknown: API_NOT_FOUND, which the model doors answer too (a 404 there used to be
+ * MODEL_NOT_FOUND, and `moderations.create` read as "model not found").
+ */
+function noRoute(method: string, allow: string[]): AppError {
+  if (allow.length) {
+    const list = allow.join(', ');
+    return new AppError('METHOD_NOT_ALLOWED', `this path does not answer ${method}; it answers ${list}`, { method, allow: list }, { allow: list });
+  }
+  return new AppError('API_NOT_FOUND', `unknown path: no operation of the API is at this path (${method}); see /openapi.json for the routes`, { method });
 }

@@ -12,12 +12,12 @@ import { readJsonBody } from '../json-body.ts';
 import type { App } from '../types.ts';
 import type { LazySchemas } from '../lazy-schemas.ts';
 
-function makeAjv(coerceTypes: boolean | 'array'): Ajv {
+function makeAjv(coerceTypes: boolean | 'array', allErrors = false): Ajv {
   // verbose: errors carry their schema, so a 400 can tell a field's whole range (errors.ts).
   // code.optimize off: AJV's pass over the code it generates takes ~45 % of a compile (the
   // chat completions body's is the largest at a start) and validation runs as fast without it
   // (bench/README.md, "the start's CPU").
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false, verbose: true, code: { optimize: false } });
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors, strict: false, verbose: true, code: { optimize: false } });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   // int64 fields take a string of digits beyond 2^53 (schemas.ts Int64Input): it must fit int8
   ajv.addFormat('int64', { type: 'string', validate: isInt64Text });
@@ -28,6 +28,8 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
 export function registerValidation(app: App, schemas: LazySchemas): void {
   const body = makeAjv(false);
   const text = makeAjv('array');
+  const bodyAll = makeAjv(false, true); // routes that refuse with every problem (config.allProblems)
+  const allProblems = new Set<string>();
   // Model calls forward their body to the upstream and store none of its strings: a NUL in a
   // prompt is the client's content, as OpenAI takes it. Every other route may store what it
   // is sent, and PostgreSQL keeps no NUL in text (see judged below): media tasks, whose
@@ -36,12 +38,15 @@ export function registerValidation(app: App, schemas: LazySchemas): void {
   app.addHook('onRoute', (r) => {
     const modelCall = r.config?.auth?.kind === 'key' && r.config.auth.capability === 'callModels' && r.config.family !== 'media';
     if (modelCall) for (const m of [r.method].flat()) forwardedBodies.add(`${m} ${r.url}`);
+    if (r.config?.allProblems) for (const m of [r.method].flat()) allProblems.add(`${m} ${r.url}`);
   });
   app.setValidatorCompiler(({ schema, method, url, httpPart }) => {
     const isBody = httpPart === 'body';
+    const all = isBody && allProblems.has(`${method} ${url}`);
+    const ajv = all ? bodyAll : isBody ? body : text;
     // the same schema on another route gets the same validator (lazy-schemas.ts)
-    const same = `${isBody ? 'body' : 'text'} validator ${JSON.stringify(schema)}`;
-    return judged(schemas.defer(() => (isBody ? body : text).compile(schema), `${method} ${url}`, same), {
+    const same = `${all ? 'body (all problems)' : isBody ? 'body' : 'text'} validator ${JSON.stringify(schema)}`;
+    return judged(schemas.defer(() => ajv.compile(schema), `${method} ${url}`, same), {
       optional: isBody && (schema as Record<string, unknown>)['~optional'] === true,
       forwarded: isBody && forwardedBodies.has(`${method} ${url}`),
     });

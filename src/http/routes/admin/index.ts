@@ -25,6 +25,9 @@ import upsertModel from './upsert-model.ts';
 import upsertQuota from './upsert-quota.ts';
 import usageSummary from './usage-summary.ts';
 import listJobs from './list-jobs.ts';
+import listTeamBudgets from './list-team-budgets.ts';
+import setKeyBudget from './set-key-budget.ts';
+import setMemberBudget from './set-member-budget.ts';
 
 export default [
   addMember,
@@ -52,4 +55,7 @@ export default [
   upsertQuota,
   usageSummary,
   listJobs,
+  listTeamBudgets,
+  setMemberBudget,
+  setKeyBudget,
 ] satisfies RouteRegistrar[];

@@ -11,7 +11,7 @@ export default function getBlob(app: App, s: { blobs: Blobs }): void {
   app.get('/blobs/*', {
     config: {
       family: 'account', auth: { kind: 'public' },
-      docResponses: { 200: { description: "the blob's bytes", content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } } },
+      docResponses: { 200: { description: "the blob's bytes: image/png or audio/wav for a task's outputs, else application/octet-stream", content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) }, 'image/png': { schema: Type.String({ format: 'binary' }) }, 'audio/wav': { schema: Type.String({ format: 'binary' }) } } } },
     },
     schema: {
       tags: ['system'], summary: 'Download a blob through a signed link (expires, signature)',
@@ -23,7 +23,9 @@ export default function getBlob(app: App, s: { blobs: Blobs }): void {
     const key = (req.params as { '*': string })['*'];
     const { expires, signature } = req.query as { expires: string; signature: string };
     const blob = await openLinkedBlob(s.blobs, { key, expires, signature }, req.headers.range);
-    reply.header('content-type', 'application/octet-stream');
+    reply.header('content-type', blob.contentType);
+    // the type said is the type served: no browser guesses another from the bytes
+    reply.header('x-content-type-options', 'nosniff');
     reply.header('accept-ranges', 'bytes');
     reply.header('cache-control', 'private, no-store');
     if (blob.range) {

@@ -48,10 +48,27 @@ test('operator manages clusters, products and inventory; tenants see them in pro
 test('catalogue validation and operator-only access', async () => {
   const bad = await f.admin.post('/admin/v1/gpu/products', { ...h100, id: 'prd_bad', billingMethods: ['hourly'] });
   assert.equal(bad.status, 400);
-  assert.equal(bad.body.metadata.field, 'billingMethods');
+  assert.equal(bad.body.metadata.field, 'billingMethods.0');
+  assert.match(bad.body.message, /^billingMethods\.0: must be one of onDemand, monthly, spot$/);
   const inv = await f.admin.put('/admin/v1/gpu/products/prd_missing/inventory/cls_local', { totalGpus: 1 });
   assert.equal(inv.status, 404);
   const tenant = as(f.t.app, f.team.owner.apiKey);
   assert.equal((await tenant.post('/admin/v1/gpu/products', h100)).status, 401);
   assert.equal((await tenant.get('/admin/v1/gpu/catalogue')).status, 401);
+});
+
+test('a GPU product\'s JSON is refused with every problem at once, nothing stored', async () => {
+  const { name: _name, ...noName } = h100;
+  const bad = await f.admin.post('/admin/v1/gpu/products', { ...noName, id: 'prd bad!', cpuPerGpu: 0, price: -1, billingMethods: ['hourly', 'spot'] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.reason, 'INVALID_ARGUMENT');
+  assert.equal(bad.body.metadata.problems, 5, bad.body.message);
+  for (const said of ['name: is required', 'id: must match pattern', 'cpuPerGpu: must be an integer in 1-2147483647', 'price: must be an integer in 0-1000000000', 'billingMethods.0: must be one of onDemand, monthly, spot']) {
+    assert.ok(bad.body.message.includes(said), `${said} in: ${bad.body.message}`);
+  }
+  assert.match(bad.body.message, /^5 problems: /);
+  const empty = await f.admin.post('/admin/v1/gpu/products', { ...h100, id: 'prd_none', billingMethods: [] });
+  assert.match(empty.body.message, /billingMethods: must NOT have fewer than 1 items/);
+  const cat = await f.admin.get('/admin/v1/gpu/catalogue');
+  assert.ok(!cat.body.products.some((p: { id: string }) => p.id === 'prd_none' || p.id === 'prd bad!'));
 });

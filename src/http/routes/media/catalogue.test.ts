@@ -49,6 +49,7 @@ test('the demo catalogue: ≥ 30 records, six types, SDXL and not, inpainting, t
       assert.equal(r.download_url_ttl, 86400);
       const got = await fetchLink(t, r.download_url);
       assert.equal(got.status, 200);
+      assert.equal(got.contentType, 'application/octet-stream', 'a model file is bytes, whatever its name says');
       assert.equal(sha256(got.bytes), r.hash_sha256, r.sd_name);
     }
     // every field of interface.md

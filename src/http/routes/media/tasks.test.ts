@@ -84,6 +84,7 @@ test('txt2img: queued, then a PNG of the requested size per image, the same for 
       assert.equal(im.image_url_ttl, 86400);
       const got = await fetchLink(t, im.image_url);
       assert.equal(got.status, 200);
+      assert.equal(got.contentType, 'image/png', 'a result image is served as the PNG it is');
       assert.deepEqual(pngSize(got.bytes), { width: 320, height: 200 });
       pngs.push(got.bytes);
     }
@@ -191,6 +192,7 @@ test('txt2speech: a playable WAV per text, its length from the text and the spee
       assert.equal(au.audio_type, 'wav');
       const got = await fetchLink(t, au.audio_url);
       assert.equal(got.status, 200);
+      assert.equal(got.contentType, 'audio/wav');
       const info = wavInfo(got.bytes)!;
       assert.ok(info, 'a RIFF/WAVE file');
       assert.deepEqual([info.format, info.channels, info.bitsPerSample], [1, 1, 16]);
