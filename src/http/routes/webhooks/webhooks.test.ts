@@ -231,7 +231,8 @@ test('an endpoint failing for 5 days is disabled with the reason; enabling it ag
     assert.deepEqual(await emit(t, team), []);
     // enabled again: failures forgotten, events flow
     const on = await owner.put(`${BASE}/endpoints/${id}`, {});
-    assert.equal(on.status, 404, 'update is PATCH');
+    assert.equal(on.status, 405, 'update is PATCH');
+    assert.match(String(on.headers.allow), /PATCH/);
     const en = await call(t.app, 'PATCH', `${BASE}/endpoints/${id}`, { token: team.owner.apiKey, body: { enabled: true } });
     assert.equal(en.status, 200, JSON.stringify(en.body));
     assert.deepEqual({ state: en.body.state, reason: en.body.disabled_reason, since: en.body.failing_since }, { state: 'enabled', reason: null, since: null });
