@@ -32,7 +32,12 @@ after(() => h.close());
 // cookie: gateway/ports/ports.ts portCaller): no key, a foreign or a revoked one are refused in
 // src/gateway/ports/ports.test.ts.
 const PUBLIC = ['/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
-  '/gpu-instance/openapi/v1/gpu/instance/terminal'];
+  '/gpu-instance/openapi/v1/gpu/instance/terminal',
+  // persons: sign-up, links and invitations are answered to anyone (the link's token or the
+  // password is the credential, checked there, src/http/routes/accounts/accounts.test.ts); a
+  // person's own account routes check the person session's cookie and CSRF token themselves
+  '/console/sign-up', '/console/confirm', '/console/password/forgot', '/console/password/reset', '/console/password',
+  '/console/invitations/accept', '/console/session/team', '/console/sessions', '/console/sessions/:sessionId'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

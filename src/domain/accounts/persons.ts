@@ -1,0 +1,137 @@
+// Persons: someone who signs in with an e-mail address and a password, and holds seats
+// (members) in teams. What must hold (docs/security.md, "Accounts"):
+// - passwords are hashed with scrypt (lib/passwords.ts) and never stored or logged otherwise;
+// - sign-in, sign-up and a reset request answer the same whether or not the address has an
+//   account: a sign-in for an unknown address verifies against a dummy hash (the same work),
+//   and sign-up and reset requests do the same writes either way (a link row and its mail job;
+//   the job decides what, if anything, to send: links.ts composeLinkMail);
+// - an account is made only when its address is proven: by the confirm link (with the
+//   password chosen at sign-up, asked again, so a stranger who signed up with your address
+//   cannot have you confirm an account whose password they know) or by an invite link;
+// - a new person from a sign-up gets a team of their own, tier T1, as its Owner.
+import { dummyPasswordHash, hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword } from '../../lib/passwords.ts';
+import { newId } from '../../lib/ids.ts';
+import { invalid } from '../../lib/errors.ts';
+import type { Tx } from '../../store/db.ts';
+import * as q from '../../store/persons.ts';
+import { deletePersonSessions } from '../../store/console-sessions.ts';
+import type { Accounts } from './accounts.ts';
+import { ACTIVE } from './codes.ts';
+import { linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
+import { createLinkTx, peekLink, useLinkTx } from './links.ts';
+import { validateEmail } from './members.ts';
+import { createTeamTx } from './teams.ts';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Who signed in: the person, and the team their session acts in first. */
+export interface SignedIn {
+  personId: string;
+  teamId: string;
+}
+
+/** An address as persons are keyed by it: trimmed, NFC, lower case (the whole address: docs/compat-decisions.md). */
+export function normalizeEmail(raw: string, field = 'email'): string {
+  const email = raw.trim().normalize('NFC').toLowerCase();
+  if (email.length > 254) throw invalid(field, 'at most 254 characters');
+  validateEmail(email, field);
+  return email;
+}
+
+export function checkPassword(password: string, field = 'password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) throw weakPassword(field, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH);
+}
+
+/**
+ * E-mail and password for the person and the first team they may act in. One refusal for an
+ * unknown address, a wrong password and a person without an active seat; an unknown address
+ * costs the same scrypt as a known one.
+ */
+export async function signIn(a: Accounts, rawEmail: string, password: string): Promise<SignedIn> {
+  const email = normalizeEmail(rawEmail);
+  const person = await q.findPersonByEmail(a.ctx.db, email);
+  const ok = await verifyPassword(person?.passwordHash ?? await dummyPasswordHash(a.scrypt), password);
+  if (!person || !ok) throw signInRefused();
+  const seat = (await q.listSeats(a.ctx.db, person.id)).find((s) => s.status === ACTIVE);
+  if (!seat) throw signInRefused();
+  if (needsRehash(person.passwordHash, a.scrypt)) await q.updatePerson(a.ctx.db, person.id, { passwordHash: await hashPassword(password, a.scrypt) });
+  return { personId: person.id, teamId: seat.teamId };
+}
+
+/**
+ * A sign-up (GANTRY_SIGNUP=open): a confirm link to the address, carrying the password's
+ * hash; the account is made when it is followed. The same work and answer whether or not the
+ * address has an account (the mail job tells the owner of one that it exists).
+ */
+export async function requestSignup(a: Accounts, rawEmail: string, password: string): Promise<void> {
+  if (a.signup !== 'open') throw signupClosed(a.signup);
+  const email = normalizeEmail(rawEmail);
+  checkPassword(password);
+  const passwordHash = await hashPassword(password, a.scrypt);
+  await a.ctx.db.transaction((tx) => createLinkTx(a, tx, { purpose: 'confirm', email, passwordHash }).then(() => undefined));
+}
+
+/** Follow a confirm link with the password chosen at sign-up: the person, verified, and a team of their own (T1, Owner). */
+export async function confirmSignup(a: Accounts, token: string, password: string): Promise<SignedIn> {
+  const link = await peekLink(a, token, 'confirm');
+  if (!link.passwordHash || !(await verifyPassword(link.passwordHash, password))) throw signInRefused();
+  return a.ctx.db.transaction(async (tx) => {
+    await useLinkTx(a, tx, token, 'confirm');
+    if (await q.findPersonByEmail(tx, link.email)) throw linkRefused('confirm'); // confirmed from another link already
+    const personId = await insertPersonTx(a, tx, link.email, link.passwordHash!);
+    const { userId } = await createTeamTx(tx, a.ctx.clock.nowMs(), { name: link.email, ownerEmail: link.email, tier: 'T1' }, personId);
+    return { personId, teamId: userId };
+  });
+}
+
+/** A person whose address a link proved. */
+export async function insertPersonTx(a: Accounts, tx: Tx, email: string, passwordHash: string): Promise<string> {
+  const now = a.ctx.clock.nowMs();
+  const id = newId('person', now);
+  await q.insertPerson(tx, { id, email, passwordHash, emailVerifiedAtMs: now, createdAtMs: now });
+  return id;
+}
+
+/** A reset link to the address if it has an account; the same work and answer if not (the mail job sends nothing then). */
+export async function requestReset(a: Accounts, rawEmail: string): Promise<void> {
+  const email = normalizeEmail(rawEmail);
+  await a.ctx.db.transaction((tx) => createLinkTx(a, tx, { purpose: 'reset', email }).then(() => undefined));
+}
+
+/** Follow a reset link: the new password, every session of the person signed out, the other reset links void. */
+export async function resetPassword(a: Accounts, token: string, password: string): Promise<void> {
+  checkPassword(password);
+  await peekLink(a, token, 'reset');
+  const passwordHash = await hashPassword(password, a.scrypt);
+  await a.ctx.db.transaction(async (tx) => {
+    const link = await useLinkTx(a, tx, token, 'reset');
+    const person = await q.findPersonByEmail(tx, link.email);
+    if (!person) throw linkRefused('reset');
+    await q.updatePerson(tx, person.id, { passwordHash, emailVerifiedAtMs: person.emailVerifiedAtMs ?? a.ctx.clock.nowMs() });
+    await q.expireLinks(tx, link.email, 'reset', a.ctx.clock.nowMs());
+    await deletePersonSessions(tx, person.id);
+  });
+}
+
+/** Change a password knowing the current one; every other session of the person is signed out (`keepSessionId`: the hash of the one asking). */
+export async function changePassword(a: Accounts, personId: string, current: string, next: string, keepSessionId: string): Promise<void> {
+  checkPassword(next, 'newPassword');
+  const person = await q.findPerson(a.ctx.db, personId);
+  if (!person || !(await verifyPassword(person.passwordHash, current))) throw signInRefused();
+  const passwordHash = await hashPassword(next, a.scrypt);
+  await a.ctx.db.transaction(async (tx) => {
+    await q.updatePerson(tx, personId, { passwordHash });
+    await deletePersonSessions(tx, personId, keepSessionId);
+  });
+}
+
+/** The person and their seats (what the console's session shows, and its team switcher). */
+export async function describePerson(a: Accounts, personId: string) {
+  const person = await q.findPerson(a.ctx.db, personId);
+  if (!person) throw signInRefused();
+  const seats = await q.listSeats(a.ctx.db, personId);
+  return {
+    personId, email: person.email, emailVerified: person.emailVerifiedAtMs !== null,
+    teams: seats.map((s) => ({ teamId: s.teamId, name: s.teamName, memberId: s.memberId, role: s.role, status: s.status })),
+  };
+}

@@ -1,0 +1,108 @@
+// Persons, their one-time links and invitations (domain/accounts). A link is used by one
+// conditional UPDATE (useLink): two concurrent uses of one token cannot both see it unused.
+import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from './db.ts';
+import { members, persons, teams } from './schema.ts';
+import { invitations, personLinks } from './schema-accounts.ts';
+
+export type PersonRow = typeof persons.$inferSelect;
+export type LinkRow = typeof personLinks.$inferSelect;
+export type InvitationRow = typeof invitations.$inferSelect;
+
+export async function insertPerson(db: DbOrTx, row: PersonRow): Promise<void> {
+  await db.insert(persons).values(row);
+}
+export async function findPersonByEmail(db: DbOrTx, email: string): Promise<PersonRow | undefined> {
+  const [row] = await db.select().from(persons).where(eq(sql`lower(${persons.email})`, email.toLowerCase()));
+  return row;
+}
+export async function findPerson(db: DbOrTx, id: string): Promise<PersonRow | undefined> {
+  const [row] = await db.select().from(persons).where(eq(persons.id, id));
+  return row;
+}
+export async function updatePerson(db: DbOrTx, id: string, patch: Partial<PersonRow>): Promise<void> {
+  await db.update(persons).set(patch).where(eq(persons.id, id));
+}
+
+/** The teams a person holds a seat in, with the seat (any status), oldest seat first. */
+export async function listSeats(db: DbOrTx, personId: string) {
+  return db.select({ memberId: members.id, teamId: members.teamId, role: members.role, status: members.status, teamName: teams.name, teamStatus: teams.status })
+    .from(members).innerJoin(teams, eq(teams.id, members.teamId))
+    .where(eq(members.personId, personId)).orderBy(asc(members.createdAt), asc(members.id));
+}
+
+export async function findSeat(db: DbOrTx, personId: string, teamId: string) {
+  const [row] = await db.select({ memberId: members.id, role: members.role, status: members.status, teamStatus: teams.status })
+    .from(members).innerJoin(teams, eq(teams.id, members.teamId))
+    .where(and(eq(members.personId, personId), eq(members.teamId, teamId)));
+  return row;
+}
+
+export async function insertLink(db: DbOrTx, row: typeof personLinks.$inferInsert): Promise<void> {
+  await db.insert(personLinks).values(row);
+}
+export async function findLink(db: DbOrTx, id: string): Promise<LinkRow | undefined> {
+  const [row] = await db.select().from(personLinks).where(eq(personLinks.id, id));
+  return row;
+}
+/** Give a link (still unused) the hash of the token its message carries, and its expiry from now. */
+export async function setLinkToken(db: DbOrTx, id: string, tokenHash: string, expiresAtMs: number): Promise<boolean> {
+  const rows = await db.update(personLinks).set({ tokenHash, expiresAtMs })
+    .where(and(eq(personLinks.id, id), isNull(personLinks.usedAtMs))).returning({ id: personLinks.id });
+  return rows.length === 1;
+}
+export async function deleteLink(db: DbOrTx, id: string): Promise<void> {
+  await db.delete(personLinks).where(eq(personLinks.id, id));
+}
+
+/**
+ * Use the link whose token hashes to `tokenHash`, for `purpose`, if it is unused and not
+ * expired: one statement, so of two concurrent uses exactly one gets the row.
+ */
+export async function useLink(db: DbOrTx, tokenHash: string, purpose: string, nowMs: number): Promise<LinkRow | undefined> {
+  const [row] = await db.update(personLinks).set({ usedAtMs: nowMs })
+    .where(and(eq(personLinks.tokenHash, tokenHash), eq(personLinks.purpose, purpose), isNull(personLinks.usedAtMs), gt(personLinks.expiresAtMs, nowMs)))
+    .returning();
+  return row;
+}
+
+/** Links unused and expired a day ago, and used ones a day after their use, are of no further use. */
+export async function deleteOldLinks(db: DbOrTx, beforeMs: number): Promise<void> {
+  await db.delete(personLinks).where(lt(personLinks.expiresAtMs, beforeMs));
+}
+
+/** The other unused links of a purpose to an address (a reset makes earlier reset links worthless). */
+export async function expireLinks(db: DbOrTx, email: string, purpose: string, nowMs: number): Promise<void> {
+  await db.update(personLinks).set({ usedAtMs: nowMs })
+    .where(and(eq(personLinks.email, email), eq(personLinks.purpose, purpose), isNull(personLinks.usedAtMs)));
+}
+
+export async function insertInvitation(db: DbOrTx, row: InvitationRow): Promise<void> {
+  await db.insert(invitations).values(row);
+}
+export async function findInvitation(db: DbOrTx, id: string): Promise<InvitationRow | undefined> {
+  const [row] = await db.select().from(invitations).where(eq(invitations.id, id));
+  return row;
+}
+export async function lockInvitation(db: DbOrTx, id: string): Promise<InvitationRow | undefined> {
+  const [row] = await db.select().from(invitations).where(eq(invitations.id, id)).for('update');
+  return row;
+}
+export async function listInvitations(db: DbOrTx, teamId: string): Promise<InvitationRow[]> {
+  return db.select().from(invitations).where(eq(invitations.teamId, teamId)).orderBy(desc(invitations.createdAtMs), desc(invitations.id));
+}
+export async function updateInvitation(db: DbOrTx, id: string, patch: Partial<InvitationRow>): Promise<void> {
+  await db.update(invitations).set(patch).where(eq(invitations.id, id));
+}
+export async function deleteMember(db: DbOrTx, id: string): Promise<void> {
+  await db.delete(members).where(eq(members.id, id));
+}
+
+export async function findLinkByToken(db: DbOrTx, tokenHash: string): Promise<LinkRow | undefined> {
+  const [row] = await db.select().from(personLinks).where(eq(personLinks.tokenHash, tokenHash));
+  return row;
+}
+export async function findTeamName(db: DbOrTx, teamId: string): Promise<string | undefined> {
+  const [row] = await db.select({ name: teams.name }).from(teams).where(eq(teams.id, teamId));
+  return row?.name;
+}
