@@ -29,11 +29,22 @@ export async function listPersonSessions(db: DbOrTx, personId: string, nowMs: nu
     .where(and(eq(consoleSessions.personId, personId), gt(consoleSessions.expiresAtMs, nowMs)))
     .orderBy(desc(consoleSessions.createdAtMs));
 }
-/** Ends a person's sessions: all of them, or all but the one whose hash is `keepId`. */
-export async function deletePersonSessions(db: DbOrTx, personId: string, keepId?: string): Promise<void> {
-  await db.delete(consoleSessions).where(and(eq(consoleSessions.personId, personId), keepId ? sql`${consoleSessions.id} <> ${keepId}` : undefined));
+export interface EndedSession {
+  ref: string | null;
+  teamId: string | null;
 }
-export async function deletePersonSessionByRef(db: DbOrTx, personId: string, ref: string): Promise<boolean> {
-  const rows = await db.delete(consoleSessions).where(and(eq(consoleSessions.personId, personId), eq(consoleSessions.ref, ref))).returning({ id: consoleSessions.id });
-  return rows.length === 1;
+const ended = { ref: consoleSessions.ref, teamId: consoleSessions.teamId };
+
+/** Ends a person's sessions: all of them, or all but the one whose hash is `keepId`; the ones ended. */
+export async function deletePersonSessions(db: DbOrTx, personId: string, keepId?: string): Promise<EndedSession[]> {
+  return db.delete(consoleSessions).where(and(eq(consoleSessions.personId, personId), keepId ? sql`${consoleSessions.id} <> ${keepId}` : undefined)).returning(ended);
+}
+export async function deletePersonSessionByRef(db: DbOrTx, personId: string, ref: string): Promise<EndedSession | undefined> {
+  const [row] = await db.delete(consoleSessions).where(and(eq(consoleSessions.personId, personId), eq(consoleSessions.ref, ref))).returning(ended);
+  return row;
+}
+/** Deletes a session by its hash; the one ended, if there was one. */
+export async function deleteSessionReturning(db: DbOrTx, id: string): Promise<EndedSession | undefined> {
+  const [row] = await db.delete(consoleSessions).where(eq(consoleSessions.id, id)).returning(ended);
+  return row;
 }

@@ -106,3 +106,12 @@ export async function findTeamName(db: DbOrTx, teamId: string): Promise<string |
   const [row] = await db.select({ name: teams.name }).from(teams).where(eq(teams.id, teamId));
   return row?.name;
 }
+
+/** Whether `err` is the unique index on persons' addresses refusing a second person of one address (two links followed at once). */
+export function isPersonEmailTaken(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const x = e as { code?: unknown; constraint?: unknown; message?: unknown };
+    if (x.code === '23505') return x.constraint === 'persons_email_lower' || (typeof x.message === 'string' && x.message.includes('persons_email_lower'));
+  }
+  return false;
+}

@@ -87,7 +87,7 @@ export async function acceptInvitation(a: Accounts, token: string, password: str
     const inv = used.invitationId ? await q.lockInvitation(tx, used.invitationId) : undefined;
     if (inv?.status !== 'pending' || inv.expiresAtMs <= a.ctx.clock.nowMs()) throw linkRefused('invite');
     if ((await members.findMember(tx, inv.memberId))?.status !== 'invited') throw linkRefused('invite'); // the seat was removed or changed since
-    const personId = existing?.id ?? await insertPersonTx(a, tx, used.email, newHash!);
+    const personId = existing?.id ?? await insertPersonTx(a, tx, used.email, newHash!, 'invite');
     if (existing && await q.findSeat(tx, personId, inv.teamId)) throw alreadyMember(inv.teamId);
     await members.updateMember(tx, inv.memberId, { personId, status: 'active', email: used.email });
     await q.updateInvitation(tx, inv.id, { status: 'accepted', endedAtMs: a.ctx.clock.nowMs() });

@@ -14,7 +14,8 @@ import { newId } from '../../lib/ids.ts';
 import { invalid } from '../../lib/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/persons.ts';
-import { deletePersonSessions } from '../../store/console-sessions.ts';
+import { deletePersonSessions, type EndedSession } from '../../store/console-sessions.ts';
+import type { Ctx } from '../context.ts';
 import type { Accounts } from './accounts.ts';
 import { ACTIVE } from './codes.ts';
 import { linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
@@ -78,17 +79,23 @@ export async function confirmSignup(a: Accounts, token: string, password: string
   return a.ctx.db.transaction(async (tx) => {
     await useLinkTx(a, tx, token, 'confirm');
     if (await q.findPersonByEmail(tx, link.email)) throw linkRefused('confirm'); // confirmed from another link already
-    const personId = await insertPersonTx(a, tx, link.email, link.passwordHash!);
+    const personId = await insertPersonTx(a, tx, link.email, link.passwordHash!, 'confirm');
     const { userId } = await createTeamTx(tx, a.ctx.clock.nowMs(), { name: link.email, ownerEmail: link.email, tier: 'T1' }, personId);
     return { personId, teamId: userId };
   });
 }
 
 /** A person whose address a link proved. */
-export async function insertPersonTx(a: Accounts, tx: Tx, email: string, passwordHash: string): Promise<string> {
+export async function insertPersonTx(a: Accounts, tx: Tx, email: string, passwordHash: string, purpose: 'confirm' | 'invite'): Promise<string> {
   const now = a.ctx.clock.nowMs();
   const id = newId('person', now);
-  await q.insertPerson(tx, { id, email, passwordHash, emailVerifiedAtMs: now, createdAtMs: now });
+  try {
+    await q.insertPerson(tx, { id, email, passwordHash, emailVerifiedAtMs: now, createdAtMs: now });
+  } catch (err) {
+    // another link to this address made its account at the same moment: this one is spent (the transaction rolls back)
+    if (q.isPersonEmailTaken(err)) throw linkRefused(purpose);
+    throw err;
+  }
   return id;
 }
 
@@ -103,14 +110,15 @@ export async function resetPassword(a: Accounts, token: string, password: string
   checkPassword(password);
   await peekLink(a, token, 'reset');
   const passwordHash = await hashPassword(password, a.scrypt);
-  await a.ctx.db.transaction(async (tx) => {
+  const ended = await a.ctx.db.transaction(async (tx) => {
     const link = await useLinkTx(a, tx, token, 'reset');
     const person = await q.findPersonByEmail(tx, link.email);
     if (!person) throw linkRefused('reset');
     await q.updatePerson(tx, person.id, { passwordHash, emailVerifiedAtMs: person.emailVerifiedAtMs ?? a.ctx.clock.nowMs() });
     await q.expireLinks(tx, link.email, 'reset', a.ctx.clock.nowMs());
-    await deletePersonSessions(tx, person.id);
+    return deletePersonSessions(tx, person.id);
   });
+  announceEnded(a.ctx, ended);
 }
 
 /** Change a password knowing the current one; every other session of the person is signed out (`keepSessionId`: the hash of the one asking). */
@@ -119,10 +127,21 @@ export async function changePassword(a: Accounts, personId: string, current: str
   const person = await q.findPerson(a.ctx.db, personId);
   if (!person || !(await verifyPassword(person.passwordHash, current))) throw signInRefused();
   const passwordHash = await hashPassword(next, a.scrypt);
-  await a.ctx.db.transaction(async (tx) => {
+  const ended = await a.ctx.db.transaction(async (tx) => {
     await q.updatePerson(tx, personId, { passwordHash });
-    await deletePersonSessions(tx, personId, keepSessionId);
+    return deletePersonSessions(tx, personId, keepSessionId);
   });
+  announceEnded(a.ctx, ended);
+}
+
+/**
+ * Person sessions that ended (signed out, revoked, replaced, or by a password change or
+ * reset): what they opened that outlives a call (a web terminal, domain/live-sessions) is
+ * checked again, as when a key is revoked (key.changed names the session's id, its
+ * principal's keyId).
+ */
+export function announceEnded(ctx: Ctx, ended: EndedSession[]): void {
+  for (const e of ended) if (e.ref && e.teamId) ctx.changes.publish({ type: 'key.changed', teamId: e.teamId, keyId: e.ref });
 }
 
 /** The person and their seats (what the console's session shows, and its team switcher). */

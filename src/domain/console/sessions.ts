@@ -22,7 +22,7 @@ import type { OperatorTokenVerifier } from '../operator-token.ts';
 import { isRole, type Principal } from '../roles.ts';
 import type { Config } from '../../config.ts';
 import type { Accounts } from '../accounts/accounts.ts';
-import { describePerson, type SignedIn } from '../accounts/persons.ts';
+import { announceEnded, describePerson, type SignedIn } from '../accounts/persons.ts';
 import { ACTIVE } from '../accounts/codes.ts';
 import { noSeat, personSessionRequired } from '../accounts/errors.ts';
 import * as persons from '../../store/persons.ts';
@@ -143,11 +143,13 @@ export async function openPersonSession(d: Sessions, who: SignedIn, opts: { user
     createdAtMs: now, expiresAtMs: now + d.ttlMs, ref: newId('consoleSession', now), personId: who.personId, teamId: who.teamId,
     userAgent: opts.userAgent ? opts.userAgent.slice(0, 200) : null,
   };
-  await d.ctx.db.transaction(async (tx) => {
+  const previous = await d.ctx.db.transaction(async (tx) => {
     await q.deleteExpiredSessions(tx, now);
-    if (opts.previous) await q.deleteSession(tx, sha256Hex(opts.previous));
+    const ended = opts.previous ? await q.deleteSessionReturning(tx, sha256Hex(opts.previous)) : undefined;
     await q.insertSession(tx, row);
+    return ended;
   });
+  announceEnded(d.ctx, previous ? [previous] : []);
   return { secret, view: await describeSession(d, row) };
 }
 
@@ -176,7 +178,9 @@ export async function listPersonSessions(d: Sessions, row: q.ConsoleSessionRow &
 
 /** Sign one of the person's own sessions out (their current one too); another person's reads as not found. */
 export async function revokePersonSession(d: Sessions, row: q.ConsoleSessionRow & { personId: string }, sessionId: string): Promise<void> {
-  if (!(await q.deletePersonSessionByRef(d.ctx.db, row.personId, sessionId))) throw notFound('session', sessionId);
+  const ended = await q.deletePersonSessionByRef(d.ctx.db, row.personId, sessionId);
+  if (!ended) throw notFound('session', sessionId);
+  announceEnded(d.ctx, [ended]);
 }
 
 /** An operator session acts for the operator while the token it was opened with is the current one. */
@@ -196,4 +200,5 @@ export async function describeSession(d: Sessions, row: q.ConsoleSessionRow): Pr
 /** Ends the session server-side; the cookie names nothing afterwards. */
 export async function closeSession(d: Sessions, row: q.ConsoleSessionRow): Promise<void> {
   await q.deleteSession(d.ctx.db, row.id);
+  if (row.kind === 'person') announceEnded(d.ctx, [row]);
 }

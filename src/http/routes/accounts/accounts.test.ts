@@ -366,3 +366,38 @@ test('without an SMTP server the message is written to the server\'s log, whole,
     await t.close();
   }
 });
+
+test('a person\'s session calls models through the same admission as a key: refused without balance, then charged, the usage recorded under the session', async () => {
+  const p = await person();
+  const chat = { model: 'gantry/sim-chat-small', messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 };
+  const broke = await send('POST', '/openai/v1/chat/completions', chat, p);
+  assert.equal(broke.status, 403, JSON.stringify(broke.body));
+  assert.match(JSON.stringify(broke.body), /balance/i, 'a new team starts with nothing to spend');
+  const top = await as(h.app, h.creds.adminToken).post(`/admin/v1/teams/${p.body.principal.teamId}/topups`, { amount: 100_000, idempotencyKey: `psn-${p.email}` });
+  assert.equal(top.status, 200, JSON.stringify(top.body));
+  const ok = await send('POST', '/openai/v1/chat/completions', chat, p);
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const day = Math.floor(h.clock.nowMs() / 86_400_000) * 86_400;
+  const bills = await send('GET', `/openapi/v1/billing/apikey/bill/list?cycleType=Day&category=llm&startTime=${day}&endTime=${day + 86_400}`, undefined, p);
+  assert.equal(bills.status, 200, JSON.stringify(bills.body));
+  assert.deepEqual(bills.body.bills.map((b: any) => b.ownerID), [p.body.principal.keyId], 'the usage is the session\'s, as a key\'s is the key\'s');
+
+  // what outlives a call (a terminal, a batch) asks who the session is now, past any cache: gone once it is signed out
+  const ref = p.body.principal.keyId;
+  assert.equal((await h.services.keys.current(ref)).memberId, p.body.principal.memberId);
+  assert.equal((await send('DELETE', '/console/session', undefined, p)).status, 200);
+  await assert.rejects(h.services.keys.current(ref), /invalid or has been revoked/);
+});
+
+test('two confirm links of one address followed at once make one account: the other is refused, not a 500', async () => {
+  const email = address('twice');
+  await send('POST', '/console/sign-up', { email, password: 'first password' });
+  await send('POST', '/console/sign-up', { email, password: 'second password' });
+  await deliver();
+  const [one, two] = mail.to(email).map((m) => linkToken(m.text, 'confirm'));
+  const answers = await Promise.all([
+    send('POST', '/console/confirm', { token: one, password: 'first password' }),
+    send('POST', '/console/confirm', { token: two, password: 'second password' }),
+  ]);
+  assert.deepEqual(answers.map((a) => a.status).sort(), [200, 401], JSON.stringify(answers.map((a) => a.body)));
+});
