@@ -37,7 +37,8 @@ const PUBLIC = ['/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healt
   // password is the credential, checked there, src/http/routes/accounts/accounts.test.ts); a
   // person's own account routes check the person session's cookie and CSRF token themselves
   '/console/sign-up', '/console/confirm', '/console/password/forgot', '/console/password/reset', '/console/password',
-  '/console/invitations/accept', '/console/session/team', '/console/sessions', '/console/sessions/:sessionId'];
+  '/console/invitations/accept', '/console/session/team', '/console/sessions', '/console/sessions/:sessionId',
+  '/console/two-factor', '/console/two-factor/confirm', '/console/two-factor/disable'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

@@ -3,13 +3,13 @@
 import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { members, persons, teams } from './schema.ts';
-import { invitations, personLinks } from './schema-accounts.ts';
+import { invitations, personLinks, recoveryCodes } from './schema-accounts.ts';
 
 export type PersonRow = typeof persons.$inferSelect;
 export type LinkRow = typeof personLinks.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
 
-export async function insertPerson(db: DbOrTx, row: PersonRow): Promise<void> {
+export async function insertPerson(db: DbOrTx, row: typeof persons.$inferInsert): Promise<void> {
   await db.insert(persons).values(row);
 }
 export async function findPersonByEmail(db: DbOrTx, email: string): Promise<PersonRow | undefined> {
@@ -114,4 +114,28 @@ export function isPersonEmailTaken(err: unknown): boolean {
     if (x.code === '23505') return x.constraint === 'persons_email_lower' || (typeof x.message === 'string' && x.message.includes('persons_email_lower'));
   }
   return false;
+}
+
+/** Accept a TOTP code's time step once: raises the person's last step, or does nothing when it is not above it (a code replayed, or used at once elsewhere). */
+export async function acceptTotpStep(db: DbOrTx, personId: string, step: number): Promise<boolean> {
+  const rows = await db.update(persons).set({ totpLastStep: step })
+    .where(and(eq(persons.id, personId), sql`coalesce(${persons.totpLastStep}, -1) < ${step}`)).returning({ id: persons.id });
+  return rows.length === 1;
+}
+
+export async function replaceRecoveryCodes(db: DbOrTx, personId: string, hashes: string[], nowMs: number): Promise<void> {
+  await db.delete(recoveryCodes).where(eq(recoveryCodes.personId, personId));
+  if (hashes.length) await db.insert(recoveryCodes).values(hashes.map((codeHash) => ({ personId, codeHash, createdAtMs: nowMs })));
+}
+
+/** Use a recovery code once (one conditional UPDATE). */
+export async function useRecoveryCode(db: DbOrTx, personId: string, codeHash: string, nowMs: number): Promise<boolean> {
+  const rows = await db.update(recoveryCodes).set({ usedAtMs: nowMs })
+    .where(and(eq(recoveryCodes.personId, personId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAtMs))).returning({ id: recoveryCodes.personId });
+  return rows.length === 1;
+}
+
+export async function countRecoveryCodesLeft(db: DbOrTx, personId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(recoveryCodes).where(and(eq(recoveryCodes.personId, personId), isNull(recoveryCodes.usedAtMs)));
+  return Number(row?.n ?? 0);
 }

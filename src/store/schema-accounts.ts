@@ -1,8 +1,8 @@
 // The accounts area's own tables (persons are in schema.ts beside members): one-time links
 // sent by e-mail, and invitations to a team. A link's token is never stored: only its SHA-256,
 // written by the mail job that puts the token in the message (domain/accounts/links.ts).
-import { pgTable, text, bigint, index, uniqueIndex } from 'drizzle-orm/pg-core';
-import { teams } from './schema.ts';
+import { pgTable, text, bigint, index, uniqueIndex, primaryKey } from 'drizzle-orm/pg-core';
+import { persons, teams } from './schema.ts';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -39,3 +39,11 @@ export const invitations = pgTable('invitations', {
   expiresAtMs: ms('expires_at_ms').notNull(),
   endedAtMs: ms('ended_at_ms'),
 }, (t) => [index('invitations_team').on(t.teamId, t.createdAtMs)]);
+
+/** Two-factor recovery codes: shown once when two-factor sign-in is turned on; only their SHA-256 kept; each works once. */
+export const recoveryCodes = pgTable('person_recovery_codes', {
+  personId: text('person_id').notNull().references(() => persons.id),
+  codeHash: text('code_hash').notNull(),
+  createdAtMs: ms('created_at_ms').notNull(),
+  usedAtMs: ms('used_at_ms'),
+}, (t) => [primaryKey({ columns: [t.personId, t.codeHash] })]);

@@ -44,6 +44,13 @@ export const persons = pgTable('persons', {
   /** when the address was proven (a confirm or invite link followed); null: never */
   emailVerifiedAtMs: bigint('email_verified_at_ms', { mode: 'number' }),
   createdAtMs: bigint('created_at_ms', { mode: 'number' }).notNull(),
+  /** the TOTP secret (RFC 6238) once two-factor sign-in is on, sealed with the data dir's key (lib/secret-box.ts) */
+  totpSecret: text('totp_secret'),
+  /** a secret being enrolled, sealed: it becomes totp_secret when a code from it is confirmed */
+  totpPendingSecret: text('totp_pending_secret'),
+  totpEnabledAtMs: bigint('totp_enabled_at_ms', { mode: 'number' }),
+  /** the time step of the last code accepted: a code is accepted once (a conditional UPDATE raises it) */
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
 }, (t) => [uniqueIndex('persons_email_lower').on(sql`lower(${t.email})`)]);
 
 export const members = pgTable('members', {

@@ -4,6 +4,7 @@
 import type { Config } from '../../config.ts';
 import type { Ctx } from '../context.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import type { SignupMode } from './codes.ts';
 import { SCRYPT_DEFAULTS, type ScryptParams } from '../../lib/passwords.ts';
 
@@ -15,12 +16,14 @@ export interface Accounts {
   baseUrl: () => string;
   /** the parameters of new password hashes (lib/passwords.ts; GANTRY_PASSWORD_SCRYPT_LN) */
   scrypt: ScryptParams;
+  /** seals TOTP secrets at rest (the data dir's key, GANTRY_SECRET_KEY) */
+  secrets: SecretBox;
 }
 
 /** The accounts' context from the graph (the accounts area's entry of src/areas.ts). */
-export function accountsContext(s: { ctx: Ctx; config: Config; mailer: Mailer }): Accounts {
+export function accountsContext(s: { ctx: Ctx; config: Config; mailer: Mailer; secrets: SecretBox }): Accounts {
   return {
     ctx: s.ctx, mailer: s.mailer, signup: s.config.accounts.signup, baseUrl: () => s.config.serverless.publicBaseUrl,
-    scrypt: { ...SCRYPT_DEFAULTS, ln: s.config.accounts.scryptLn },
+    scrypt: { ...SCRYPT_DEFAULTS, ln: s.config.accounts.scryptLn }, secrets: s.secrets,
   };
 }

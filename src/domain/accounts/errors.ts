@@ -57,3 +57,23 @@ export function personSessionRequired(): AppError {
 export function noSeat(teamId: string): AppError {
   return new AppError('FORBIDDEN', `you are not an active member of team ${teamId}`, { field: 'teamId', rule: 'an active seat' });
 }
+
+/** The password was right; two-factor sign-in is on and no code came with it. */
+export function secondFactorRequired(): AppError {
+  return new AppError('UNAUTHORIZED', 'two-factor sign-in is on: send the code of your authenticator app (totp) or a recovery code', { field: 'totp', rule: 'second factor' });
+}
+
+/** A TOTP code that is wrong, too old or used already, or a recovery code unknown or used. */
+export function secondFactorRefused(): AppError {
+  return new AppError('UNAUTHORIZED', 'wrong, expired or used two-factor code', { field: 'totp', rule: 'second factor' });
+}
+
+/** Enrolment's code does not match the secret being enrolled. */
+export function wrongEnrolmentCode(): AppError {
+  return new AppError('INVALID_ARGUMENT', 'the code does not match: check the app\'s clock and type the code it shows now', { field: 'code', rule: 'a code of the secret being enrolled' });
+}
+
+/** Two-factor sign-in is not in the state the operation needs. */
+export function twoFactorState(message: string): AppError {
+  return new AppError('CONFLICT', `two-factor sign-in is ${message}`, { rule: 'two-factor state' });
+}

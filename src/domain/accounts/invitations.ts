@@ -16,6 +16,7 @@ import { alreadyMember, emailTaken, inviteRole, linkRefused, signInRefused, sign
 import { createLinkTx, LINK_TTL_MS, peekLink, useLinkTx } from './links.ts';
 import { addMemberTx } from './members.ts';
 import { checkPassword, insertPersonTx, normalizeEmail, type SignedIn } from './persons.ts';
+import { checkSecondFactor, type SecondFactor } from './two-factor.ts';
 
 export interface InviteInput {
   email: string;
@@ -71,12 +72,13 @@ export async function revokeInvitation(a: Accounts, p: Principal, invitationId: 
  * Follow an invite link with a password: the address's account (its password checked), or a
  * new one with this password (unless GANTRY_SIGNUP=closed); the seat becomes the person's.
  */
-export async function acceptInvitation(a: Accounts, token: string, password: string): Promise<SignedIn> {
+export async function acceptInvitation(a: Accounts, token: string, password: string, factor: SecondFactor = {}): Promise<SignedIn> {
   const link = await peekLink(a, token, 'invite');
   const existing = await q.findPersonByEmail(a.ctx.db, link.email);
   let newHash: string | undefined;
   if (existing) {
     if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
+    await checkSecondFactor(a, existing, factor); // an existing account signs in as it always does
   } else {
     if (a.signup === 'closed') throw signupClosed(a.signup);
     checkPassword(password);

@@ -14,8 +14,9 @@ import { newId } from '../../lib/ids.ts';
 import { invalid } from '../../lib/errors.ts';
 import type { Tx } from '../../store/db.ts';
 import * as q from '../../store/persons.ts';
-import { deletePersonSessions, type EndedSession } from '../../store/console-sessions.ts';
-import type { Ctx } from '../context.ts';
+import { deletePersonSessions } from '../../store/console-sessions.ts';
+import { announceEnded } from './sessions-ended.ts';
+import { checkSecondFactor, twoFactorView, type SecondFactor } from './two-factor.ts';
 import type { Accounts } from './accounts.ts';
 import { ACTIVE } from './codes.ts';
 import { linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
@@ -48,11 +49,12 @@ export function checkPassword(password: string, field = 'password'): void {
  * unknown address, a wrong password and a person without an active seat; an unknown address
  * costs the same scrypt as a known one.
  */
-export async function signIn(a: Accounts, rawEmail: string, password: string): Promise<SignedIn> {
+export async function signIn(a: Accounts, rawEmail: string, password: string, factor: SecondFactor = {}): Promise<SignedIn> {
   const email = normalizeEmail(rawEmail);
   const person = await q.findPersonByEmail(a.ctx.db, email);
   const ok = await verifyPassword(person?.passwordHash ?? await dummyPasswordHash(a.scrypt), password);
   if (!person || !ok) throw signInRefused();
+  await checkSecondFactor(a, person, factor);
   const seat = (await q.listSeats(a.ctx.db, person.id)).find((s) => s.status === ACTIVE);
   if (!seat) throw signInRefused();
   if (needsRehash(person.passwordHash, a.scrypt)) await q.updatePerson(a.ctx.db, person.id, { passwordHash: await hashPassword(password, a.scrypt) });
@@ -134,15 +136,6 @@ export async function changePassword(a: Accounts, personId: string, current: str
   announceEnded(a.ctx, ended);
 }
 
-/**
- * Person sessions that ended (signed out, revoked, replaced, or by a password change or
- * reset): what they opened that outlives a call (a web terminal, domain/live-sessions) is
- * checked again, as when a key is revoked (key.changed names the session's id, its
- * principal's keyId).
- */
-export function announceEnded(ctx: Ctx, ended: EndedSession[]): void {
-  for (const e of ended) if (e.ref && e.teamId) ctx.changes.publish({ type: 'key.changed', teamId: e.teamId, keyId: e.ref });
-}
 
 /** The person and their seats (what the console's session shows, and its team switcher). */
 export async function describePerson(a: Accounts, personId: string) {
@@ -150,7 +143,7 @@ export async function describePerson(a: Accounts, personId: string) {
   if (!person) throw signInRefused();
   const seats = await q.listSeats(a.ctx.db, personId);
   return {
-    personId, email: person.email, emailVerified: person.emailVerifiedAtMs !== null,
+    personId, email: person.email, emailVerified: person.emailVerifiedAtMs !== null, twoFactor: await twoFactorView(a, person),
     teams: seats.map((s) => ({ teamId: s.teamId, name: s.teamName, memberId: s.memberId, role: s.role, status: s.status })),
   };
 }

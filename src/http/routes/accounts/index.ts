@@ -10,6 +10,9 @@ import invite from './invite.ts';
 import listInvitations from './list-invitations.ts';
 import revokeInvitation from './revoke-invitation.ts';
 import acceptInvitation from './accept-invitation.ts';
+import startTwoFactor from './start-two-factor.ts';
+import confirmTwoFactor from './confirm-two-factor.ts';
+import disableTwoFactor from './disable-two-factor.ts';
 
 export default [
   signUp,
@@ -21,4 +24,7 @@ export default [
   listInvitations,
   revokeInvitation,
   acceptInvitation,
+  startTwoFactor,
+  confirmTwoFactor,
+  disableTwoFactor,
 ] satisfies RouteRegistrar[];

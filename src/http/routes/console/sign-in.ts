@@ -21,15 +21,17 @@ export default function signIn(app: App, s: { authThrottle: AuthThrottle; config
         operatorToken: Type.Optional(Type.String({ maxLength: 256 })),
         email: Type.Optional(Type.String({ maxLength: 254 })),
         password: Type.Optional(Type.String({ maxLength: 1024 })),
+        totp: Type.Optional(Type.String({ maxLength: 16, description: 'with email and password, when two-factor sign-in is on: the code of the authenticator app' })),
+        recoveryCode: Type.Optional(Type.String({ maxLength: 32, description: 'instead of totp: one of the recovery codes, once' })),
       }),
       response: { 200: SessionView, ...errors(400, 401, 403, 429) },
     },
   }, async (req, reply) => {
-    const { email, password, ...creds } = req.body;
+    const { email, password, totp, recoveryCode, ...creds } = req.body;
     if (email !== undefined || password !== undefined) {
       if (email === undefined || password === undefined || creds.apiKey !== undefined || creds.operatorToken !== undefined) throw oneCredential();
       // failures count against the address and the account (a hash of the address: the throttle's "prefix", domain/auth-throttle.ts)
-      const who = await s.authThrottle.guard(req.ip, sha256Hex(email.trim().toLowerCase()), () => signInPerson(s.sessions.accounts, email, password));
+      const who = await s.authThrottle.guard(req.ip, sha256Hex(email.trim().toLowerCase()), () => signInPerson(s.sessions.accounts, email, password, { totp, recoveryCode }));
       const opened = await openPersonSession(s.sessions, who, { userAgent: req.headers['user-agent'], previous: sessionSecret(req) });
       return personSessionAnswer(req, reply, opened, s);
     }
