@@ -4,6 +4,7 @@ import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { members, persons, teams } from './schema.ts';
 import { invitations, personLinks, recoveryCodes } from './schema-accounts.ts';
+import { consoleSessions } from './schema-console.ts';
 
 export type PersonRow = typeof persons.$inferSelect;
 export type LinkRow = typeof personLinks.$inferSelect;
@@ -26,14 +27,21 @@ export async function updatePerson(db: DbOrTx, id: string, patch: Partial<Person
 
 /** The teams a person holds a seat in, with the seat (any status), oldest seat first. */
 export async function listSeats(db: DbOrTx, personId: string) {
-  return db.select({ memberId: members.id, teamId: members.teamId, role: members.role, status: members.status, teamName: teams.name, teamStatus: teams.status })
+  return db.select({
+    memberId: members.id, teamId: members.teamId, role: members.role, status: members.status, teamName: teams.name, teamStatus: teams.status,
+    teamRequiresTwoFactor: teams.requireTwoFactor,
+  })
     .from(members).innerJoin(teams, eq(teams.id, members.teamId))
     .where(eq(members.personId, personId)).orderBy(asc(members.createdAt), asc(members.id));
 }
 
+/** A person's seat in a team, with what decides whether their session may act there (the team's state and two-factor rule, the person's two-factor). */
 export async function findSeat(db: DbOrTx, personId: string, teamId: string) {
-  const [row] = await db.select({ memberId: members.id, role: members.role, status: members.status, teamStatus: teams.status })
-    .from(members).innerJoin(teams, eq(teams.id, members.teamId))
+  const [row] = await db.select({
+    memberId: members.id, role: members.role, status: members.status, teamStatus: teams.status,
+    teamRequiresTwoFactor: teams.requireTwoFactor, personTwoFactor: sql<boolean>`${persons.totpEnabledAtMs} is not null`,
+  })
+    .from(members).innerJoin(teams, eq(teams.id, members.teamId)).innerJoin(persons, eq(persons.id, members.personId))
     .where(and(eq(members.personId, personId), eq(members.teamId, teamId)));
   return row;
 }
@@ -138,4 +146,14 @@ export async function useRecoveryCode(db: DbOrTx, personId: string, codeHash: st
 export async function countRecoveryCodesLeft(db: DbOrTx, personId: string): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(recoveryCodes).where(and(eq(recoveryCodes.personId, personId), isNull(recoveryCodes.usedAtMs)));
   return Number(row?.n ?? 0);
+}
+
+/** The person whose console session has this id (`ses_…`), while it lives. */
+export async function findPersonOfSession(db: DbOrTx, ref: string): Promise<PersonRow | undefined> {
+  const [row] = await db.select({ person: persons }).from(consoleSessions).innerJoin(persons, eq(persons.id, consoleSessions.personId)).where(eq(consoleSessions.ref, ref));
+  return row?.person;
+}
+
+export async function setTeamRequiresTwoFactor(db: DbOrTx, teamId: string, required: boolean): Promise<void> {
+  await db.update(teams).set({ requireTwoFactor: required }).where(eq(teams.id, teamId));
 }

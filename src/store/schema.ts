@@ -27,6 +27,8 @@ export const teams = pgTable('teams', {
   pendingMicro: micro('pending_micro'),
   // null: every available model is enabled (the default); otherwise the enabled ids.
   enabledModels: jsonb('enabled_models').$type<string[] | null>(),
+  /** an Owner's rule: a person's console session acts in this team only with two-factor sign-in on (API keys are not persons) */
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   createdAt: createdAt(),
 });
 

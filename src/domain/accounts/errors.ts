@@ -77,3 +77,12 @@ export function wrongEnrolmentCode(): AppError {
 export function twoFactorState(message: string): AppError {
   return new AppError('CONFLICT', `two-factor sign-in is ${message}`, { rule: 'two-factor state' });
 }
+
+/** The team requires two-factor sign-in of persons and this one has it off: turn it on (the person's own routes still answer). */
+export function teamRequiresTwoFactor(teamId: string): AppError {
+  return new AppError('FORBIDDEN', `team ${teamId} requires two-factor sign-in: turn it on for your account (POST /console/two-factor) to act in it`, { teamId, rule: 'team requires two-factor' });
+}
+
+export function isTeamTwoFactorRefusal(err: unknown): boolean {
+  return err instanceof AppError && err.metadata.rule === 'team requires two-factor';
+}

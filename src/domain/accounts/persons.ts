@@ -55,7 +55,9 @@ export async function signIn(a: Accounts, rawEmail: string, password: string, fa
   const ok = await verifyPassword(person?.passwordHash ?? await dummyPasswordHash(a.scrypt), password);
   if (!person || !ok) throw signInRefused();
   await checkSecondFactor(a, person, factor);
-  const seat = (await q.listSeats(a.ctx.db, person.id)).find((s) => s.status === ACTIVE);
+  const seats = (await q.listSeats(a.ctx.db, person.id)).filter((s) => s.status === ACTIVE);
+  // first a team the person may act in now; else one that asks for two-factor (signed in to turn it on)
+  const seat = seats.find((s) => !s.teamRequiresTwoFactor || person.totpEnabledAtMs !== null) ?? seats[0];
   if (!seat) throw signInRefused();
   if (needsRehash(person.passwordHash, a.scrypt)) await q.updatePerson(a.ctx.db, person.id, { passwordHash: await hashPassword(password, a.scrypt) });
   return { personId: person.id, teamId: seat.teamId };
@@ -144,6 +146,6 @@ export async function describePerson(a: Accounts, personId: string) {
   const seats = await q.listSeats(a.ctx.db, personId);
   return {
     personId, email: person.email, emailVerified: person.emailVerifiedAtMs !== null, twoFactor: await twoFactorView(a, person),
-    teams: seats.map((s) => ({ teamId: s.teamId, name: s.teamName, memberId: s.memberId, role: s.role, status: s.status })),
+    teams: seats.map((s) => ({ teamId: s.teamId, name: s.teamName, memberId: s.memberId, role: s.role, status: s.status, requiresTwoFactor: s.teamRequiresTwoFactor })),
   };
 }

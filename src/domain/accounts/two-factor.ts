@@ -18,6 +18,9 @@ import { base32Encode, matchTotp, newTotpSecret, otpauthUri } from '../../lib/to
 import { deletePersonSessions } from '../../store/console-sessions.ts';
 import * as q from '../../store/persons.ts';
 import type { Accounts } from './accounts.ts';
+import { isSessionRef } from '../keys/authenticator.ts';
+import { roleRefused } from '../errors.ts';
+import type { Principal } from '../roles.ts';
 import { secondFactorRefused, secondFactorRequired, signInRefused, twoFactorState, wrongEnrolmentCode } from './errors.ts';
 import { announceEnded } from './sessions-ended.ts';
 
@@ -103,4 +106,19 @@ function newRecoveryCode(): string {
 /** A recovery code as kept: its SHA-256 after case and dashes are dropped (typed as shown, or not). */
 function recoveryHash(code: string): string {
   return sha256Hex(code.replace(/[\s-]/g, '').toLowerCase());
+}
+
+/**
+ * An Owner's rule for the team: persons act in it only with two-factor sign-in on (their
+ * sessions answer 403 until they turn it on; API keys are machines' and unaffected). An Owner
+ * signed in as a person turns it on only with two-factor on themselves.
+ */
+export async function setTeamTwoFactor(a: Accounts, p: Principal, required: boolean): Promise<void> {
+  if (p.role !== 'Owner') throw roleRefused(p.role, 'only an Owner sets whether the team requires two-factor sign-in', { rule: 'Owner only' });
+  if (required && isSessionRef(p.keyId)) {
+    const person = await q.findPersonOfSession(a.ctx.db, p.keyId);
+    if (person?.totpEnabledAtMs === null) throw twoFactorState('off for your own account: turn it on before requiring it of the team');
+  }
+  await q.setTeamRequiresTwoFactor(a.ctx.db, p.teamId, required);
+  a.ctx.changes.publish({ type: 'team.changed', teamId: p.teamId });
 }

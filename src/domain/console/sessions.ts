@@ -25,7 +25,7 @@ import type { Accounts } from '../accounts/accounts.ts';
 import { describePerson, type SignedIn } from '../accounts/persons.ts';
 import { announceEnded } from '../accounts/sessions-ended.ts';
 import { ACTIVE } from '../accounts/codes.ts';
-import { noSeat, personSessionRequired } from '../accounts/errors.ts';
+import { isTeamTwoFactorRefusal, noSeat, personSessionRequired, teamRequiresTwoFactor } from '../accounts/errors.ts';
 import * as persons from '../../store/persons.ts';
 import { accountSuspended } from '../keys/errors.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -128,6 +128,7 @@ async function personPrincipal(d: Sessions, row: q.ConsoleSessionRow): Promise<P
   const seat = row.personId && row.teamId ? await persons.findSeat(d.ctx.db, row.personId, row.teamId) : undefined;
   if (!seat || seat.status !== ACTIVE || !isRole(seat.role) || !row.ref) throw sessionRefused('your membership of this team has ended: sign in again');
   if (seat.teamStatus !== ACTIVE) throw accountSuspended(row.teamId!);
+  if (seat.teamRequiresTwoFactor && !seat.personTwoFactor) throw teamRequiresTwoFactor(row.teamId!);
   return { teamId: row.teamId!, memberId: seat.memberId, keyId: row.ref, role: seat.role };
 }
 
@@ -166,6 +167,7 @@ export async function requirePersonSession(d: Sessions, secret: string | undefin
 export async function switchTeam(d: Sessions, row: q.ConsoleSessionRow & { personId: string }, secret: string, teamId: string, userAgent?: string): Promise<OpenedSession> {
   const seat = await persons.findSeat(d.ctx.db, row.personId, teamId);
   if (!seat || seat.status !== ACTIVE) throw noSeat(teamId);
+  if (seat.teamRequiresTwoFactor && !seat.personTwoFactor) throw teamRequiresTwoFactor(teamId);
   return openPersonSession(d, { personId: row.personId, teamId }, { userAgent, previous: secret });
 }
 
@@ -193,7 +195,14 @@ export async function checkOperatorSession(d: Sessions, row: q.ConsoleSessionRow
 export async function describeSession(d: Sessions, row: q.ConsoleSessionRow): Promise<SessionView> {
   const view: SessionView = { kind: row.kind as SessionKind, csrfToken: row.csrfToken, expiresAtMs: row.expiresAtMs };
   if (row.kind === 'operator') await checkOperatorSession(d, row);
-  else view.principal = await sessionPrincipal(d, row);
+  else {
+    const principal = await Promise.resolve().then(() => sessionPrincipal(d, row)).catch((err: unknown) => {
+      // a person in a team that requires two-factor, with it off, is signed in to turn it on: no principal until then
+      if (row.kind === 'person' && isTeamTwoFactorRefusal(err)) return undefined;
+      throw err;
+    });
+    if (principal) view.principal = principal;
+  }
   if (row.kind === 'person') view.person = await describePerson(d.accounts, row.personId!);
   return view;
 }

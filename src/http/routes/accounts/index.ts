@@ -13,6 +13,7 @@ import acceptInvitation from './accept-invitation.ts';
 import startTwoFactor from './start-two-factor.ts';
 import confirmTwoFactor from './confirm-two-factor.ts';
 import disableTwoFactor from './disable-two-factor.ts';
+import requireTwoFactor from './require-two-factor.ts';
 
 export default [
   signUp,
@@ -27,4 +28,5 @@ export default [
   startTwoFactor,
   confirmTwoFactor,
   disableTwoFactor,
+  requireTwoFactor,
 ] satisfies RouteRegistrar[];

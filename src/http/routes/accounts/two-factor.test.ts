@@ -121,3 +121,31 @@ test('turning two-factor off takes the password and a code; then the password al
   assert.equal(s.status, 200);
   assert.deepEqual(s.body.person.twoFactor, { enabled: false, recoveryCodesLeft: 0 });
 });
+
+test('an Owner may require two-factor of the team: a person without it is signed in only to turn it on, then acts', async () => {
+  const ownerEmail = `req-owner-${++seq}@example.com`;
+  await send('POST', '/console/sign-up', { email: ownerEmail, password: PASSWORD });
+  await h.services.jobs.runDue();
+  const bareOwner = (await send('POST', '/console/confirm', { token: linkToken(mail.to(ownerEmail).at(-1)!.text, 'confirm'), password: PASSWORD })).session!;
+  assert.equal((await send('PUT', '/console/team/two-factor', { required: true }, bareOwner)).status, 409, 'not without it oneself');
+
+  const owner = await enrolled(); // an Owner of their own team, with two-factor on
+  const member = `req-member-${++seq}@example.com`;
+  await send('POST', '/console/invitations', { email: member, role: 'Admin' }, owner.s);
+  await h.services.jobs.runDue();
+  const m = (await send('POST', '/console/invitations/accept', { token: linkToken(mail.to(member).at(-1)!.text, 'invite'), password: PASSWORD })).session!;
+  assert.equal((await send('PUT', '/console/team/two-factor', { required: true }, m)).status, 403, 'an Admin may not');
+  assert.equal((await send('PUT', '/console/team/two-factor', { required: true }, owner.s)).status, 200);
+
+  const refused = await send('GET', '/openapi/v1/user/team/members', undefined, m);
+  assert.equal(refused.status, 403);
+  assert.match(refused.body.message, /requires two-factor/);
+  const signedIn = (await send('POST', '/console/session', { email: member, password: PASSWORD })).session!;
+  assert.equal(signedIn.body.principal, undefined, 'signed in, acting as no one yet');
+  assert.equal(signedIn.body.person.teams[0].requiresTwoFactor, true);
+  assert.equal((await send('GET', '/openapi/v1/user/team/members', undefined, owner.s)).status, 200, 'the Owner, with it on, acts');
+
+  const secret = base32Decode((await send('POST', '/console/two-factor', undefined, signedIn)).body.secret)!;
+  assert.equal((await send('POST', '/console/two-factor/confirm', { code: totp(secret, h.clock.nowMs()) }, signedIn)).status, 200);
+  assert.equal((await send('GET', '/openapi/v1/user/team/members', undefined, signedIn)).status, 200, 'with two-factor on, the same session acts');
+});

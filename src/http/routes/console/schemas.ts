@@ -17,7 +17,7 @@ export const SessionView = Type.Object({
   person: Type.Optional(Type.Object({
     personId: Type.String(), email: Type.String(), emailVerified: Type.Boolean(),
     twoFactor: Type.Object({ enabled: Type.Boolean(), recoveryCodesLeft: Type.Integer() }),
-    teams: Type.Array(Type.Object({ teamId: Type.String(), name: Type.String(), memberId: Type.String(), role: Type.String(), status: Type.String() }), { description: 'the teams the person holds a seat in (the team switcher)' }),
+    teams: Type.Array(Type.Object({ teamId: Type.String(), name: Type.String(), memberId: Type.String(), role: Type.String(), status: Type.String(), requiresTwoFactor: Type.Boolean() }), { description: 'the teams the person holds a seat in (the team switcher)' }),
   })),
 });
 
