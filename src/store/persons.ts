@@ -157,3 +157,15 @@ export async function findPersonOfSession(db: DbOrTx, ref: string): Promise<Pers
 export async function setTeamRequiresTwoFactor(db: DbOrTx, teamId: string, required: boolean): Promise<void> {
   await db.update(teams).set({ requireTwoFactor: required }).where(eq(teams.id, teamId));
 }
+
+/** Messages already written for links to an address since `sinceMs` (a link gets a token when its message is written). */
+export async function countRecentLinkMails(db: DbOrTx, email: string, sinceMs: number, exceptId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(personLinks)
+    .where(and(eq(personLinks.email, email), gt(personLinks.createdAtMs, sinceMs), sql`${personLinks.tokenHash} is not null`, sql`${personLinks.id} <> ${exceptId}`));
+  return Number(row?.n ?? 0);
+}
+
+/** A link whose message carries no token (the sign-up of an address that has an account): spent, and counted as a message sent. */
+export async function markLinkSent(db: DbOrTx, id: string, nowMs: number): Promise<void> {
+  await db.update(personLinks).set({ usedAtMs: nowMs, tokenHash: `sent:${id}` }).where(eq(personLinks.id, id));
+}

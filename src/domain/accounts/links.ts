@@ -75,10 +75,11 @@ export async function useLinkTx(a: Accounts, tx: Tx, token: string, purpose: Lin
 export async function composeLinkMail(a: Accounts, linkId: string): Promise<MailMessage | undefined> {
   const link = await q.findLink(a.ctx.db, linkId);
   if (!link || link.usedAtMs !== null) return undefined;
+  if (await tooManyFor(a, link)) return drop(a, linkId);
   const person = link.purpose === 'invite' ? undefined : await q.findPersonByEmail(a.ctx.db, link.email);
   if (link.purpose === 'reset' && !person) return drop(a, linkId);
   if (link.purpose === 'confirm' && person) {
-    await q.deleteLink(a.ctx.db, linkId);
+    await q.markLinkSent(a.ctx.db, linkId, a.ctx.clock.nowMs());
     return alreadyRegistered(a, link.email);
   }
   const token = randomBytes(32).toString('base64url');
@@ -86,6 +87,20 @@ export async function composeLinkMail(a: Accounts, linkId: string): Promise<Mail
   if (!(await q.setLinkToken(a.ctx.db, linkId, sha256Hex(token), now + LINK_TTL_MS[link.purpose as LinkPurpose]))) return undefined;
   const url = `${a.baseUrl()}/console/#/${link.purpose}?token=${token}`;
   return link.purpose === 'invite' ? inviteMail(a, link, url) : purposeMail(link, url);
+}
+
+/**
+ * Sign-up and reset requests are answered to anyone, so anyone could fill an inbox with them:
+ * an address gets at most MAX_MAILS_PER_HOUR link messages an hour; more requests are answered
+ * as ever and send nothing (the links already sent work). Invitations, sent by members, count
+ * but are never held back. Counted as each message is written: messages written at the same
+ * moment (the job runs 4 at once) may pass it together, by at most 3.
+ */
+export const MAX_MAILS_PER_HOUR = 5;
+
+async function tooManyFor(a: Accounts, link: q.LinkRow): Promise<boolean> {
+  if (link.purpose === 'invite' || link.tokenHash !== null) return false; // a retry of one already counted
+  return (await q.countRecentLinkMails(a.ctx.db, link.email, a.ctx.clock.nowMs() - 3_600_000, link.id)) >= MAX_MAILS_PER_HOUR;
 }
 
 async function drop(a: Accounts, linkId: string): Promise<undefined> {

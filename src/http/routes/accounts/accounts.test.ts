@@ -402,3 +402,19 @@ test('two confirm links of one address followed at once make one account: the ot
   ]);
   assert.deepEqual(answers.map((a) => a.status).sort(), [200, 401], JSON.stringify(answers.map((a) => a.body)));
 });
+
+test('sign-up and reset requests fill no inbox: at most 5 messages an hour to an address, the answers unchanged', async () => {
+  const p = await person();
+  const before = mail.to(p.email).length;
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await send('POST', '/console/password/forgot', { email: p.email })).status, 202);
+    assert.equal((await send('POST', '/console/sign-up', { email: p.email, password: 'someone else' })).status, 202);
+  }
+  await deliver();
+  assert.equal(mail.to(p.email).length - before, 4, 'the confirm of the sign-up counted: 1 + 4 in the hour');
+  h.clock.advance(3_600_000);
+  await send('POST', '/console/password/forgot', { email: p.email });
+  await deliver();
+  assert.equal(mail.to(p.email).length - before, 5, 'an hour later, one more');
+  linkToken(mail.to(p.email).at(-1)!.text, 'reset');
+});
