@@ -8,7 +8,7 @@ const ms = (name: string) => bigint(name, { mode: 'number' });
 
 export const personLinks = pgTable('person_links', {
   id: text('id').primaryKey(),
-  /** confirm | reset | invite (domain/accounts/codes.ts): a token works for its purpose only */
+  /** confirm | reset | invite | email (domain/accounts/codes.ts): a token works for its purpose only */
   purpose: text('purpose').notNull(),
   /** the address the link is sent to (normalized) */
   email: text('email').notNull(),
@@ -18,6 +18,8 @@ export const personLinks = pgTable('person_links', {
   passwordHash: text('password_hash'),
   /** invite: the invitation it accepts */
   invitationId: text('invitation_id'),
+  /** email: the person whose address it changes (to `email`) */
+  personId: text('person_id'),
   createdAtMs: ms('created_at_ms').notNull(),
   expiresAtMs: ms('expires_at_ms').notNull(),
   /** set once, by the one statement that uses the link (single use) */

@@ -13,8 +13,8 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 /** A team, member or key in this state can act; any other state refuses. */
 export const ACTIVE = 'active' satisfies TeamStatus & MemberStatus & KeyStatus;
 
-/** What a one-time link sent by e-mail is for: a token works for its own purpose only. */
-export const LINK_PURPOSES = ['confirm', 'reset', 'invite'] as const;
+/** What a one-time link sent by e-mail is for (`email`: a change of address, sent to the new one): a token works for its own purpose only. */
+export const LINK_PURPOSES = ['confirm', 'reset', 'invite', 'email'] as const;
 export type LinkPurpose = (typeof LINK_PURPOSES)[number];
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'revoked'] as const;

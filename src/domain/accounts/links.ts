@@ -6,7 +6,7 @@
 // - a token works once: useLinkTx is one conditional UPDATE (unused, unexpired, this purpose),
 //   so of two concurrent uses exactly one wins; done inside the transaction of what the link
 //   does, it is undone with it when that fails;
-// - short-lived: confirm 24 h, reset 1 h, invite 7 days, from when the message was written;
+// - short-lived: confirm and email 24 h, reset 1 h, invite 7 days, from when the message was written;
 // - bound to its purpose: a reset token confirms nothing, and every refusal is the same;
 // - the link points at the console with the token in its fragment (`/console/#/reset?token=…`),
 //   which browsers never send to a server: it is in no access log, no Referer.
@@ -24,6 +24,7 @@ export const LINK_TTL_MS: Record<LinkPurpose, number> = {
   confirm: 24 * 3_600_000,
   reset: 3_600_000,
   invite: 7 * 24 * 3_600_000,
+  email: 24 * 3_600_000,
 };
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -33,6 +34,7 @@ export interface NewLink {
   email: string;
   passwordHash?: string | undefined;
   invitationId?: string | undefined;
+  personId?: string | undefined;
 }
 
 /** A link to send, and the job that sends it, in the caller's transaction: both exist or neither. */
@@ -40,7 +42,7 @@ export async function createLinkTx(a: Accounts, tx: Tx, link: NewLink): Promise<
   const now = a.ctx.clock.nowMs();
   const id = newId('link', now);
   await q.insertLink(tx, {
-    id, purpose: link.purpose, email: link.email, passwordHash: link.passwordHash ?? null, invitationId: link.invitationId ?? null,
+    id, purpose: link.purpose, email: link.email, passwordHash: link.passwordHash ?? null, invitationId: link.invitationId ?? null, personId: link.personId ?? null,
     createdAtMs: now, expiresAtMs: now + LINK_TTL_MS[link.purpose],
   });
   await a.ctx.jobs.enqueue(ACCOUNTS_JOBS.mail, { linkId: id }, { tx });
@@ -78,7 +80,7 @@ export async function composeLinkMail(a: Accounts, linkId: string): Promise<Mail
   if (await tooManyFor(a, link)) return drop(a, linkId);
   const person = link.purpose === 'invite' ? undefined : await q.findPersonByEmail(a.ctx.db, link.email);
   if (link.purpose === 'reset' && !person) return drop(a, linkId);
-  if (link.purpose === 'confirm' && person) {
+  if ((link.purpose === 'confirm' || link.purpose === 'email') && person) {
     await q.markLinkSent(a.ctx.db, linkId, a.ctx.clock.nowMs());
     return alreadyRegistered(a, link.email);
   }
@@ -109,6 +111,12 @@ async function drop(a: Accounts, linkId: string): Promise<undefined> {
 }
 
 function purposeMail(link: q.LinkRow, url: string): MailMessage {
+  if (link.purpose === 'email') {
+    return {
+      to: link.email, subject: 'Confirm your new e-mail address for Gantry',
+      text: `Someone (we hope you) asked to make this the address of their Gantry account.\n\nConfirm it here (the link works once, for 24 hours):\n\n${url}\n\nIf it was not you, ignore this message: nothing changes.\n`,
+    };
+  }
   if (link.purpose === 'reset') {
     return {
       to: link.email, subject: 'Reset your Gantry password',
@@ -124,7 +132,7 @@ function purposeMail(link: q.LinkRow, url: string): MailMessage {
 function alreadyRegistered(a: Accounts, email: string): MailMessage {
   return {
     to: email, subject: 'You already have a Gantry account',
-    text: `Someone (we hope you) tried to sign up with this address, which has a Gantry account already.\n\nSign in at ${a.baseUrl()}/console/ or, if you forgot your password, reset it from there.\n`,
+    text: `Someone (we hope you) tried to sign up with this address, or to move an account to it, and it has a Gantry account already.\n\nSign in at ${a.baseUrl()}/console/ or, if you forgot your password, reset it from there.\n`,
   };
 }
 

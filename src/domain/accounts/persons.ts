@@ -19,7 +19,8 @@ import { announceEnded } from './sessions-ended.ts';
 import { checkSecondFactor, twoFactorView, type SecondFactor } from './two-factor.ts';
 import type { Accounts } from './accounts.ts';
 import { ACTIVE } from './codes.ts';
-import { linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
+import { emailTaken, linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
+import { findMemberByEmail, updateMember } from '../../store/accounts.ts';
 import { createLinkTx, peekLink, useLinkTx } from './links.ts';
 import { validateEmail } from './members.ts';
 import { createTeamTx } from './teams.ts';
@@ -148,4 +149,34 @@ export async function describePerson(a: Accounts, personId: string) {
     personId, email: person.email, emailVerified: person.emailVerifiedAtMs !== null, twoFactor: await twoFactorView(a, person),
     teams: seats.map((s) => ({ teamId: s.teamId, name: s.teamName, memberId: s.memberId, role: s.role, status: s.status, requiresTwoFactor: s.teamRequiresTwoFactor })),
   };
+}
+
+/**
+ * Ask to change the address (the password again): a link to the new address, which changes it
+ * when followed. The same answer whether or not the new address has an account (its owner is
+ * told so instead).
+ */
+export async function requestEmailChange(a: Accounts, personId: string, password: string, rawEmail: string): Promise<void> {
+  const email = normalizeEmail(rawEmail, 'newEmail');
+  const person = await q.findPerson(a.ctx.db, personId);
+  if (!person || !(await verifyPassword(person.passwordHash, password))) throw signInRefused();
+  if (email === person.email) throw invalid('newEmail', 'is the address the account has');
+  await a.ctx.db.transaction((tx) => createLinkTx(a, tx, { purpose: 'email', email, personId }).then(() => undefined));
+}
+
+/** Follow the link sent to the new address: the account's address, and its members' in every team, become it. */
+export async function confirmEmailChange(a: Accounts, token: string): Promise<void> {
+  const teams = await a.ctx.db.transaction(async (tx) => {
+    const link = await useLinkTx(a, tx, token, 'email');
+    const person = link.personId ? await q.findPerson(tx, link.personId) : undefined;
+    if (!person || await q.findPersonByEmail(tx, link.email)) throw linkRefused('email'); // taken since the request
+    const seats = await q.listSeats(tx, person.id);
+    for (const seat of seats) {
+      if (await findMemberByEmail(tx, seat.teamId, link.email)) throw emailTaken(link.email); // a member of that address, without an account, in one of the teams
+    }
+    await q.updatePerson(tx, person.id, { email: link.email, emailVerifiedAtMs: a.ctx.clock.nowMs() });
+    for (const seat of seats) await updateMember(tx, seat.memberId, { email: link.email });
+    return seats.map((s) => ({ teamId: s.teamId, memberId: s.memberId }));
+  });
+  for (const t of teams) a.ctx.changes.publish({ type: 'member.changed', ...t });
 }

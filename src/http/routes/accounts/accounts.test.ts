@@ -418,3 +418,28 @@ test('sign-up and reset requests fill no inbox: at most 5 messages an hour to an
   assert.equal(mail.to(p.email).length - before, 5, 'an hour later, one more');
   linkToken(mail.to(p.email).at(-1)!.text, 'reset');
 });
+
+test('changing the address: the password again, a link to the new address, then the account and its members have it', async () => {
+  const p = await person();
+  const next = address('moved');
+  assert.equal((await send('POST', '/console/email', { newEmail: next, password: 'not the password' }, p)).status, 401);
+  assert.equal((await send('POST', '/console/email', { newEmail: p.email, password: p.password }, p)).status, 400);
+  const asked = await send('POST', '/console/email', { newEmail: next, password: p.password }, p);
+  assert.deepEqual([asked.status, asked.body], [202, {}]);
+  const taken = await person();
+  const askedTaken = await send('POST', '/console/email', { newEmail: taken.email, password: p.password }, p);
+  assert.deepEqual([askedTaken.status, askedTaken.body], [asked.status, asked.body], 'the same answer for an address with an account');
+  await deliver();
+  assert.equal(mail.to(taken.email).at(-1)!.subject, 'You already have a Gantry account');
+  assert.ok(!mail.to(taken.email).at(-1)!.text.includes('token='));
+
+  const token = linkToken(mail.to(next).at(-1)!.text, 'email');
+  assert.equal((await send('POST', '/console/password/reset', { token, password: 'whatever password' })).status, 401, 'bound to its purpose');
+  assert.equal((await send('POST', '/console/email/confirm', { token })).status, 200);
+  assert.equal((await send('POST', '/console/email/confirm', { token })).status, 401, 'once');
+  assert.equal((await send('POST', '/console/session', { email: p.email, password: p.password })).status, 401, 'the old address signs in no more');
+  const s = session(await send('POST', '/console/session', { email: next, password: p.password }));
+  assert.equal(s.body.person.email, next);
+  const members = await send('GET', '/openapi/v1/user/team/members', undefined, s);
+  assert.deepEqual(members.body.members.map((m: any) => m.email), [next]);
+});

@@ -14,6 +14,8 @@ import startTwoFactor from './start-two-factor.ts';
 import confirmTwoFactor from './confirm-two-factor.ts';
 import disableTwoFactor from './disable-two-factor.ts';
 import requireTwoFactor from './require-two-factor.ts';
+import changeEmail from './change-email.ts';
+import confirmEmail from './confirm-email.ts';
 
 export default [
   signUp,
@@ -29,4 +31,6 @@ export default [
   confirmTwoFactor,
   disableTwoFactor,
   requireTwoFactor,
+  changeEmail,
+  confirmEmail,
 ] satisfies RouteRegistrar[];
