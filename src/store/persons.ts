@@ -169,3 +169,9 @@ export async function countRecentLinkMails(db: DbOrTx, email: string, sinceMs: n
 export async function markLinkSent(db: DbOrTx, id: string, nowMs: number): Promise<void> {
   await db.update(personLinks).set({ usedAtMs: nowMs, tokenHash: `sent:${id}` }).where(eq(personLinks.id, id));
 }
+
+/** A team's member of an address, whatever the case it was stored in (members made before accounts kept addresses as given). */
+export async function findMemberByAddress(db: DbOrTx, teamId: string, email: string) {
+  const [row] = await db.select().from(members).where(and(eq(members.teamId, teamId), eq(sql`lower(${members.email})`, email.toLowerCase())));
+  return row;
+}

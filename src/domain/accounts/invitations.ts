@@ -9,8 +9,8 @@ import { newId } from '../../lib/ids.ts';
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import * as q from '../../store/persons.ts';
 import * as members from '../../store/accounts.ts';
-import type { Principal } from '../roles.ts';
-import { isRole } from '../roles.ts';
+import { assertMayActOn, isRole, type Principal } from '../roles.ts';
+import type { Tx } from '../../store/db.ts';
 import type { Accounts } from './accounts.ts';
 import { alreadyMember, emailTaken, inviteRole, linkRefused, signInRefused, signupClosed } from './errors.ts';
 import { createLinkTx, LINK_TTL_MS, peekLink, useLinkTx } from './links.ts';
@@ -20,19 +20,23 @@ import { checkSecondFactor, type SecondFactor } from './two-factor.ts';
 
 export interface InviteInput {
   email: string;
-  role: string;
+  /** the new seat's role; none when the address is a member's without an account (the invitation links that seat, its role unchanged) */
+  role?: string | undefined;
 }
 
+/**
+ * Invite an address: a new seat (`invited`) with the role, or, when the address is a
+ * member's that has no account yet (made by the operator or an Owner before accounts), a link
+ * that lets its owner take that seat as it is (an Owner's seat only by an Owner).
+ */
 export async function createInvitation(a: Accounts, p: Principal, input: InviteInput): Promise<ReturnType<typeof invitationView>> {
   const email = normalizeEmail(input.email);
-  if (!isRole(input.role) || input.role === 'Owner') throw inviteRole(input.role);
   const now = a.ctx.clock.nowMs();
   const row = await a.ctx.db.transaction(async (tx) => {
     await members.lockTeam(tx, p.teamId); // one seat per address, even from two invitations at once
-    if (await members.findMemberByEmail(tx, p.teamId, email)) throw emailTaken(email);
-    const memberId = await addMemberTx(tx, now, p.teamId, { email, role: input.role, status: 'invited' });
+    const seat = await seatFor(tx, p, email, input.role, now);
     const inv: q.InvitationRow = {
-      id: newId('invitation', now), teamId: p.teamId, memberId, email, role: input.role, invitedBy: p.memberId,
+      id: newId('invitation', now), teamId: p.teamId, memberId: seat.id, email, role: seat.role, invitedBy: p.memberId,
       status: 'pending', createdAtMs: now, expiresAtMs: now + LINK_TTL_MS.invite, endedAtMs: null,
     };
     await q.insertInvitation(tx, inv);
@@ -40,6 +44,18 @@ export async function createInvitation(a: Accounts, p: Principal, input: InviteI
     return inv;
   });
   return invitationView(row, now);
+}
+
+/** The seat an invitation fills: a new one, or a member of the address without an account. */
+async function seatFor(tx: Tx, p: Principal, email: string, role: string | undefined, now: number): Promise<{ id: string; role: string }> {
+  const existing = await q.findMemberByAddress(tx, p.teamId, email);
+  if (existing) {
+    if (existing.personId || existing.status === 'invited' || (role !== undefined && role !== existing.role)) throw emailTaken(email);
+    assertMayActOn(p, existing, 'send the invitation to the seat');
+    return { id: existing.id, role: existing.role };
+  }
+  if (role === undefined || !isRole(role) || role === 'Owner') throw inviteRole(String(role));
+  return { id: await addMemberTx(tx, now, p.teamId, { email, role, status: 'invited' }), role };
 }
 
 export function invitationView(i: q.InvitationRow, nowMs: number) {
@@ -88,10 +104,12 @@ export async function acceptInvitation(a: Accounts, token: string, password: str
     const used = await useLinkTx(a, tx, token, 'invite');
     const inv = used.invitationId ? await q.lockInvitation(tx, used.invitationId) : undefined;
     if (inv?.status !== 'pending' || inv.expiresAtMs <= a.ctx.clock.nowMs()) throw linkRefused('invite');
-    if ((await members.findMember(tx, inv.memberId))?.status !== 'invited') throw linkRefused('invite'); // the seat was removed or changed since
+    const seat = await members.findMember(tx, inv.memberId);
+    if (!seat || seat.personId !== null) throw linkRefused('invite'); // the seat was removed, or taken, since
     const personId = existing?.id ?? await insertPersonTx(a, tx, used.email, newHash!, 'invite');
     if (existing && await q.findSeat(tx, personId, inv.teamId)) throw alreadyMember(inv.teamId);
-    await members.updateMember(tx, inv.memberId, { personId, status: 'active', email: used.email });
+    // a new seat becomes active; a member's seat taken by its owner keeps its status (a disabled one stays so)
+    await members.updateMember(tx, inv.memberId, { personId, email: used.email, ...(seat.status === 'invited' ? { status: 'active' } : {}) });
     await q.updateInvitation(tx, inv.id, { status: 'accepted', endedAtMs: a.ctx.clock.nowMs() });
     return { personId, teamId: inv.teamId, memberId: inv.memberId };
   });

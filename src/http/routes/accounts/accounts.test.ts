@@ -446,3 +446,26 @@ test('changing the address: the password again, a link to the new address, then 
   const members = await send('GET', '/openapi/v1/user/team/members', undefined, s);
   assert.deepEqual(members.body.members.map((m: any) => m.email), [next]);
 });
+
+test('a member made before accounts takes their seat through an invitation: role and keys kept, an Owner\'s seat only by an Owner', async () => {
+  const admin = as(h.app, h.creds.adminToken);
+  const ownerEmail = address('Operator-Made').replace('operator-made', 'Operator-Made');
+  const team = await admin.post('/admin/v1/teams', { name: 'made by the operator', ownerEmail });
+  const ownerKey = (await admin.post(`/admin/v1/members/${team.body.ownerMemberId}/keys`, { name: 'k' })).body.apiKey;
+  const adminEmail = address('their-admin');
+  const adminSeat = (await admin.post(`/admin/v1/teams/${team.body.userId}/members`, { email: adminEmail, role: 'Admin' })).body.memberId;
+  const adminKey = (await admin.post(`/admin/v1/members/${adminSeat}/keys`, { name: 'a' })).body.apiKey;
+
+  assert.equal((await as(h.app, adminKey).post('/console/invitations', { email: ownerEmail })).status, 403, 'an Admin does not act on the Owner\'s seat');
+  assert.equal((await as(h.app, ownerKey).post('/console/invitations', { email: adminEmail, role: 'Basic' })).status, 409, 'a seat keeps its role');
+  const sent = await as(h.app, ownerKey).post('/console/invitations', { email: ownerEmail.toLowerCase() });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  assert.deepEqual([sent.body.memberId, sent.body.role], [team.body.ownerMemberId, 'Owner']);
+  await deliver();
+  const token = linkToken(mail.to(ownerEmail.toLowerCase()).at(-1)!.text, 'invite');
+  const s = session(await send('POST', '/console/invitations/accept', { token, password: 'the owner now' }));
+  assert.deepEqual([s.body.principal.memberId, s.body.principal.role], [team.body.ownerMemberId, 'Owner']);
+  assert.equal((await as(h.app, ownerKey).get('/openapi/v1/user/keys')).status, 200, 'the seat\'s API keys keep working');
+  const members = await send('GET', '/openapi/v1/user/team/members', undefined, s);
+  assert.deepEqual(members.body.members.find((m: any) => m.memberId === team.body.ownerMemberId).email, ownerEmail.toLowerCase());
+});
