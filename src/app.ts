@@ -28,6 +28,7 @@ import type { App, RouteAuth } from './http/types.ts';
 import { familyOfPath, type Family } from './lib/error-families.ts';
 import { buildServices, type Services } from './services.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import type { Mailer } from './domain/mail/mailer.ts';
 
 export interface AppDeps {
   config: Config;
@@ -51,6 +52,8 @@ export interface AppDeps {
    * Tests on an in-memory PGlite pass a directory of their own so the default path is tested.
    */
   usageJournalDir?: string;
+  /** the mail port (domain/mail/mailer.ts); default: SMTP when configured, else the log. Tests pass one that records. */
+  mailer?: Mailer;
 }
 
 /** A registered route and who may call it; the auth contract test walks this list. */
@@ -92,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const built = await buildServices({
     config: deps.config, store: deps.store, clock: deps.clock, log: app.log,
     computeDriver: deps.computeDriver, computeTimings: deps.computeTimings, usageJournalDir: deps.usageJournalDir,
-    registerJobs: deps.registerJobs,
+    registerJobs: deps.registerJobs, mailer: deps.mailer,
   });
   const { services } = built;
   app.addHook('onClose', async () => built.close());

@@ -17,6 +17,9 @@ import { responsesJobs } from './jobs/responses-prune.ts';
 import { batchesJobs } from './jobs/batches.ts';
 import { webhooksJobs } from './jobs/webhooks.ts';
 import { mediaJobs } from './jobs/media-tasks.ts';
+import { accountsJobs } from './jobs/accounts.ts';
+import { accountsContext } from './domain/accounts/accounts.ts';
+import accountsRoutes from './http/routes/accounts/index.ts';
 import { storageContext } from './domain/storage/quotas.ts';
 import { filesContext } from './domain/files/files.ts';
 import { responsesContext } from './domain/responses/responses.ts';
@@ -78,6 +81,7 @@ const AREA_LIST = [
   { name: 'files', routes: filesRoutes, contexts: { files: filesContext }, jobs: filesJobs },
   { name: 'batches', routes: batchesRoutes, contexts: { batches: batchesContext }, jobs: batchesJobs },
   { name: 'blobs', routes: blobsRoutes },
+  { name: 'accounts', routes: accountsRoutes, contexts: { accounts: accountsContext }, jobs: accountsJobs },
   { name: 'console', routes: consoleRoutes, contexts: { sessions: sessionsContext } },
   { name: 'serverless-proxy', routes: serverlessProxyRoutes },
   { name: 'serverless', routes: serverlessRoutes, contexts: { serverless: serverlessContext }, jobs: serverlessJobs },

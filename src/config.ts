@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
 import { orList, type SettingReaders } from './lib/settings.ts';
 import { readDriverChoice, type DriverChoice } from './drivers/index.ts';
+import { SIGNUP_MODES, type SignupMode } from './domain/accounts/codes.ts';
 
 export interface Config {
   host: string;
@@ -97,7 +98,35 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
   console: ConsoleConfig;
+  /** Persons' accounts: who may sign up (src/domain/accounts). */
+  accounts: AccountsConfig;
+  /** How e-mail leaves (src/domain/mail): SMTP when configured, else the server's log. */
+  mail: MailConfig;
   media: MediaConfig;
+}
+
+export interface AccountsConfig {
+  /** who may make an account (GANTRY_SIGNUP): `open`, `invite-only` (default: only by accepting an invitation), `closed` (nobody new) */
+  signup: SignupMode;
+  /**
+   * log2 of scrypt's cost N for new password hashes (GANTRY_PASSWORD_SCRYPT_LN, default 15: 32 MiB
+   * and ~77 ms a hash; 12 to 20). Stored hashes keep their own and are remade at the next sign-in
+   * when it differs. Lower than 15 only for tests.
+   */
+  scryptLn: number;
+}
+
+export interface MailConfig {
+  /**
+   * The SMTP server (GANTRY_SMTP_URL `smtp://user:password@host:port` / `smtps://…`, or
+   * GANTRY_SMTP_HOST, GANTRY_SMTP_PORT, GANTRY_SMTP_USER, GANTRY_SMTP_PASSWORD) and its TLS
+   * (GANTRY_SMTP_TLS: `tls` implicit TLS, default for smtps: and port 465; `starttls` required,
+   * the default otherwise; `off`: plain, for a relay on the same machine). Unset: messages are
+   * written to the server's log (adapters/mail/log.ts).
+   */
+  smtp: { host: string; port: number; user: string | undefined; password: string | undefined; tls: 'tls' | 'starttls' | 'off' } | undefined;
+  /** the sender (GANTRY_MAIL_FROM, e.g. `Gantry <no-reply@example.com>`); required with SMTP */
+  from: string;
 }
 
 /** The media model catalogue and async media tasks (src/domain/media). */
@@ -360,6 +389,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       sessionTtlMs: r.int('GANTRY_CONSOLE_SESSION_HOURS', 12, 1, 720) * 3_600_000,
       secureCookie: (env.GANTRY_PUBLIC_URL ?? '').startsWith('https:'),
     },
+    accounts: { signup: r.oneOf('GANTRY_SIGNUP', SIGNUP_MODES, 'invite-only'), scryptLn: r.int('GANTRY_PASSWORD_SCRYPT_LN', 15, 12, 20) },
+    mail: readMail(env, r),
     media: readMedia(env, r, problems),
   };
   checkCombinations(env, config, r);
@@ -584,6 +615,30 @@ function readMedia(env: Env, r: EnvReaders, problems: string[]): MediaConfig {
     taskConcurrency: r.int('GANTRY_MEDIA_TASK_CONCURRENCY', 4, 1, 1000),
     taskTtlMs: r.int('GANTRY_MEDIA_TASK_TTL_DAYS', 7, 1, 3650) * 86_400_000,
   };
+}
+
+/** GANTRY_SMTP_URL, or GANTRY_SMTP_HOST and its companions; GANTRY_SMTP_TLS; GANTRY_MAIL_FROM. */
+function readMail(env: Env, r: EnvReaders): MailConfig {
+  const from = env.GANTRY_MAIL_FROM || 'Gantry <gantry@localhost>';
+  const url = r.url('GANTRY_SMTP_URL', ['smtp:', 'smtps:']);
+  if (url && env.GANTRY_SMTP_HOST) r.problem('set GANTRY_SMTP_URL or GANTRY_SMTP_HOST, not both');
+  let smtp: MailConfig['smtp'];
+  if (url && URL.canParse(url)) {
+    const u = new URL(url);
+    const implicit = u.protocol === 'smtps:';
+    smtp = {
+      host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port ? Number(u.port) : implicit ? 465 : 587,
+      user: u.username ? decodeURIComponent(u.username) : undefined, password: u.password ? decodeURIComponent(u.password) : undefined,
+      tls: implicit ? 'tls' : 'starttls',
+    };
+  } else if (env.GANTRY_SMTP_HOST) {
+    const port = r.int('GANTRY_SMTP_PORT', 587, 1, 65535);
+    smtp = { host: env.GANTRY_SMTP_HOST, port, user: env.GANTRY_SMTP_USER || undefined, password: env.GANTRY_SMTP_PASSWORD || undefined, tls: port === 465 ? 'tls' : 'starttls' };
+  }
+  if (smtp && env.GANTRY_SMTP_TLS) smtp.tls = r.oneOf('GANTRY_SMTP_TLS', ['tls', 'starttls', 'off'] as const, smtp.tls);
+  if (smtp && !env.GANTRY_MAIL_FROM) r.problem('an SMTP server (GANTRY_SMTP_URL or GANTRY_SMTP_HOST) needs GANTRY_MAIL_FROM, the sender\'s address');
+  if (!smtp && (env.GANTRY_SMTP_TLS || env.GANTRY_SMTP_USER || env.GANTRY_SMTP_PORT)) r.problem('GANTRY_SMTP_TLS, GANTRY_SMTP_USER and GANTRY_SMTP_PORT need GANTRY_SMTP_HOST');
+  return { smtp, from };
 }
 
 /** Settings that are each valid but wrong together, or whose value no reader above checks. */

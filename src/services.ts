@@ -52,6 +52,9 @@ import { EndpointMetrics } from './domain/serverless/metrics.ts';
 import { RedisLoad } from './adapters/serverless-load/redis.ts';
 import { BlobLinks, openBlobStore } from './store/blobs/index.ts';
 import type { Blobs } from './domain/blobs/links.ts';
+import type { Mailer } from './domain/mail/mailer.ts';
+import { SmtpMailer } from './adapters/mail/smtp.ts';
+import { LogMailer } from './adapters/mail/log.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -65,6 +68,8 @@ export interface ServiceDeps {
   usageJournalDir?: string | undefined;
   /** more job handlers (tests register job types of their own; the catalogue's are registered here) */
   registerJobs?: ((jobs: JobRunner) => void) | undefined;
+  /** the mail port; default: SMTP when configured, else the log (tests pass one that records). Closed with the services. */
+  mailer?: Mailer | undefined;
 }
 
 /**
@@ -107,6 +112,8 @@ export interface Core {
   terminals: Terminals;
   /** Sessions that outlive the check that opened them (terminals; SSH next), closed when a change takes their caller's right away. */
   liveSessions: LiveSessions;
+  /** How e-mail leaves (domain/mail/mailer.ts): SMTP (GANTRY_SMTP_URL), else the server's log; sent only from jobs. */
+  mailer: Mailer;
 }
 
 /** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
@@ -146,9 +153,10 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = await openBlobs(deps);
   const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
   const singleUse = buildSingleUse(deps, health);
+  const mailer = deps.mailer ?? (config.mail.smtp ? new SmtpMailer(config.mail.smtp, config.mail.from) : new LogMailer(deps.log.child({ component: 'mail' })));
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, mailer,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
     terminals: buildTerminals(deps, compute, auth.keys, liveSessions, singleUse),
@@ -163,7 +171,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverless.metrics.start();
       if (config.runJobs) jobs.start();
     },
-    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, singleUse, blobs, changes }),
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, singleUse, blobs, changes, mailer }),
   };
 }
 
@@ -191,7 +199,7 @@ export function buildAreaContexts(core: Core, areas: readonly Area[] = AREAS): S
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
   health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
-  counters: Counters; sharedFailures: AuthFailureCounter; singleUse: SingleUse; blobs: Blobs; changes: ChangeBus;
+  counters: Counters; sharedFailures: AuthFailureCounter; singleUse: SingleUse; blobs: Blobs; changes: ChangeBus; mailer: Mailer;
 }): Promise<void> {
   p.health.stop();
   await p.jobs.stop();
@@ -204,6 +212,7 @@ async function closeServices(p: {
   await p.sharedFailures.close();
   await p.singleUse.close();
   await p.blobs.store.close();
+  await p.mailer.close(); // after the jobs: no message is being sent
   await p.changes.close();
 }
 

@@ -33,7 +33,13 @@ after(() => h.close());
 // src/gateway/ports/ports.test.ts.
 // `/` only says where the console and the API reference are (http/routes/system/root.ts).
 const PUBLIC = ['/', '/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
-  '/gpu-instance/openapi/v1/gpu/instance/terminal'];
+  '/gpu-instance/openapi/v1/gpu/instance/terminal',
+  // persons: sign-up, links and invitations are answered to anyone (the link's token or the
+  // password is the credential, checked there, src/http/routes/accounts/accounts.test.ts); a
+  // person's own account routes check the person session's cookie and CSRF token themselves
+  '/console/sign-up', '/console/confirm', '/console/password/forgot', '/console/password/reset', '/console/password',
+  '/console/invitations/accept', '/console/session/team', '/console/sessions', '/console/sessions/:sessionId',
+  '/console/two-factor', '/console/two-factor/confirm', '/console/two-factor/disable', '/console/email', '/console/email/confirm'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

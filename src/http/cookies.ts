@@ -1,6 +1,7 @@
-// The console's session cookie: read from the Cookie header, written HttpOnly and
-// SameSite=Strict (a page of another site never sends it), Secure where the console is
-// served over https.
+// The console's session cookie: read from the Cookie header, written HttpOnly, Secure where
+// the console is served over https, and SameSite=Strict for a key's or the operator's session
+// (a page of another site never sends it) or SameSite=Lax for a person's (a link in an e-mail
+// opens the console signed in; changes still need the session's CSRF token).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../domain/console/sessions.ts';
 
@@ -18,13 +19,13 @@ export function sessionSecret(req: FastifyRequest): string | undefined {
   return undefined;
 }
 
-function attributes(req: FastifyRequest, secure: boolean, maxAgeS: number): string {
+function attributes(req: FastifyRequest, secure: boolean, maxAgeS: number, sameSite: 'Strict' | 'Lax' = 'Strict'): string {
   const https = secure || req.protocol === 'https';
-  return `Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${https ? '; Secure' : ''}`;
+  return `Path=/; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeS}${https ? '; Secure' : ''}`;
 }
 
-export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, secret: string, maxAgeMs: number, secure: boolean): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=${secret}; ${attributes(req, secure, Math.max(0, Math.floor(maxAgeMs / 1000)))}`);
+export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, secret: string, maxAgeMs: number, secure: boolean, sameSite: 'Strict' | 'Lax' = 'Strict'): void {
+  reply.header('set-cookie', `${SESSION_COOKIE}=${secret}; ${attributes(req, secure, Math.max(0, Math.floor(maxAgeMs / 1000)), sameSite)}`);
 }
 
 export function clearSessionCookie(req: FastifyRequest, reply: FastifyReply, secure: boolean): void {

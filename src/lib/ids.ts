@@ -31,6 +31,14 @@ export const ID_PREFIX = {
   task: 'task',
   /** an SSH public key a member registered (domain/keys/ssh-keys.ts) */
   sshKey: 'sshk',
+  /** a person: someone who signs in with an e-mail address and a password (domain/accounts/persons.ts) */
+  person: 'psn',
+  /** a console session, as its person lists and revokes it (the cookie's secret is never an id) */
+  consoleSession: 'ses',
+  /** an invitation to a team (domain/accounts/invitations.ts) */
+  invitation: 'inv',
+  /** a one-time link sent by e-mail: confirm, reset, invite (domain/accounts/links.ts) */
+  link: 'lnk',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -1,7 +1,8 @@
 // Teams, members and API keys.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { DbOrTx } from './db.ts';
 import { apiKeys, members, teams } from './schema.ts';
+import { consoleSessions } from './schema-console.ts';
 
 export type TeamRow = typeof teams.$inferSelect;
 /** A team's balance columns, which every posting rewrites. */
@@ -77,6 +78,23 @@ export async function findIdentityBySecretHash(db: DbOrTx, hash: string): Promis
 /** The same, by the key's id (a live session re-checks the key it was opened with). */
 export async function findIdentityByKeyId(db: DbOrTx, keyId: string): Promise<KeyIdentity | undefined> {
   const [row] = await identities(db).where(eq(apiKeys.id, keyId));
+  return row;
+}
+
+/**
+ * The same for a person's console session by its id (`ses_…`, the keyId of its principal):
+ * its person's member in its current team, while the session lives (keyStatus `active`).
+ */
+export async function findIdentityBySessionRef(db: DbOrTx, ref: string, nowMs: number): Promise<KeyIdentity | undefined> {
+  const [row] = await db
+    .select({
+      keyId: sql<string>`${consoleSessions.ref}`, keyStatus: sql<string>`'active'`,
+      memberId: members.id, memberStatus: members.status, role: members.role, teamId: teams.id, teamStatus: teams.status,
+    })
+    .from(consoleSessions)
+    .innerJoin(members, and(eq(members.personId, consoleSessions.personId), eq(members.teamId, consoleSessions.teamId)))
+    .innerJoin(teams, eq(teams.id, members.teamId))
+    .where(and(eq(consoleSessions.ref, ref), gt(consoleSessions.expiresAtMs, nowMs)));
   return row;
 }
 

@@ -98,11 +98,12 @@ export async function claimLines(db: DbOrTx, batchId: string, from: number, to: 
  * What decides whether a claimed line may still start: its batch's status and window, and
  * whether the key that created it (its member, its team) may still call models.
  */
-export async function batchGate(db: DbOrTx, batchId: string): Promise<{ status: string; expiresAtMs: number; keyStatus: string; memberStatus: string; teamStatus: string } | undefined> {
+export async function batchGate(db: DbOrTx, batchId: string): Promise<{ status: string; expiresAtMs: number; keyId: string; keyStatus: string | null; memberStatus: string; teamStatus: string } | undefined> {
   const [row] = await db.select({
-    status: batches.status, expiresAtMs: batches.expiresAtMs, keyStatus: apiKeys.status, memberStatus: members.status, teamStatus: teams.status,
+    status: batches.status, expiresAtMs: batches.expiresAtMs, keyId: batches.keyId, keyStatus: apiKeys.status, memberStatus: members.status, teamStatus: teams.status,
   }).from(batches)
-    .innerJoin(apiKeys, eq(apiKeys.id, batches.keyId)).innerJoin(members, eq(members.id, batches.memberId)).innerJoin(teams, eq(teams.id, batches.teamId))
+    // left: a batch a person's console session created names the session, not a key (keyStatus null)
+    .leftJoin(apiKeys, eq(apiKeys.id, batches.keyId)).innerJoin(members, eq(members.id, batches.memberId)).innerJoin(teams, eq(teams.id, batches.teamId))
     .where(eq(batches.id, batchId));
   return row;
 }

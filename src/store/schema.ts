@@ -27,19 +27,46 @@ export const teams = pgTable('teams', {
   pendingMicro: micro('pending_micro'),
   // null: every available model is enabled (the default); otherwise the enabled ids.
   enabledModels: jsonb('enabled_models').$type<string[] | null>(),
+  /** an Owner's rule: a person's console session acts in this team only with two-factor sign-in on (API keys are not persons) */
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   createdAt: createdAt(),
 });
+
+/**
+ * People who sign in with an e-mail address and a password (domain/accounts/persons.ts). A
+ * member is a person's seat in a team (members.person_id); a member without one is what the
+ * operator or an Owner made before accounts existed, and works as before.
+ */
+export const persons = pgTable('persons', {
+  id: text('id').primaryKey(),
+  /** normalized (trimmed, lower case: domain/accounts/persons.ts); unique whatever its case */
+  email: text('email').notNull(),
+  /** lib/passwords.ts: `$scrypt$ln=…,r=…,p=…$salt$hash` */
+  passwordHash: text('password_hash').notNull(),
+  /** when the address was proven (a confirm or invite link followed); null: never */
+  emailVerifiedAtMs: bigint('email_verified_at_ms', { mode: 'number' }),
+  createdAtMs: bigint('created_at_ms', { mode: 'number' }).notNull(),
+  /** the TOTP secret (RFC 6238) once two-factor sign-in is on, sealed with the data dir's key (lib/secret-box.ts) */
+  totpSecret: text('totp_secret'),
+  /** a secret being enrolled, sealed: it becomes totp_secret when a code from it is confirmed */
+  totpPendingSecret: text('totp_pending_secret'),
+  totpEnabledAtMs: bigint('totp_enabled_at_ms', { mode: 'number' }),
+  /** the time step of the last code accepted: a code is accepted once (a conditional UPDATE raises it) */
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+}, (t) => [uniqueIndex('persons_email_lower').on(sql`lower(${t.email})`)]);
 
 export const members = pgTable('members', {
   id: text('id').primaryKey(),
   teamId: text('team_id').notNull().references(() => teams.id),
+  /** the person who holds this seat; null for members made without an account (API keys only) */
+  personId: text('person_id').references(() => persons.id),
   email: text('email').notNull(),
   role: text('role').notNull(),
   status: text('status').notNull().default('active'),
   phone: text('phone').notNull().default(''),
   remarkName: text('remark_name').notNull().default(''),
   createdAt: createdAt(),
-}, (t) => [uniqueIndex('members_team_email').on(t.teamId, t.email)]);
+}, (t) => [uniqueIndex('members_team_email').on(t.teamId, t.email), uniqueIndex('members_team_person').on(t.teamId, t.personId)]);
 
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),

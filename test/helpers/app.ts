@@ -20,6 +20,7 @@ import { bootstrap, type Credentials } from '../../src/domain/bootstrap.ts';
 import { claimSetting, getSetting } from '../../src/store/settings.ts';
 import { leaseTemplateStore } from './store-pool.ts';
 import type { App } from '../../src/http/types.ts';
+import type { Mailer } from '../../src/domain/mail/mailer.ts';
 
 const CREDS_KEY = 'test_credentials';
 
@@ -139,7 +140,7 @@ export async function openTestStore(): Promise<Store> {
 }
 
 /** `logStream`: the app logs every level there (pino JSON lines), as it would in production with LOG_LEVEL=trace. */
-export async function buildTestApp(opts: { env?: Record<string, string>; logStream?: Writable } = {}): Promise<TestApp> {
+export async function buildTestApp(opts: { env?: Record<string, string>; logStream?: Writable; mailer?: Mailer } = {}): Promise<TestApp> {
   const store = await openTestStore();
   // Blobs (uploaded files) in a directory of this app's own, removed with it.
   const blobDir = mkdtempSync(join(tmpdir(), 'gantry-blobs-'));
@@ -152,7 +153,7 @@ export async function buildTestApp(opts: { env?: Record<string, string>; logStre
   // The embedded default journals usage beside the store: give this app a journal of its own.
   const journalDir = store.kind === 'pglite' ? mkdtempSync(join(tmpdir(), 'gantry-journal-')) : undefined;
   const logger = opts.logStream ? { level: 'trace', stream: opts.logStream } : false;
-  const built = await buildApp({ config, store, clock, logger, ...(journalDir ? { usageJournalDir: journalDir } : {}) });
+  const built = await buildApp({ config, store, clock, logger, ...(journalDir ? { usageJournalDir: journalDir } : {}), ...(opts.mailer ? { mailer: opts.mailer } : {}) });
   const creds = (await getSetting<Credentials>(store.db, CREDS_KEY))!;
   return {
     ...built, store, clock, creds, config,

@@ -3,7 +3,8 @@
 export const TEAM_STATUSES = ['active', 'suspended'] as const;
 export type TeamStatus = (typeof TEAM_STATUSES)[number];
 
-export const MEMBER_STATUSES = ['active', 'disabled'] as const;
+/** `invited`: a seat an invitation holds until it is accepted (domain/accounts/invitations.ts); it cannot act. */
+export const MEMBER_STATUSES = ['active', 'disabled', 'invited'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 export const KEY_STATUSES = ['active', 'revoked'] as const;
@@ -11,3 +12,14 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** A team, member or key in this state can act; any other state refuses. */
 export const ACTIVE = 'active' satisfies TeamStatus & MemberStatus & KeyStatus;
+
+/** What a one-time link sent by e-mail is for (`email`: a change of address, sent to the new one): a token works for its own purpose only. */
+export const LINK_PURPOSES = ['confirm', 'reset', 'invite', 'email'] as const;
+export type LinkPurpose = (typeof LINK_PURPOSES)[number];
+
+export const INVITATION_STATUSES = ['pending', 'accepted', 'revoked'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+
+/** Who may make an account (GANTRY_SIGNUP): anyone, only through an invitation, or nobody new. */
+export const SIGNUP_MODES = ['open', 'invite-only', 'closed'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];

@@ -15,6 +15,10 @@ export interface AddMemberInput {
   role: string;
   phone?: string | undefined;
   remarkName?: string | undefined;
+  /** the person who holds the seat (accounts); none: a member of API keys only, as before persons */
+  personId?: string | undefined;
+  /** `invited`: a seat an invitation holds (domain/accounts/invitations.ts) */
+  status?: MemberStatus | undefined;
 }
 
 /** Named for the request field that carries it (`ownerEmail` when a team is created). */
@@ -38,6 +42,7 @@ export async function addMemberTx(tx: Tx, nowMs: number, teamId: string, input: 
   await q.insertMember(tx, {
     id, teamId, email: input.email, role: input.role,
     phone: input.phone ?? '', remarkName: input.remarkName ?? '', createdAt: new Date(nowMs),
+    personId: input.personId ?? null, status: input.status ?? ACTIVE,
   });
   return id;
 }

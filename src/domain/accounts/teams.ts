@@ -6,6 +6,7 @@ import { TIERS, type Tier } from '../quotas/tiers.ts';
 import { addMemberTx, validateEmail } from './members.ts';
 import type { TeamStatus } from './codes.ts';
 import { requireModel } from '../models/models.ts';
+import type { Tx } from '../../store/db.ts';
 
 
 export interface CreateTeamInput {
@@ -15,18 +16,22 @@ export interface CreateTeamInput {
 }
 
 export async function createTeam(ctx: Ctx, input: CreateTeamInput): Promise<{ userId: string; ownerMemberId: string }> {
-  const name = input.name.trim();
-  if (!name) throw invalid('name', 'must not be empty');
-  const tier = (input.tier ?? 'T1') as Tier;
-  if (!TIERS.includes(tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
+  validateTeam(input);
+  return ctx.db.transaction((tx) => createTeamTx(tx, ctx.clock.nowMs(), input));
+}
+
+function validateTeam(input: CreateTeamInput): void {
+  if (!input.name.trim()) throw invalid('name', 'must not be empty');
+  if (!TIERS.includes((input.tier ?? 'T1') as Tier)) throw invalid('tier', `must be one of ${TIERS.join(', ')}`);
   validateEmail(input.ownerEmail, 'ownerEmail');
-  const now = ctx.clock.nowMs();
+}
+
+/** A team and its Owner in the caller's transaction; `ownerPersonId`: the person who holds the Owner's seat (a sign-up's own team). */
+export async function createTeamTx(tx: Tx, now: number, input: CreateTeamInput, ownerPersonId?: string): Promise<{ userId: string; ownerMemberId: string }> {
+  validateTeam(input);
   const userId = newId('team', now);
-  let ownerMemberId = '';
-  await ctx.db.transaction(async (tx) => {
-    await q.insertTeam(tx, { id: userId, name, tier, createdAt: new Date(now) });
-    ownerMemberId = await addMemberTx(tx, now, userId, { email: input.ownerEmail, role: 'Owner' });
-  });
+  await q.insertTeam(tx, { id: userId, name: input.name.trim(), tier: input.tier ?? 'T1', createdAt: new Date(now) });
+  const ownerMemberId = await addMemberTx(tx, now, userId, { email: input.ownerEmail, role: 'Owner', personId: ownerPersonId });
   return { userId, ownerMemberId };
 }
 

@@ -2,6 +2,7 @@
 // `{id, custom_id, response: {status_code, request_id, body}, error}`), their start (a chunk
 // of lines per job) and their end, which moves the batch's counters and, at the last line,
 // queues the finalizer in the same transaction.
+import { isSessionRef } from '../keys/authenticator.ts';
 import type { Ctx } from '../context.ts';
 import type { DbOrTx } from '../../store/db.ts';
 import * as q from '../../store/batches.ts';
@@ -78,7 +79,9 @@ export async function mayStart(ctx: Ctx, batchId: string): Promise<MayStart> {
   const gate = await q.batchGate(ctx.db, batchId);
   if (gate?.status === 'CANCELLING') return 'cancelled';
   if (gate?.status !== 'PROGRESS' || ctx.clock.nowMs() >= gate.expiresAtMs) return 'expired';
-  if (gate.keyStatus !== 'active' || gate.memberStatus !== 'active') return creatorKeyRevoked();
+  // a batch created through a person's console session runs while the person's member may (the session may end first, as a browser closes)
+  const keyActive = gate.keyStatus === 'active' || (gate.keyStatus === null && isSessionRef(gate.keyId));
+  if (!keyActive || gate.memberStatus !== 'active') return creatorKeyRevoked();
   if (gate.teamStatus !== 'active') return creatorSuspended();
   return 'yes';
 }

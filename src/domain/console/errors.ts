@@ -10,9 +10,9 @@ export function sessionRefused(message = 'no console session: sign in again'): A
   return new AppError('UNAUTHORIZED', message);
 }
 
-/** A sign-in sends exactly one of an API key or the operator token. */
+/** A sign-in sends exactly one of an API key, the operator token, or an e-mail address with its password. */
 export function oneCredential(): AppError {
-  return new AppError('INVALID_ARGUMENT', 'send exactly one of apiKey or operatorToken', { field: 'apiKey', rule: 'one of apiKey, operatorToken' });
+  return new AppError('INVALID_ARGUMENT', 'send exactly one of apiKey, operatorToken, or email with password', { field: 'apiKey', rule: 'one of apiKey, operatorToken, email+password' });
 }
 
 /** A change made through a session without its CSRF token in `header`. */

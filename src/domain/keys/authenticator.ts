@@ -1,8 +1,8 @@
 import { accountSuspended, keyRefused } from './errors.ts';
-import { sha256Hex } from '../../lib/ids.ts';
+import { ID_PREFIX, sha256Hex } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
-import { findIdentityByKeyId, findIdentityBySecretHash, type KeyIdentity } from '../../store/accounts.ts';
+import { findIdentityByKeyId, findIdentityBySecretHash, findIdentityBySessionRef, type KeyIdentity } from '../../store/accounts.ts';
 import { isRole, type Principal } from '../roles.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 
@@ -60,7 +60,9 @@ export class KeyAuthenticator {
    * a change the moment it arrives, whatever order the change's subscribers run in.
    */
   async current(keyId: string): Promise<Principal> {
-    return principalOf((await findIdentityByKeyId(this.ctx.db, keyId)) ?? null);
+    // a person's console session stands where a key would (domain/console/sessions.ts): its id is the principal's keyId
+    const id = isSessionRef(keyId) ? await findIdentityBySessionRef(this.ctx.db, keyId, this.ctx.clock.nowMs()) : await findIdentityByKeyId(this.ctx.db, keyId);
+    return principalOf(id ?? null);
   }
 
   /** Drop a cached entry at once (this replica); other replicas follow within ttlMs. */
@@ -85,4 +87,9 @@ export function parseAuthorization(header: string | undefined): string {
   if (/^bearer\s+/i.test(v)) v = v.replace(/^bearer\s+/i, '');
   if (!/^sk_[A-Za-z0-9_-]{20,128}$/.test(v)) throw keyRefused('malformed API key');
   return v;
+}
+
+/** Whether a principal's keyId is a person's console session's id (`ses_…`) rather than an API key's. */
+export function isSessionRef(keyId: string): boolean {
+  return keyId.startsWith(`${ID_PREFIX.consoleSession}_`);
 }

@@ -45,7 +45,7 @@ test('failed jobs are listed newest first with their last error, in pages', asyn
     // the recurring jobs of the catalogue are there, queued, once each
     await t.services.compute.reconcile();
     const queued = await admin.get('/admin/v1/jobs', { state: 'queued' });
-    assert.deepEqual(queued.body.jobs.map((x: any) => x.name).sort(), ['batches.expire', 'compute.reconcile', 'compute.sample', 'files.expire', 'jobs.prune', 'media.tasks.sweep', 'responses.prune', 'serverless.reconcile', 'webhooks.prune', 'webhooks.watch']);
+    assert.deepEqual(queued.body.jobs.map((x: any) => x.name).sort(), ['accounts.prune', 'batches.expire', 'compute.reconcile', 'compute.sample', 'files.expire', 'jobs.prune', 'media.tasks.sweep', 'responses.prune', 'serverless.reconcile', 'webhooks.prune', 'webhooks.watch']);
     assert.equal(queued.body.jobs.find((x: any) => x.name === 'compute.reconcile').maxAttempts, null);
 
     // a job of a type this process runs none of (another version's, say): no limit to tell

@@ -1,0 +1,1 @@
+ALTER TABLE "person_links" ADD COLUMN "person_id" text;

@@ -1,0 +1,17 @@
+// The handlers of accounts.mail (a one-time link's message through the mail port: composed
+// with a new token at each attempt, domain/accounts/links.ts) and accounts.prune.
+import type { Accounts } from '../domain/accounts/accounts.ts';
+import { ACCOUNTS_JOBS } from '../domain/accounts/jobs.ts';
+import { composeLinkMail, pruneLinks } from '../domain/accounts/links.ts';
+import { handles } from './handlers.ts';
+
+/** The accounts area's jobs (an entry of src/areas.ts). */
+export const accountsJobs = [
+  handles(ACCOUNTS_JOBS.mail, (s: { accounts: Accounts }) => ({
+    handler: async (job) => {
+      const message = await composeLinkMail(s.accounts, job.payload.linkId);
+      if (message) await s.accounts.mailer.send(message); // throws when the server refuses: retried with backoff
+    },
+  })),
+  handles(ACCOUNTS_JOBS.prune, (s: { accounts: Accounts }) => ({ handler: () => pruneLinks(s.accounts) })),
+];
