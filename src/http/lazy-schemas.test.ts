@@ -88,7 +88,8 @@ test('the app starts with its route schemas uncompiled but the model calls\'; a 
   assert.ok(atStart > 50, `only ${atStart} schemas wait for their first use: the start compiled them`);
   // Fastify asks for a validator or serializer per route, part and status (over 1,200); alike ones are one
   assert.ok(h.schemas.asked > 1000, `Fastify asked for ${h.schemas.asked} schemas`);
-  assert.ok(h.schemas.distinct < 200, `${h.schemas.distinct} distinct schemas of ${h.schemas.asked}: alike ones are compiled once`);
+  // (a ratio, not a count: each new route adds a few distinct ones; without the sharing they are one per ask)
+  assert.ok(h.schemas.distinct < h.schemas.asked / 4, `${h.schemas.distinct} distinct schemas of ${h.schemas.asked}: alike ones are compiled once`);
   // A model call's schemas were compiled at the start: its first request compiles nothing, and is judged.
   const chat = { model: 'gantry/sim-chat-small', messages: 'hi' };
   const bad = await call(h.app, 'POST', '/openai/v1/chat/completions', { token: h.creds.apiKey, body: chat });
