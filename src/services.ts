@@ -33,6 +33,7 @@ import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { DEFAULT_TERMINAL_LIMITS, TERMINAL_TICKET_TTL_MS, type Terminals } from './domain/terminals/terminals.ts';
 import { TerminalTickets } from './domain/terminals/tickets.ts';
 import { LiveSessions } from './domain/live-sessions/live-sessions.ts';
+import { SshGateway } from './gateway/ssh/server.ts';
 import { createDriver } from './drivers/index.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
@@ -103,6 +104,8 @@ export interface Core {
   terminals: Terminals;
   /** Sessions that outlive the check that opened them (terminals; SSH next), closed when a change takes their caller's right away. */
   liveSessions: LiveSessions;
+  /** The SSH endpoint (gateway/ssh): listens once `listen()` is called (serve; tests), when GANTRY_SSH_LISTEN is set. */
+  ssh: SshGateway;
 }
 
 /** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
@@ -142,8 +145,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = await openBlobs(deps);
   const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
+  const ssh = new SshGateway({
+    ctx, driver: compute.driver, secrets, sessions: liveSessions, throttle: auth.authThrottle, config: config.ssh, log: deps.log.child({ component: 'ssh' }),
+  });
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, liveSessions,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, liveSessions, ssh,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
     terminals: buildTerminals(deps, compute, auth.keys, liveSessions),
@@ -158,7 +164,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverless.metrics.start();
       if (config.runJobs) jobs.start();
     },
-    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobs, changes }),
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, blobs, changes, ssh }),
   };
 }
 
@@ -186,8 +192,9 @@ export function buildAreaContexts(core: Core, areas: readonly Area[] = AREAS): S
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
   health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
-  counters: Counters; sharedFailures: AuthFailureCounter; blobs: Blobs; changes: ChangeBus;
+  counters: Counters; sharedFailures: AuthFailureCounter; blobs: Blobs; changes: ChangeBus; ssh: SshGateway;
 }): Promise<void> {
+  await p.ssh.close(); // its sessions' processes end before the driver closes
   p.health.stop();
   await p.jobs.stop();
   p.serverless.router.close();
