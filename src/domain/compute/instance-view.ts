@@ -38,8 +38,9 @@ export interface JupyterView {
 const NO_JUPYTER: JupyterView = { port: 0, address: '', isRunning: false };
 
 /**
- * connectComponentSSH: the command that reaches the instance (gateway/ssh view()), and the
- * endpoint's host key (Gantry's additions, docs/compat-decisions.md).
+ * connectComponentSSH: the command that reaches the instance (gateway/ssh SshGateway.view()),
+ * and the endpoint's host key: `hostKeyFingerprint` (SHA256:…) and `hostPublicKey` (a
+ * known_hosts line's key), Gantry's additions (docs/compat-decisions.md); '' while SSH is off.
  */
 export interface SshComponentView {
   sshCommand: string;
@@ -49,7 +50,7 @@ export interface SshComponentView {
   hostPublicKey: string;
 }
 
-const NO_SSH: SshComponentView = { sshCommand: '', password: '', isRunning: false, hostKeyFingerprint: '', hostPublicKey: '' };
+export const NO_SSH: SshComponentView = { sshCommand: '', password: '', isRunning: false, hostKeyFingerprint: '', hostPublicKey: '' };
 
 /**
  * get adds how to connect; SSH where the endpoint listens and the driver has it (docker), for

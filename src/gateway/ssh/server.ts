@@ -21,6 +21,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { InstanceRow } from '../../store/compute.ts';
+import { NO_SSH, type SshComponentView } from '../../domain/compute/instance-view.ts';
 import { type Authorized, authorize, hasSsh, mayOperate, SSH_CAPABILITY, type SshCaps, sshCommand, sshSessionSpec, unavailable } from './access.ts';
 import { sshRefused } from './errors.ts';
 import { fingerprintOf, type HostKey, loadHostKey } from './host-key.ts';
@@ -42,19 +43,6 @@ export interface SshGatewayDeps {
   config: SshConfig;
   log: Logger;
 }
-
-/** connectComponentSSH of GET /gpu/instance (docs/compat-decisions.md: the host key fields are Gantry's). */
-export interface SshView {
-  sshCommand: string;
-  password: string;
-  isRunning: boolean;
-  /** SHA256:… of the host key, '' while SSH is off */
-  hostKeyFingerprint: string;
-  /** `ssh-ed25519 AAAA…`, for a known_hosts line; '' while SSH is off */
-  hostPublicKey: string;
-}
-
-export const NO_SSH: SshView = { sshCommand: '', password: '', isRunning: false, hostKeyFingerprint: '', hostPublicKey: '' };
 
 /** One client connection: who it is once authenticated, what it has open. */
 interface Client {
@@ -121,7 +109,7 @@ export class SshGateway {
    * connectComponentSSH for this caller: the command while SSH listens, the driver has it,
    * the instance runs and the caller may operate it; the host key whenever SSH listens.
    */
-  view(p: Principal, row: Pick<InstanceRow, 'id' | 'teamId' | 'status'>): SshView {
+  view(p: Principal, row: Pick<InstanceRow, 'id' | 'teamId' | 'status'>): SshComponentView {
     if (!this.bound || !this.key) return NO_SSH;
     const keys = { hostKeyFingerprint: this.key.fingerprint, hostPublicKey: this.key.publicKey };
     if (row.status !== 'running' || !hasSsh(this.d.driver) || row.teamId !== p.teamId || !can(p.role, SSH_CAPABILITY)) return { ...NO_SSH, ...keys };
