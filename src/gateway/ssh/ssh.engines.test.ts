@@ -1,12 +1,15 @@
 // The SSH endpoint (issue 42) with the stock OpenSSH client against an instance on the docker
-// driver and a dockerd of the test's own (test/helpers/engines.ts), one app and one container
-// for every check: a command's output and exit status, a shell on a pty, scp both ways, sftp
-// batch put/get/ls, `ssh -L` to a busybox httpd in the container, agent forwarding, X11 and -R
-// refused while the session goes on; refused: a Basic member's key, another team's key (on our
-// instance and on a made-up one alike), a stopped instance; an open session closed within
-// seconds of its key's removal. The client checks the host key against the one the API
-// publishes (StrictHostKeyChecking=yes). Skipped with the reason where the engine or the
-// OpenSSH client is missing, never under GANTRY_TEST_REQUIRE_ENGINES=1 (CI installs both).
+// driver, on a dockerd and on a Podman of the test's own (test/helpers/engines.ts), one app and
+// one container per engine for every check: a command's output, stderr and exit status; a
+// shell on a pty (its size); scp both ways (the same bytes); sftp batch mkdir/put/ls/get/rename/
+// rm; `ssh -L` to a busybox httpd in the container (a port not published); agent forwarding,
+// X11 and -R refused while the session goes on. Refused: another team's key (on our instance
+// and on a made-up one alike); a member demoted to Basic (their open session closed within
+// seconds, then the key refused); a removed key (likewise); a stopped instance (its open
+// session ended with the container, then refused saying why). The client checks the host key
+// against the one the API publishes (StrictHostKeyChecking=yes). Skipped with the reason where
+// the engine or the OpenSSH client is missing, never under GANTRY_TEST_REQUIRE_ENGINES=1 (CI
+// installs both).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
@@ -16,7 +19,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestApp } from '../../../test/helpers/app.ts';
-import { engineSkip, startEngine } from '../../../test/helpers/engines.ts';
+import { type EngineKind, engineSkip, startEngine } from '../../../test/helpers/engines.ts';
 import { createTeam } from '../../../test/helpers/factories.ts';
 import { as } from '../../../test/helpers/http.ts';
 import { until } from '../../../test/helpers/wait.ts';
@@ -54,12 +57,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('SSH (dockerd): commands, a pty shell, scp, sftp, -L; agent, X11 and -R refused; every refusal; a removed key closes its session', {
-  skip: engineSkip('dockerd') || clientSkip(), timeout: 300_000,
+for (const kind of ['dockerd', 'podman'] as const satisfies EngineKind[]) test(`SSH (${kind}): commands, a pty shell, scp, sftp, -L; agent, X11 and -R refused; every refusal; a removed key closes its session`, {
+  skip: engineSkip(kind) || clientSkip(), timeout: 300_000,
 }, async (t) => {
   const began = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'gantry-ssh-'));
-  const engine = await startEngine('dockerd');
+  const engine = await startEngine(kind);
   let h: TestApp | undefined;
   const children: ChildProcess[] = [];
   t.after(async () => {
