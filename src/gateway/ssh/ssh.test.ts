@@ -93,6 +93,19 @@ test('failed authentications are counted by the auth throttle: past the limit th
   (await connect(port, id, key, fingerprint)).end();
 });
 
+test('an open connection is closed once its SSH key is removed (sshkey.changed), and the key gets no other', async () => {
+  const { f, id, port, fingerprint } = s;
+  await until('the connections before are gone', () => f.t.services.liveSessions.count(`ssh:instance:${id}`) === 0);
+  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'removed' });
+  const added = await f.owner.post('/openapi/v1/user/ssh-keys', { publicKey: pair.public });
+  const c = await connect(port, id, pair.private, fingerprint);
+  let closed = false;
+  c.once('close', () => (closed = true));
+  assert.equal((await f.owner.delete(`/openapi/v1/user/ssh-keys/${added.body.sshKeyId}`)).status, 200);
+  await until('the connection is closed', () => closed, { limitMs: 5_000 });
+  await assert.rejects(connect(port, id, pair.private, fingerprint), /authentication methods failed/);
+});
+
 test('sessions per instance are capped (told on stderr); a suspended team\'s open connection is closed', async () => {
   const { f, id, port, fingerprint, key } = s;
   await until('the connections before are gone', () => f.t.services.liveSessions.count(`ssh:instance:${id}`) === 0);
@@ -102,9 +115,10 @@ test('sessions per instance are capped (told on stderr); a suspended team\'s ope
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`instance ${id} has 1 SSH sessions open, the most it may have at once`));
   second.end();
-  const gone = new Promise<void>((r) => first.once('close', () => r()));
+  let closed = false;
+  first.once('close', () => (closed = true));
   assert.equal((await as(f.t.app, f.t.creds.adminToken).post(`/admin/v1/teams/${f.team.userId}/suspend`, {})).status, 200);
-  await gone;
+  await until('the suspended team\'s connection is closed', () => closed, { limitMs: 5_000 });
   await until('its place is free', () => f.t.services.liveSessions.count(`ssh:instance:${id}`) === 0);
   await assert.rejects(connect(port, id, key, fingerprint), /authentication methods failed/);
 });
