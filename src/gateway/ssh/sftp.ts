@@ -39,6 +39,8 @@ const SCRIPTS = {
 } as const;
 /** what one READDIR answers at most */
 const NAMES_PER_READDIR = 100;
+/** the most an upload's bytes may wait for the engine before its WRITEs wait too */
+const WRITE_BUFFER = 4 * 1024 * 1024;
 /** the most a READ answers (OpenSSH asks 32-256 KiB) */
 const MAX_READ = 256 * 1024;
 
@@ -266,7 +268,11 @@ class SftpSession {
         if (!h.proc) await this.startWriter(h, offset);
         if (offset !== h.at) throw new SftpError(STATUS_CODE.OP_UNSUPPORTED, `writes go one after the other here (expected offset ${h.at}, got ${offset})`);
         h.at += data.length;
-        if (!h.proc!.stdin.write(data)) await new Promise((r) => h.proc!.stdin.once('drain', r));
+        // answered once taken, not once on disk (a failure after is the CLOSE's answer): the
+        // client keeps its requests in flight; past WRITE_BUFFER waiting, it waits for the engine
+        const stdin = h.proc!.stdin;
+        stdin.write(data);
+        if (stdin.writableLength > WRITE_BUFFER) await new Promise((r) => stdin.once('drain', r));
         this.sftp.status(req, STATUS_CODE.OK);
       } catch (err) {
         this.fail(req, err);
