@@ -172,6 +172,12 @@ export interface ComputeDriver {
    */
   connect?(id: string, port: number): Promise<Duplex>;
   /**
+   * Optional: a regular file of the workload as a stream of its bytes (SFTP downloads: docker
+   * reads it through the engine's archive API, as `docker cp` does, no tool in the image);
+   * undefined when `path` is no regular file there (the caller reads it another way).
+   */
+  readFile?(id: string, path: string): Promise<Readable | undefined>;
+  /**
    * Optional: the GPUs of the one cluster this driver serves, read from the machine (docker).
    * When present and it reads GPUs, that cluster's inventory rows follow them
    * (domain/compute/gpu-inventory.ts) and the operator's inventory PUT is refused for it; when

@@ -26,8 +26,9 @@ import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine
 import { ImageGate, ImageRefused } from './images.ts';
 import { type ExecOptions, type ExecSession, type TerminalSession, type TerminalSize, TerminalUnavailable } from '../types.ts';
 import { connect as tcpConnect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { ContainerExecs } from './exec.ts';
+import { readContainerFile } from './archive.ts';
 import { cdiName, confirmedGpus, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
 import { isQuotaUnsupported } from './hardening.ts';
 import { type DiskUsageAnswer, diskBreaches, type ListedForLimits } from './limits.ts';
@@ -320,6 +321,12 @@ export class DockerDriver implements ComputeDriver {
   async exec(id: string, options: ExecOptions): Promise<ExecSession> {
     this.assertOpen();
     return this.terminals.exec(engineName(id), options);
+  }
+
+  /** A regular file of the container through the engine's archive API (archive.ts): SFTP downloads. */
+  async readFile(id: string, path: string): Promise<Readable | undefined> {
+    this.assertOpen();
+    return readContainerFile(this.engine, engineName(id), path);
   }
 
   /**

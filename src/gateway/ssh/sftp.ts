@@ -2,8 +2,9 @@
 // from the instance's container filesystem, with no SFTP server in the image: each operation
 // is a short process exec'd in the container (ComputeDriver.exec) running the POSIX tools
 // every image with a shell has (busybox's applets are enough): `stat -c`, `cat`, `tail -c`,
-// `mkdir`, `rm`, `mv`, `chmod`, `readlink`. A file's bytes stream: a download is one `cat`
-// (or `tail -c +N` from an offset) whose stdout answers the client's READs in order, an upload
+// `mkdir`, `rm`, `mv`, `chmod`, `readlink`. A file's bytes stream: a download is one stream
+// answering the client's READs in order, the driver's file stream where it has one (docker:
+// the engine's archive API, what docker cp reads) or a `tail -c +N` from an offset; an upload
 // one `cat >>` whose stdin takes its WRITEs; neither is held in memory beyond the streams'
 // buffers. Paths are resolved against the home directory ($HOME, else /) before they reach a
 // tool, and reach it as an argument ("$1"), never as shell text.
@@ -60,11 +61,17 @@ function failure(stderr: string): SftpError {
   return new SftpError(STATUS_CODE.FAILURE, text || 'failed');
 }
 
+/** Where a download's bytes come from: the engine's archive of the file, or a `tail` from an offset. */
+interface ReadSource {
+  stdout: Readable;
+  close(): Promise<void>;
+}
+
 interface ReadHandle {
   kind: 'read';
   path: string;
-  /** the `cat`/`tail` whose stdout is at `at` */
-  proc?: ExecSession | undefined;
+  /** the stream that is at `at` */
+  proc?: ReadSource | undefined;
   at: number;
   eof: boolean;
   /** READs answered one after the other, in the order they came */
@@ -251,11 +258,19 @@ class SftpSession {
     return h.queue;
   }
 
+  /** From the start: the driver's file stream when it has one (docker: the archive API, docker cp's speed); else a `cat`/`tail` there. */
   private async seek(h: ReadHandle, offset: number): Promise<void> {
     void h.proc?.close().catch(() => {});
-    h.proc = await this.driver.exec!(this.id, { command: ['/bin/sh', '-c', SCRIPTS.read, 'sh', h.path, String(offset)] });
-    h.proc.stdin.end();
-    h.proc.stderr.resume();
+    h.proc = undefined;
+    const whole = offset === 0 && this.driver.readFile ? await this.driver.readFile(this.id, h.path) : undefined;
+    if (whole) {
+      h.proc = { stdout: whole, close: async () => void whole.destroy() };
+    } else {
+      const proc = await this.driver.exec!(this.id, { command: ['/bin/sh', '-c', SCRIPTS.read, 'sh', h.path, String(offset)] });
+      proc.stdin.end();
+      proc.stderr.resume();
+      h.proc = proc;
+    }
     h.at = offset;
     h.eof = false;
   }
