@@ -250,7 +250,11 @@ export class SshGateway {
   /** A shell (command undefined) or a command in the container, bridged to the channel; its exit status goes back. */
   private async run(c: Client, channel: ServerChannel, command: string[] | undefined, tty: TerminalSize | undefined, started: (p: ExecSession) => void): Promise<void> {
     c.channels.add(channel);
-    channel.on('close', () => c.channels.delete(channel));
+    let gone = false;
+    channel.on('close', () => {
+      gone = true;
+      c.channels.delete(channel);
+    });
     if (c.refusal) return refuse(channel, c.refusal);
     let proc: ExecSession;
     try {
@@ -259,6 +263,8 @@ export class SshGateway {
       this.d.log.info({ err }, 'an SSH session\'s process could not start');
       return refuse(channel, `instance ${c.authorized!.instance.id} has no shell now: ${(err as Error).message}`);
     }
+    // the client left (or Gantry ended the connection) while the engine started it: it goes at once
+    if (gone || !this.clients.has(c)) return void proc.close().catch(() => {});
     c.procs.add(proc);
     started(proc);
     channel.on('close', () => {
@@ -289,6 +295,10 @@ export class SshGateway {
     } catch (err) {
       this.d.log.info({ err, instanceId: a.instance.id, port }, 'SSH forward could not connect');
       return reject();
+    }
+    if (!this.clients.has(c)) {
+      socket.destroy();
+      return reject(); // the connection ended while the container's port answered
     }
     const channel = accept();
     c.channels.add(channel);
