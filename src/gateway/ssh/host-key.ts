@@ -35,13 +35,14 @@ export async function loadHostKey(ctx: Ctx, secrets: SecretBox): Promise<HostKey
 /**
  * A new ed25519 key pair in OpenSSH's format, one ssh2 reads back: about 1 in 200 of those
  * ssh2's generator writes its own parser refuses ("Malformed OpenSSH private key", measured:
- * 29 of 6000), and a host key stored so would break every start after; so a key is taken only
- * once it parses (a few tries at most).
+ * 29 of 6000; its keygen strips a public key's leading zero byte, mscdex/ssh2#1390, open in
+ * 1.17.0), and a host key stored so would break every start after; so a pair is taken only
+ * once both halves parse (a few tries at most).
  */
 export function newEd25519Key(comment = ''): { private: string; public: string } {
   for (let attempt = 0; ; attempt++) {
     const made = ssh2.utils.generateKeyPairSync('ed25519', { comment });
-    if (!(ssh2.utils.parseKey(made.private) instanceof Error)) return made;
+    if (!(ssh2.utils.parseKey(made.private) instanceof Error) && !(ssh2.utils.parseKey(made.public) instanceof Error)) return made;
     if (attempt >= 20) throw new Error('ssh2 made no ed25519 key it can read in 20 tries');
   }
 }

@@ -135,7 +135,10 @@ test('settings: off unless GANTRY_SSH_LISTEN is set; the public address from GAN
 });
 
 test('a new ed25519 key always reads back (ssh2\'s generator alone fails about 1 in 200)', () => {
-  for (let i = 0; i < 1000; i++) assert.ok(!(ssh2.utils.parseKey(newEd25519Key().private) instanceof Error));
+  for (let i = 0; i < 1000; i++) {
+    const k = newEd25519Key();
+    assert.ok(!(ssh2.utils.parseKey(k.private) instanceof Error) && !(ssh2.utils.parseKey(k.public) instanceof Error));
+  }
 });
 
 test('SFTP names from `stat -c`: modes, sizes, names with spaces, an ls -l line', () => {
