@@ -9,6 +9,8 @@ import ssh2 from 'ssh2';
 import type { Ctx } from '../../domain/context.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { claimSetting, getSetting } from '../../store/settings.ts';
+import type { PublicKeyAuthContext } from 'ssh2';
+import { sshRefused } from './errors.ts';
 
 const SETTING = 'ssh.hostKey';
 
@@ -58,4 +60,12 @@ export function describeHostKey(privateKey: string): HostKey {
 /** What `ssh-keygen -l` prints for a key blob. */
 export function fingerprintOf(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** A publickey attempt's signature over the session's data, checked with the key offered (ssh2 leaves it to the server). */
+export function verifySignature(auth: PublicKeyAuthContext): void {
+  const key = ssh2.utils.parseKey(auth.key.data);
+  if (key instanceof Error || !auth.blob || !auth.signature || key.verify(auth.blob, auth.signature, auth.hashAlgo) !== true) {
+    throw sshRefused('the key\'s signature does not verify');
+  }
 }
