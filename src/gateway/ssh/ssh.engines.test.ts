@@ -1,15 +1,15 @@
 // The SSH endpoint (issue 42) with the stock OpenSSH client against an instance on the docker
 // driver, on a dockerd of the test's own (test/helpers/engines.ts; Podman too, below), one app
-// and one container for every check: a command's output, stderr and exit status; a
-// shell on a pty (its size); scp both ways (the same bytes); sftp batch mkdir/put/ls/get/rename/
-// rm; `ssh -L` to a busybox httpd in the container (a port not published); agent forwarding,
-// X11 and -R refused while the session goes on. Refused: another team's key (on our instance
-// and on a made-up one alike); a member demoted to Basic (their open session closed within
-// seconds, then the key refused); a removed key (likewise); a stopped instance (its open
-// session ended with the container, then refused saying why). The client checks the host key
-// against the one the API publishes (StrictHostKeyChecking=yes). Skipped with the reason where
-// the engine or the OpenSSH client is missing, never under GANTRY_TEST_REQUIRE_ENGINES=1 (CI
-// installs both).
+// and one container for every check: a command's output, stderr and exit status; a shell on a
+// pty (its size, and a window change through ssh2's client); scp both ways (the same bytes);
+// sftp batch mkdir/put/ls/get/rename/rm; `ssh -L` to a busybox httpd in the container (a port
+// not published); agent forwarding, X11 and -R refused while the session goes on. Refused:
+// another team's key (on our instance and on a made-up one alike); a member demoted to Basic
+// (their open session closed within seconds, then the key refused); a removed key (likewise);
+// a stopped instance (its open session ended with the container, then refused saying why).
+// The client checks the host key against the one the API publishes (StrictHostKeyChecking=yes).
+// Skipped with the reason where the engine or the OpenSSH client is missing, never under
+// GANTRY_TEST_REQUIRE_ENGINES=1 (CI installs both).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ssh2 from 'ssh2';
 import type { TestApp } from '../../../test/helpers/app.ts';
 import { type EngineKind, engineSkip, startEngine } from '../../../test/helpers/engines.ts';
 import { createTeam } from '../../../test/helpers/factories.ts';
@@ -135,6 +136,25 @@ for (const kind of ['dockerd'] as const satisfies EngineKind[]) test(`SSH (${kin
   const size = await sshTo(mine.file, ['-tt', target, 'stty size']);
   // the client has no terminal to take a size from (it asks 0x0): the pty is 80x24
   assert.equal(size.stdout, '24 80\r\n');
+  // the size a client asks for, then a window change (ssh2's client: OpenSSH sends one on SIGWINCH of a terminal it has)
+  const client = await new Promise<ssh2.Client>((resolve, reject) => {
+    const c = new ssh2.Client();
+    c.once('ready', () => resolve(c)).once('error', reject);
+    c.connect({ host: '127.0.0.1', port, username: id, privateKey: readFileSync(mine.file), hostVerifier: (k: Buffer) => `ssh-ed25519 ${k.toString('base64')}` === ssh.hostPublicKey });
+  });
+  const pty = await new Promise<ssh2.ClientChannel>((resolve, reject) => client.shell({ rows: 30, cols: 100, term: 'xterm' }, (err, ch) => (err ? reject(err) : resolve(ch))));
+  let tty = '';
+  pty.on('data', (c: Buffer) => (tty += c.toString()));
+  await until('the shell prompts', () => tty.includes('# '), { limitMs: 15_000 });
+  pty.write('echo size-$(stty size | tr " " x)\r');
+  await until('stty size says 30x100', () => tty.includes('size-30x100'), { limitMs: 15_000 });
+  pty.setWindow(40, 120, 0, 0);
+  await until('stty size says the new size', () => {
+    if (tty.includes('size-40x120')) return true;
+    pty.write('echo size-$(stty size | tr " " x)\r');
+    return false;
+  }, { limitMs: 15_000, everyMs: 200 });
+  client.end();
 
   // scp (SFTP underneath) up and back: the same bytes
   const blob = randomBytes(3 * 1024 * 1024 + 17);
