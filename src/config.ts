@@ -94,6 +94,8 @@ export interface Config {
   terminals: { perInstance: number; perTeam: number };
   /** An instance's HTTP ports through Gantry (src/gateway/ports). */
   ports: PortsConfig;
+  /** The SSH endpoint (src/gateway/ssh). */
+  ssh: SshConfig;
   batches: BatchesConfig;
   webhooks: WebhooksConfig;
   /** The web console's sessions (src/domain/console). */
@@ -235,6 +237,26 @@ export interface PortsConfig {
    * (`{base}/ports/{instanceId}/{port}/`). Wildcard DNS and the wildcard certificate are the front proxy's.
    */
   domain: string | undefined;
+}
+
+/** The SSH endpoint into running instances (src/gateway/ssh). */
+export interface SshConfig {
+  /**
+   * GANTRY_SSH_LISTEN (`host:port`): where the SSH server listens; unset or empty: no SSH
+   * server. Off by default: the default compute driver (sim) has no containers to reach, and a
+   * second listening port is the operator's choice to open (docs/configuration.md).
+   */
+  listen: { host: string; port: number } | undefined;
+  /**
+   * GANTRY_SSH_PUBLIC (`host[:port]`): what users type, in connectComponentSSH.sshCommand.
+   * Default: the host of GANTRY_PUBLIC_URL and the port SSH listens on.
+   */
+  publicHost: string;
+  /** undefined: the port SSH listens on (the one the system chose, on port 0) */
+  publicPort: number | undefined;
+  /** SSH sessions open at once on one replica per instance (GANTRY_SSH_SESSIONS_PER_INSTANCE, 8) and per team (GANTRY_SSH_SESSIONS_PER_TEAM, 40) */
+  perInstance: number;
+  perTeam: number;
 }
 
 /** Serverless endpoints (src/domain/serverless). */
@@ -380,6 +402,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logFollowsPerTeam: r.int('GANTRY_LOG_FOLLOWS_PER_TEAM', 20, 1, 100_000),
     terminals: { perInstance: r.int('GANTRY_TERMINALS_PER_INSTANCE', 4, 1, 10_000), perTeam: r.int('GANTRY_TERMINALS_PER_TEAM', 20, 1, 100_000) },
     ports: { domain: env.GANTRY_PORTS_DOMAIN || undefined },
+    ssh: readSsh(env, r, basics),
     batches: {
       concurrency: r.int('GANTRY_BATCH_CONCURRENCY', 16, 1, 10_000),
       chunkLines: r.int('GANTRY_BATCH_CHUNK_LINES', 16, 1, 1000),
@@ -546,6 +569,38 @@ function readGateway(env: Env, r: EnvReaders): GatewayConfig {
     hotCacheTtlMs: r.int('GANTRY_HOT_CACHE_TTL_MS', 1000, 0, 1000),
     upstreamCredential: (name) => env[name],
     batchTpm: r.int('GANTRY_BATCH_TPM', 2_000_000, 1, 1_000_000_000_000),
+  };
+}
+
+/** `host:port`, `[v6]:port`, or (`portOptional`) a host alone; undefined and a problem when it is none of them. */
+function hostPort(r: EnvReaders, name: string, raw: string, portOptional: boolean): { host: string; port: number | undefined } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+))(?::(\d{1,5}))?$/.exec(raw);
+  const port = m?.[3] === undefined ? undefined : Number(m[3]);
+  if (!m || (port === undefined && !portOptional) || (port !== undefined && port > 65535)) {
+    r.problem(`${name} must be host:port${portOptional ? ' or a host' : ''} (e.g. 127.0.0.1:2222, [::]:2222), got "${raw}"`);
+    return undefined;
+  }
+  return { host: m[1] ?? m[2]!, port };
+}
+
+function readSsh(env: Env, r: EnvReaders, basics: { host: string; port: number }): SshConfig {
+  const listenRaw = env.GANTRY_SSH_LISTEN?.trim() ?? '';
+  const listen = listenRaw ? hostPort(r, 'GANTRY_SSH_LISTEN', listenRaw, false) : undefined;
+  const publicRaw = env.GANTRY_SSH_PUBLIC?.trim() ?? '';
+  const pub = publicRaw ? hostPort(r, 'GANTRY_SSH_PUBLIC', publicRaw, true) : undefined;
+  // what users type by default: the host they reach Gantry's API at
+  let baseHost = basics.host;
+  try {
+    if (env.GANTRY_PUBLIC_URL) baseHost = new URL(env.GANTRY_PUBLIC_URL).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // a malformed URL is reported once, by readServerless
+  }
+  return {
+    listen: listen ? { host: listen.host, port: listen.port! } : undefined,
+    publicHost: pub?.host ?? baseHost,
+    publicPort: pub?.port,
+    perInstance: r.int('GANTRY_SSH_SESSIONS_PER_INSTANCE', 8, 1, 10_000),
+    perTeam: r.int('GANTRY_SSH_SESSIONS_PER_TEAM', 40, 1, 100_000),
   };
 }
 

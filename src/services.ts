@@ -35,6 +35,7 @@ import { SecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { DEFAULT_TERMINAL_LIMITS, TERMINAL_TICKET_TTL_MS, type Terminals } from './domain/terminals/terminals.ts';
 import { TerminalTickets } from './domain/terminals/tickets.ts';
 import { LiveSessions } from './domain/live-sessions/live-sessions.ts';
+import { SshGateway } from './gateway/ssh/server.ts';
 import { createDriver } from './drivers/index.ts';
 import type { ComputeDriver } from './drivers/types.ts';
 import { DEFAULT_COMPUTE_TIMINGS, type Compute, type ComputeTimings } from './domain/compute/compute.ts';
@@ -114,6 +115,8 @@ export interface Core {
   liveSessions: LiveSessions;
   /** How e-mail leaves (domain/mail/mailer.ts): SMTP (GANTRY_SMTP_URL), else the server's log; sent only from jobs. */
   mailer: Mailer;
+  /** The SSH endpoint (gateway/ssh): listens once `listen()` is called (serve; tests), when GANTRY_SSH_LISTEN is set. */
+  ssh: SshGateway;
 }
 
 /** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
@@ -155,8 +158,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const singleUse = buildSingleUse(deps, health);
   const mailer = deps.mailer ?? (config.mail.smtp ? new SmtpMailer(config.mail.smtp, config.mail.from) : new LogMailer(deps.log.child({ component: 'mail' })));
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
+  const ssh = new SshGateway({
+    ctx, driver: compute.driver, secrets, sessions: liveSessions, throttle: auth.authThrottle, config: config.ssh, log: deps.log.child({ component: 'ssh' }),
+  });
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, mailer,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, mailer, ssh,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
     terminals: buildTerminals(deps, compute, auth.keys, liveSessions, singleUse),
@@ -171,7 +177,7 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
       serverless.metrics.start();
       if (config.runJobs) jobs.start();
     },
-    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, singleUse, blobs, changes, mailer }),
+    close: () => closeServices({ health, jobs, serverless, compute, gateway, counters, sharedFailures, singleUse, blobs, changes, mailer, ssh }),
   };
 }
 
@@ -199,8 +205,9 @@ export function buildAreaContexts(core: Core, areas: readonly Area[] = AREAS): S
 /** Stop the background work first, then close what it used, the change channel last. */
 async function closeServices(p: {
   health: DependencyHealth; jobs: JobRunner; serverless: ServerlessPlane; compute: Compute; gateway: Gateway;
-  counters: Counters; sharedFailures: AuthFailureCounter; singleUse: SingleUse; blobs: Blobs; changes: ChangeBus; mailer: Mailer;
+  counters: Counters; sharedFailures: AuthFailureCounter; singleUse: SingleUse; blobs: Blobs; changes: ChangeBus; mailer: Mailer; ssh: SshGateway;
 }): Promise<void> {
+  await p.ssh.close(); // its sessions' processes end before the driver closes
   p.health.stop();
   await p.jobs.stop();
   p.serverless.router.close();

@@ -1,6 +1,6 @@
 // Runs in a process of its own (test/runner): it asserts which modules a start loads, and other files would have loaded them.
 // What an embedded default start does not need is not loaded by it (the API docs page, the
-// Kubernetes client, the S3 SDK, undici, nodemailer; bench/README.md "Start and idle memory"), and a
+// Kubernetes client, the S3 SDK, undici, nodemailer, ssh2; bench/README.md "Start and idle memory"), and a
 // configuration that needs one still gets it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ registerHooks({
   },
 });
 const { buildTestApp } = await import('./helpers/app.ts');
-const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici', 'nodemailer'];
+const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici', 'nodemailer', 'ssh2'];
 
 test('a default app loads none of the modules it uses only when configured or asked', async (t) => {
   const h = await buildTestApp();
@@ -44,4 +44,11 @@ test('the kubernetes driver and the S3 blob store are loaded when configured', a
   assert.equal(h.services.compute.driver.constructor.name, 'KubernetesDriver');
   assert.equal(h.services.blobs.store.constructor.name, 'S3BlobStore');
   assert.ok(resolved.has('@kubernetes/client-node') && resolved.has('@aws-sdk/client-s3'));
+});
+
+test('ssh2 is loaded when the SSH endpoint listens', async (t) => {
+  const h = await buildTestApp({ env: { GANTRY_SSH_LISTEN: '127.0.0.1:0' } });
+  t.after(() => h.close());
+  assert.ok(await h.services.ssh.listen());
+  assert.ok(resolved.has('ssh2'));
 });

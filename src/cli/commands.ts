@@ -139,7 +139,7 @@ async function serve(config: Config): Promise<void> {
   const [{ buildApp, closeApp }, { systemClock }] = await Promise.all([import('../app.ts'), import('../lib/clock.ts')]);
   const { store, creds, credentialsPath, keptOther, saveError, seeded } = await prepared;
   // the demo catalogue's queries run on the database thread while this one builds the app
-  const [{ app }] = await Promise.all([buildApp({ config, store, clock: systemClock }), seeded]);
+  const [{ app, services }] = await Promise.all([buildApp({ config, store, clock: systemClock }), seeded]);
   // A dead database thread leaves nothing this process can do: exit so a supervisor restarts
   // it; the usage journal is replayed at the next start, so no answered request is lost.
   void store.failure?.then((e) => {
@@ -166,6 +166,8 @@ async function serve(config: Config): Promise<void> {
   // on a port the system chose, endpoint URLs name the one it chose
   if (config.port === 0 && !process.env.GANTRY_PUBLIC_URL) config.serverless.publicBaseUrl = address;
   const lines = [`Gantry listening on ${address}  (docs: ${address}/docs)`];
+  const ssh = await services.ssh.listen(); // GANTRY_SSH_LISTEN; off when unset
+  if (ssh) lines.push(`SSH listening on ${ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host}:${ssh.port}  (host key ${services.ssh.hostKey?.fingerprint})`);
   if (creds && saveError) {
     lines.push(`First start: the credentials are printed above only; they could not be saved to ${credentialsPath}.`);
   } else if (creds) {

@@ -3,7 +3,7 @@
 // A driver is registered once (its kind, its settings, a factory) in index.ts.
 import type { Clock } from '../lib/clock.ts';
 import type { SettingReaders } from '../lib/settings.ts';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 
 export interface WorkloadSpec {
   /** the instance id; drivers name their objects after it */
@@ -160,6 +160,24 @@ export interface ComputeDriver {
    */
   terminal?(id: string, size: TerminalSize): Promise<TerminalSession>;
   /**
+   * Optional: a process in the running workload (the SSH endpoint's shells, commands and SFTP:
+   * gateway/ssh), with its stdin, stdout and stderr (one TTY stream when `tty` is given) and
+   * its exit status. Refuses with TerminalUnavailable when the workload does not run.
+   */
+  exec?(id: string, options: ExecOptions): Promise<ExecSession>;
+  /**
+   * Optional: a TCP connection to `port` of the running workload, on its own network (the SSH
+   * endpoint's `ssh -L`), whether or not the port is published. Refuses with
+   * TerminalUnavailable when the workload does not run.
+   */
+  connect?(id: string, port: number): Promise<Duplex>;
+  /**
+   * Optional: a regular file of the workload as a stream of its bytes (SFTP downloads: docker
+   * reads it through the engine's archive API, as `docker cp` does, no tool in the image);
+   * undefined when `path` is no regular file there (the caller reads it another way).
+   */
+  readFile?(id: string, path: string): Promise<Readable | undefined>;
+  /**
    * Optional: the GPUs of the one cluster this driver serves, read from the machine (docker).
    * When present and it reads GPUs, that cluster's inventory rows follow them
    * (domain/compute/gpu-inventory.ts) and the operator's inventory PUT is refused for it; when
@@ -225,6 +243,32 @@ export interface TerminalSession {
   /** the terminal's new size (what the shell's `stty size` says) */
   resize(size: TerminalSize): Promise<void>;
   /** ends the shell, every process started from it, and the stream. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A process to run in a workload (`ComputeDriver.exec`). */
+export interface ExecOptions {
+  /** argv; default: the image's shell, interactive (bash if it has one, else sh) */
+  command?: string[] | undefined;
+  /** a TTY of this size (stdout and stderr are then one stream); none: three pipes */
+  tty?: TerminalSize | undefined;
+  /** `NAME=value` entries added to the process's environment */
+  env?: string[] | undefined;
+}
+
+/** A process in a workload (`ComputeDriver.exec`). */
+export interface ExecSession {
+  /** the process's stdin; end() closes it (the process reads EOF) */
+  readonly stdin: Writable;
+  /** its stdout (with a TTY: everything the TTY writes) */
+  readonly stdout: Readable;
+  /** its stderr (with a TTY: ends at once, empty) */
+  readonly stderr: Readable;
+  /** its exit status once it has ended (stdout ended); null when the engine cannot say */
+  exited(): Promise<number | null>;
+  /** the TTY's new size (none without a TTY) */
+  resize(size: TerminalSize): Promise<void>;
+  /** ends the process, every process started from it, and the streams. Idempotent. */
   close(): Promise<void>;
 }
 

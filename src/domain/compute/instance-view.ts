@@ -38,17 +38,34 @@ export interface JupyterView {
 const NO_JUPYTER: JupyterView = { port: 0, address: '', isRunning: false };
 
 /**
- * get adds how to connect; the sim and kubernetes drivers expose ports, not SSH, so SSH is off.
+ * connectComponentSSH: the command that reaches the instance (gateway/ssh SshGateway.view()),
+ * and the endpoint's host key: `hostKeyFingerprint` (SHA256:…) and `hostPublicKey` (a
+ * known_hosts line's key), Gantry's additions (docs/compat-decisions.md); '' while SSH is off.
+ */
+export interface SshComponentView {
+  sshCommand: string;
+  password: string;
+  isRunning: boolean;
+  hostKeyFingerprint: string;
+  hostPublicKey: string;
+}
+
+export const NO_SSH: SshComponentView = { sshCommand: '', password: '', isRunning: false, hostKeyFingerprint: '', hostPublicKey: '' };
+
+/**
+ * get adds how to connect; SSH where the endpoint listens and the driver has it (docker), for
+ * callers who may operate the instance (`ssh`).
  * `logUrl`: the instance's log (GET /gpu/instance/log), '' while it has none. `terminalUrl`: its
  * web terminal (domain/terminals/terminals.ts terminalUrl), '' where there is none for the caller.
  */
-export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '', jupyter: JupyterView = NO_JUPYTER, links: ReadonlyMap<number, string> = new Map()) {
+export function instanceDetailView(r: q.InstanceRow, clusterName: string | undefined, logUrl = '', terminalUrl = '', jupyter: JupyterView = NO_JUPYTER, links: ReadonlyMap<number, string> = new Map(), ssh: SshComponentView = NO_SSH) {
   const running = r.status === 'running';
   return {
     ...instanceView(r, clusterName),
     // `address`: the port through Gantry's proxy with a one-time ticket for the caller (gateway/ports), '' where there is none
     network: { ports: r.ports.map((p) => ({ port: p.port, type: p.type, endpoint: portEndpoint(r, p.port), address: links.get(p.port) ?? '' })) },
-    connectComponentSSH: { sshCommand: '', password: '', isRunning: false },
+    // gateway/ssh: `ssh -p <port> <instanceId>@<host>` for callers who may operate a running instance
+    connectComponentSSH: { ...ssh, isRunning: running && ssh.isRunning, sshCommand: running ? ssh.sshCommand : '' },
     // the template's Jupyter tool through Gantry's ports proxy (gateway/ports/jupyter.ts)
     connectComponentJupyter: { port: jupyter.port, address: jupyter.address, isRunning: running && jupyter.isRunning },
     // the web terminal (domain/terminals): a ws(s):// URL with a ticket, for callers who may operate the instance

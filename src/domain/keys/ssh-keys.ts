@@ -6,10 +6,10 @@ import { invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Ctx } from '../context.ts';
 import { ACTIVE } from '../accounts/codes.ts';
-import { findMember } from '../../store/accounts.ts';
+import { findMember, findTeam } from '../../store/accounts.ts';
 import * as q from '../../store/ssh-keys.ts';
-import { assertMayActOn, can, type Principal } from '../roles.ts';
-import { memberDisabled, othersSshKeysRefused, sshKeyTaken } from './errors.ts';
+import { assertMayActOn, can, isRole, type Principal } from '../roles.ts';
+import { accountSuspended, keyRefused, memberDisabled, othersSshKeysRefused, sshKeyTaken } from './errors.ts';
 import { parseSshPublicKey } from './ssh-public-key.ts';
 
 /** A member's keys are few; a cap keeps one member from filling the table. */
@@ -74,4 +74,20 @@ export async function removeSshKey(ctx: Ctx, actor: Principal, sshKeyId: string)
   await q.deleteSshKey(ctx.db, sshKeyId);
   // the SSH endpoint closes the sessions this key opened (live-sessions)
   ctx.changes.publish({ type: 'sshkey.changed', teamId: k.teamId, memberId: k.memberId, sshKeyId });
+}
+
+/**
+ * Who an SSH key of `teamId` stands for now (the SSH endpoint's authentication, and each
+ * recheck of its live sessions): the key's member, active, of an active team, as a principal
+ * whose `keyId` is the SSH key's id. Throws UNAUTHORIZED for a key the team does not have (or
+ * no longer has) and for a disabled member, as an API key of theirs would be; FORBIDDEN for a
+ * suspended team. The role is the caller's to judge (gateway/ssh: `changeCompute`).
+ */
+export async function sshKeyHolder(ctx: Ctx, teamId: string, key: { fingerprint: string } | { sshKeyId: string }): Promise<Principal> {
+  const k = 'fingerprint' in key ? await q.findTeamSshKeyByFingerprint(ctx.db, teamId, key.fingerprint) : await q.findSshKey(ctx.db, key.sshKeyId);
+  if (!k || k.teamId !== teamId) throw keyRefused('the SSH key is not registered (or no longer) in this team');
+  const [member, team] = await Promise.all([findMember(ctx.db, k.memberId), findTeam(ctx.db, teamId)]);
+  if (!member || member.status !== ACTIVE || !isRole(member.role)) throw keyRefused('the SSH key\'s member is disabled');
+  if (!team || team.status !== ACTIVE) throw accountSuspended(teamId);
+  return { teamId, memberId: member.id, keyId: k.id, role: member.role };
 }

@@ -1,5 +1,5 @@
-// Live sessions that depend on a principal (issue 40): the web terminal now, SSH sessions next
-// (issue 42). A session is opened for a caller (a team, a member, a key) after checks that hold
+// Live sessions that depend on a principal (issue 40): the web terminal, and SSH sessions
+// (issue 42, gateway/ssh: their owner an SSH key, read again by the session's own `reread`). A session is opened for a caller (a team, a member, a key) after checks that hold
 // at that moment, and then lives for minutes or hours; a call with the key is refused as soon
 // as the key is revoked, its member disabled or demoted, or its team suspended, and a session
 // must end as soon, too. So every session is registered here with its caller and the rule it
@@ -31,8 +31,16 @@ export interface SessionLimit {
 }
 
 export interface SessionSpec {
-  /** who opened it (a ticket's or a key's team, member and key): read again from the store on each change */
+  /**
+   * who opened it (a ticket's or a key's team, member and key): read again from the store on
+   * each change. An SSH session's `keyId` is its SSH key's id (sshkey.changed concerns it).
+   */
   owner: Pick<Principal, 'teamId' | 'memberId' | 'keyId'>;
+  /**
+   * who the owner is now, when it is not an API key (an SSH key: domain/keys/ssh-keys.ts
+   * sshKeyHolder); default: the API key `owner.keyId` (KeyAuthenticator.current)
+   */
+  reread?: () => Promise<Principal>;
   limits: SessionLimit[];
   /** throws the refusal when the caller, as the store says now, may not keep the session (its role) */
   mayKeep(now: Principal): void;
@@ -86,6 +94,7 @@ export class LiveSessions {
     ctx.changes.subscribe('key.changed', (c) => this.recheck((o) => o.keyId === c.keyId));
     ctx.changes.subscribe('member.changed', (c) => this.recheck((o) => o.memberId === c.memberId));
     ctx.changes.subscribe('team.changed', (c) => this.recheck((o) => o.teamId === c.teamId));
+    ctx.changes.subscribe('sshkey.changed', (c) => this.recheck((o) => o.keyId === c.sshKeyId));
     ctx.changes.onResync(() => this.recheck(() => true));
   }
 
@@ -130,7 +139,7 @@ export class LiveSessions {
   private async check(s: LiveSession): Promise<void> {
     const { owner } = s.spec;
     try {
-      const now = await this.keys.current(owner.keyId);
+      const now = s.spec.reread ? await s.spec.reread() : await this.keys.current(owner.keyId);
       // the key now another member's or team's is not the caller the session was opened for
       if (now.teamId !== owner.teamId || now.memberId !== owner.memberId) throw keyRefused('the API key is invalid or has been revoked');
       s.spec.mayKeep(now);

@@ -20,12 +20,15 @@ import type {
 } from '../types.ts';
 import {
   type ContainerInspect, createBody, engineName, LABEL, LABEL_PREFIX, libpodCreateBody, LogDemuxer, LogLineTimer, MARKER_KINDS,
-  type MarkerKind, markerName, observedFromInspect, portsOf, storageVolumeName,
+  type MarkerKind, markerName, networkAddressOf, observedFromInspect, portsOf, storageVolumeName,
 } from './container.ts';
 import { EngineClient, EngineError, isNotFound, isStateConflict } from './engine.ts';
 import { ImageGate, ImageRefused } from './images.ts';
-import type { TerminalSession, TerminalSize } from '../types.ts';
-import { ContainerTerminals } from './exec.ts';
+import { type ExecOptions, type ExecSession, type TerminalSession, type TerminalSize, TerminalUnavailable } from '../types.ts';
+import { connect as tcpConnect } from 'node:net';
+import type { Duplex, Readable } from 'node:stream';
+import { ContainerExecs } from './exec.ts';
+import { readContainerFile } from './archive.ts';
 import { cdiName, confirmedGpus, type GpuInventory, gpuInventory, heldGpus, pickGpus } from './gpus.ts';
 import { isQuotaUnsupported } from './hardening.ts';
 import { type DiskUsageAnswer, diskBreaches, type ListedForLimits } from './limits.ts';
@@ -89,7 +92,7 @@ export class DockerDriver implements ComputeDriver {
   private gpuLock: Promise<unknown> = Promise.resolve();
   private readonly life = new AbortController();
   /** the web terminals open on this engine (exec.ts) */
-  private readonly terminals: ContainerTerminals;
+  private readonly terminals: ContainerExecs;
   private closed = false;
   /** usage samples for metrics (usage.ts): keeps each running container's last CPU mark */
   private readonly sampler: UsageSampler;
@@ -105,7 +108,7 @@ export class DockerDriver implements ComputeDriver {
     this.addressHost = addressHostOf(settings);
     this.engine = new EngineClient(target, opts);
     this.networks = new TeamNetworks(this.engine, settings.network);
-    this.terminals = new ContainerTerminals(this.engine);
+    this.terminals = new ContainerExecs(this.engine);
     this.sampler = new UsageSampler(this.engine, settings);
     this.images = new ImageGate(this.engine, settings);
     this.inventory = { clusterId: settings.cluster ?? DEFAULT_DOCKER_CLUSTER, gpus: () => readInventory(settings) };
@@ -312,6 +315,40 @@ export class DockerDriver implements ComputeDriver {
   async terminal(id: string, size: TerminalSize): Promise<TerminalSession> {
     this.assertOpen();
     return this.terminals.open(engineName(id), size);
+  }
+
+  /** A process in the running container (exec.ts): the SSH endpoint's shells, commands and SFTP. */
+  async exec(id: string, options: ExecOptions): Promise<ExecSession> {
+    this.assertOpen();
+    return this.terminals.exec(engineName(id), options);
+  }
+
+  /** A regular file of the container through the engine's archive API (archive.ts): SFTP downloads. */
+  async readFile(id: string, path: string): Promise<Readable | undefined> {
+    this.assertOpen();
+    return readContainerFile(this.engine, engineName(id), path);
+  }
+
+  /**
+   * A TCP connection to `port` of the running container at its address on its team's network
+   * (networkAddressOf), which the host Gantry runs on reaches (a bridge network), published or
+   * not: the SSH endpoint's `ssh -L`. Only that one container's address is ever dialled.
+   */
+  async connect(id: string, port: number): Promise<Duplex> {
+    this.assertOpen();
+    const c = await this.inspect(engineName(id));
+    const ip = c?.State.Status === 'running' ? networkAddressOf(c) : undefined;
+    if (!ip) throw new TerminalUnavailable(`the container of ${id} does not run`);
+    return new Promise((resolve, reject) => {
+      const socket = tcpConnect({ host: ip, port, timeout: 10_000 });
+      socket.once('connect', () => {
+        socket.setTimeout(0);
+        socket.off('error', reject);
+        resolve(socket);
+      });
+      socket.once('timeout', () => socket.destroy(new Error(`port ${port} of ${id} did not answer in 10 s`)));
+      socket.once('error', reject);
+    });
   }
 
   async close(): Promise<void> {

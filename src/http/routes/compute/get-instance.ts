@@ -10,8 +10,9 @@ import type { Compute } from '../../../domain/compute/compute.ts';
 import type { Serverless } from '../../../domain/serverless/service.ts';
 import { jupyterComponent } from '../../../gateway/ports/jupyter.ts';
 import { portLinks, type Ports } from '../../../gateway/ports/ports.ts';
+import type { SshGateway } from '../../../gateway/ssh/server.ts';
 
-export default function getInstanceRoute(app: App, s: { compute: Compute; serverless: Serverless; terminals: Terminals; ports: Ports }): void {
+export default function getInstanceRoute(app: App, s: { compute: Compute; serverless: Serverless; terminals: Terminals; ports: Ports; ssh: SshGateway }): void {
   app.get(`${GPU_BASE}/gpu/instance`, {
     config: { family: 'gpu', auth: { kind: 'key', capability: 'readCompute' } },
     schema: {
@@ -25,6 +26,6 @@ export default function getInstanceRoute(app: App, s: { compute: Compute; server
     const logUrl = (await hasLog(s.compute, row.id)) ? instanceLogUrl(s.serverless.settings.publicBaseUrl, row.id) : '';
     // the terminal's URL carries a ticket of this caller's, for a few minutes (domain/terminals)
     const p = principalOf(req);
-    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl, terminalUrl(s.terminals, p, row), await jupyterComponent(s.ports, p, row), portLinks(s.ports, p, row));
+    return instanceDetailView(row, (await clusterNames(s.compute)).get(row.clusterId), logUrl, terminalUrl(s.terminals, p, row), await jupyterComponent(s.ports, p, row), portLinks(s.ports, p, row), s.ssh.view(p, row));
   });
 }
