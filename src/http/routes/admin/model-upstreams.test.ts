@@ -10,6 +10,8 @@ import { buildTestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { createTeam, topup } from '../../../../test/helpers/factories.ts';
 import { until } from '../../../../test/helpers/wait.ts';
+import { linkReplicas } from '../../../../test/helpers/change-hub.ts';
+import { buildApp } from '../../../app.ts';
 
 interface Upstream {
   server: Server;
@@ -277,6 +279,33 @@ test('a model whose upstream keeps failing is shown as failing with its last err
     assert.equal((await callOnce()).status, 200);
     await until('a success a minute later is written', async () => (await health()).lastSuccessAt === Math.floor(t.clock.nowMs() / 1000));
   } finally {
+    await t.close();
+    up.server.close();
+  }
+});
+
+test('a key set on one replica is used by another from its next call after the change reaches it (its catalogue cache warm, no TTL passing)', async () => {
+  const up = await upstream();
+  const t = await buildTestApp();
+  // a second replica on the same store, its change channel linked as LISTEN/NOTIFY links replicas
+  const b = await buildApp({ config: t.config, store: t.store, clock: t.clock, logger: false });
+  try {
+    await linkReplicas(t.store, [t.services.ctx.changes, b.services.ctx.changes]);
+    const admin = as(t.app, t.creds.adminToken);
+    await admin.post('/admin/v1/models?check=off', model('acme/shared', { url: up.url, model: 'real-name' }));
+    const team = await createTeam(t.app, t.creds.adminToken);
+    await topup(t.app, t.creds.adminToken, team.userId, 100000);
+    const onB = as(b.app, team.owner.apiKey);
+    await until('replica B serves the model', async () => (await onB.post('/openai/v1/chat/completions', { model: 'acme/shared', messages, max_tokens: 5 })).status === 200);
+    assert.equal(up.seen.at(-1)!.auth, undefined, 'no key yet');
+
+    const heard = b.services.ctx.changes.received.get('catalogue.changed') ?? 0;
+    assert.equal((await admin.put(path('acme/shared'), { apiKey: 'key-set-on-replica-a' })).status, 200);
+    await until('replica B hears of the key', () => (b.services.ctx.changes.received.get('catalogue.changed') ?? 0) > heard);
+    assert.equal((await onB.post('/openai/v1/chat/completions', { model: 'acme/shared', messages, max_tokens: 5 })).status, 200);
+    assert.equal(up.seen.at(-1)!.auth, 'Bearer key-set-on-replica-a');
+  } finally {
+    await b.app.close();
     await t.close();
     up.server.close();
   }
