@@ -63,6 +63,12 @@ export const templates = pgTable('templates', {
   recommendCards: jsonb('recommend_cards').$type<{ gpuSpecId: string; cardNum: string }[]>().notNull().default([]),
   minCudaVersion: text('min_cuda_version').notNull().default(''),
   createdAt: createdAt(),
+  /**
+   * When the operator retired a published template: it leaves every list and no instance is
+   * created from it any more; instances made from it keep what they copied. Publishing it
+   * again clears it.
+   */
+  retiredAt: timestamp('retired_at', { withTimezone: true, mode: 'date' }),
 }, (t) => [index('templates_team').on(t.teamId, t.id), index('templates_channel').on(t.channel, t.id)]);
 
 export const registryAuths = pgTable('registry_auths', {

@@ -11,7 +11,7 @@ import type { Principal } from '../roles.ts';
 import { postFixedTermBillTx } from '../billing/fixed-term.ts';
 import { setHoldTx, holdOf } from '../spend/holds.ts';
 import { requireProduct } from './catalogue.ts';
-import { openTemplateCredential, requireVisibleTemplate, paging } from './templates.ts';
+import { openTemplateCredential, requireUsableTemplate, paging } from './templates.ts';
 import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './registry-auths.ts';
 import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
 import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
@@ -93,7 +93,7 @@ type Product = Awaited<ReturnType<typeof requireProduct>>;
 
 /** What the instance runs: the request's values, else its template's, each checked against the product. */
 async function checkInstanceSpec(c: Compute, p: Principal, input: CreateInstanceInput) {
-  const tpl = input.templateId ? await requireVisibleTemplate(c.ctx, p.teamId, input.templateId) : undefined;
+  const tpl = input.templateId ? await requireUsableTemplate(c.ctx, p.teamId, input.templateId) : undefined;
   const product = await requireProduct(c.ctx, input.productId);
   if (!product.available) throw insufficient(`product ${product.id} is not available`, { productId: product.id });
   const billingMode = (input.billingMode ?? 'onDemand') as BillingMode;

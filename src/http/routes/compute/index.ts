@@ -30,6 +30,8 @@ import updateNetworkStorage from './update-network-storage.ts';
 import deleteNetworkStorage from './delete-network-storage.ts';
 import adminGetCatalogue from './admin-get-catalogue.ts';
 import adminMigrateInstance from './admin-migrate-instance.ts';
+import adminPublishTemplate from './admin-publish-template.ts';
+import adminRetireTemplate from './admin-retire-template.ts';
 import adminReclaimSpot from './admin-reclaim-spot.ts';
 import adminSetInventory from './admin-set-inventory.ts';
 import adminUpsertCluster from './admin-upsert-cluster.ts';
@@ -66,6 +68,8 @@ export default [
   deleteNetworkStorage,
   adminGetCatalogue,
   adminMigrateInstance,
+  adminPublishTemplate,
+  adminRetireTemplate,
   adminReclaimSpot,
   adminSetInventory,
   adminUpsertCluster,
