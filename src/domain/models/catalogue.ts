@@ -175,8 +175,8 @@ export async function getUpstreamHealth(c: Catalogue, modelId: string): Promise<
 }
 
 /** The catalogue as the operator sees it, each model with its upstream's health. */
-export async function listCatalogueWithHealth(c: Catalogue) {
-  const [models, health] = await Promise.all([listCatalogue(c.ctx), q.listUpstreamHealth(c.ctx.db)]);
+export async function listCatalogueWithHealth(c: Catalogue, opts: { retired?: boolean | undefined } = {}) {
+  const [models, health] = await Promise.all([listCatalogue(c.ctx, opts), q.listUpstreamHealth(c.ctx.db)]);
   const byModel = new Map(health.map((r) => [r.modelId, r]));
   return models.map((m) => ({ ...m, upstreamHealth: healthView(byModel.get(m.id)) }));
 }

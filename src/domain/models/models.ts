@@ -6,7 +6,12 @@ import type { Ctx } from '../context.ts';
 import * as q from '../../store/models.ts';
 import type { TeamRow } from '../../store/accounts.ts';
 
-export const MODEL_STATUSES = ['available', 'offline'] as const;
+/**
+ * available: listed and callable; offline: neither, for a while (still in the operator's list);
+ * retired: neither, for good: it leaves the operator's list too (unless asked for) and no team
+ * can have it enabled again. Usage already recorded and bills keep naming it.
+ */
+export const MODEL_STATUSES = ['available', 'offline', 'retired'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 /**
@@ -199,7 +204,7 @@ export function modelRecord(m: q.ModelRow) {
   };
 }
 
-/** The whole catalogue as the operator sees it. */
-export async function listCatalogue(ctx: Ctx) {
-  return (await q.listModels(ctx.db)).map(modelAdminView);
+/** The whole catalogue as the operator sees it; retired models only when asked for. */
+export async function listCatalogue(ctx: Ctx, opts: { retired?: boolean | undefined } = {}) {
+  return (await q.listModels(ctx.db)).filter((m) => opts.retired === true || m.status !== 'retired').map(modelAdminView);
 }

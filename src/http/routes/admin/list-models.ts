@@ -9,7 +9,8 @@ export default function listModelsRoute(app: App, s: { catalogue: Catalogue }): 
     config: { family: 'operator', auth: { kind: 'operator' } },
     schema: {
       tags: ['admin'], summary: 'List the LLM model catalogue, each model with its upstream\'s health', security: OperatorBearer,
+      querystring: Type.Object({ retired: Type.Optional(Type.Boolean({ description: 'true: retired models too (left out by default)' })) }),
       response: { 200: Type.Object({ models: Type.Array(Type.Intersect([ModelAdminView, Type.Object({ upstreamHealth: UpstreamHealthSchema })])) }), ...errors(401) },
     },
-  }, async () => ({ models: await listCatalogueWithHealth(s.catalogue) }));
+  }, async (req) => ({ models: await listCatalogueWithHealth(s.catalogue, { retired: req.query.retired }) }));
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { modelAdminView } from '../../../domain/models/models.ts';
+import { MODEL_STATUSES, modelAdminView } from '../../../domain/models/models.ts';
 import { CHECK_MODES, saveModel, type Catalogue } from '../../../domain/models/catalogue.ts';
 import { Int32, PriceInput, errors, OperatorBearer } from '../../schemas.ts';
 import type { App } from '../../types.ts';
@@ -23,7 +23,7 @@ export default function upsertModelRoute(app: App, s: { catalogue: Catalogue }):
         batchInputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the input price' })),
         batchOutputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'Batch API price; omitted or null: half the output price' })),
         cachedInputTokenPricePerM: Type.Optional(Type.Union([PriceInput, Type.Null()], { description: 'price of prompt tokens the upstream reports as cached; omitted or null: the input price' })),
-        status: Type.String({ enum: ['available', 'offline'] }),
+        status: Type.String({ enum: [...MODEL_STATUSES], description: 'available; offline: not listed nor callable for now; retired: for good (leaves the operator\'s list too, cannot be enabled for a team)' }),
         upstream: UpstreamSchema,
       }),
       response: {
