@@ -145,8 +145,8 @@ export const llmModels = pgTable('llm_models', {
 
 /**
  * How a model's upstream has been answering the gateway's calls (gateway/upstreams/health.ts):
- * written when a replica's view of it changes (a failure, the first success after failures),
- * never per successful request. The replica that wrote last is the one it describes.
+ * written when a replica's view of it changes (failures: at most a write a second per model;
+ * the first success after failures), never per successful request. The replica that wrote last is the one it describes.
  */
 export const llmModelUpstreamHealth = pgTable('llm_model_upstream_health', {
   modelId: text('model_id').primaryKey(),

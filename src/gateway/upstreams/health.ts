@@ -1,25 +1,35 @@
 // How each model's upstream answers this replica's calls: consecutive failures, the last
 // error, the last success, kept in memory and written to the store (domain/models/catalogue.ts
-// recordUpstreamHealth) only when it changes in a way the operator needs to see: every failure
-// (writes coalesced per model: one in flight, the latest state after it), the first success
-// after failures, and otherwise a success at most once a minute. A healthy model's requests
-// never wait for, nor cause, a write each.
+// recordUpstreamHealth) only when it changes in a way the operator needs to see. A healthy
+// model's requests never wait for, nor cause, a write each:
+// - a failure is written at once when the model was not failing, and while it keeps failing
+//   at most once a second per model (an upstream that is down under load fails every
+//   request: the row holds the latest count, not one write per request);
+// - the first success after failures is written at once (the rate above still applies);
+// - otherwise a success is written at most once a minute (of the clock), so `lastSuccessAt`
+//   stays about fresh.
 import type { Logger } from '../../lib/logger.ts';
 import type { Ctx } from '../../domain/context.ts';
 import { recordUpstreamHealth } from '../../domain/models/catalogue.ts';
 
-/** A success is written again at most this often while the model keeps succeeding. */
+/** A success is written again at most this often (clock time) while the model keeps succeeding. */
 const SUCCESS_WRITE_EVERY_MS = 60_000;
+/** The fewest milliseconds (real time: it bounds the store's load, not what the clock says) between two writes of one model. */
+const WRITE_EVERY_MS = 1_000;
 
 interface State {
   consecutiveFailures: number;
   lastError: string | null;
   lastErrorAt: number | null;
   lastSuccessAt: number | null;
-  /** when a success was last written (so a success on a healthy model writes at most once a minute) */
+  /** clock time a success was last written (a success on a healthy model writes at most once a minute) */
   successWrittenAt: number;
+  /** performance.now() of the last write */
+  wroteAt: number;
+  /** something changed that no write has taken yet */
+  dirty: boolean;
   writing: Promise<void> | undefined;
-  again: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export class UpstreamHealthTracker {
@@ -35,7 +45,10 @@ export class UpstreamHealthTracker {
   private state(modelId: string): State {
     let s = this.states.get(modelId);
     if (!s) {
-      s = { consecutiveFailures: 0, lastError: null, lastErrorAt: null, lastSuccessAt: null, successWrittenAt: -Infinity, writing: undefined, again: false };
+      s = {
+        consecutiveFailures: 0, lastError: null, lastErrorAt: null, lastSuccessAt: null,
+        successWrittenAt: -Infinity, wroteAt: -Infinity, dirty: false, writing: undefined, timer: undefined,
+      };
       this.states.set(modelId, s);
     }
     return s;
@@ -59,30 +72,45 @@ export class UpstreamHealthTracker {
     this.write(modelId, s);
   }
 
-  /** One write in flight per model; whatever changed meanwhile is written once after it. */
+  /** Writes now, or once the model's last write is a second old; a write in flight or a timer set already takes this change. */
   private write(modelId: string, s: State): void {
-    if (s.writing !== undefined) {
-      s.again = true;
+    s.dirty = true;
+    if (s.writing !== undefined || s.timer !== undefined) return;
+    const wait = s.wroteAt + WRITE_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      this.flush(modelId, s);
       return;
     }
-    s.writing = (async () => {
-      do {
-        s.again = false;
-        const date = (ms: number | null) => (ms === null ? null : new Date(ms));
-        try {
-          await recordUpstreamHealth(this.ctx, {
-            modelId, consecutiveFailures: s.consecutiveFailures, lastError: s.lastError, lastErrorAt: date(s.lastErrorAt), lastSuccessAt: date(s.lastSuccessAt),
-          });
-        } catch (e) {
-          this.log.warn({ err: e, model: modelId }, 'recording the upstream\'s health failed; the next change writes it again');
-          return;
-        }
-      } while (s.again);
-    })().finally(() => { s.writing = undefined; });
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      this.flush(modelId, s);
+    }, wait);
+    s.timer.unref();
   }
 
-  /** The writes in flight (the gateway waits for them before the store closes). */
+  private flush(modelId: string, s: State): void {
+    s.dirty = false;
+    s.wroteAt = performance.now();
+    const date = (ms: number | null) => (ms === null ? null : new Date(ms));
+    s.writing = recordUpstreamHealth(this.ctx, {
+      modelId, consecutiveFailures: s.consecutiveFailures, lastError: s.lastError, lastErrorAt: date(s.lastErrorAt), lastSuccessAt: date(s.lastSuccessAt),
+    }).catch((e: unknown) => {
+      this.log.warn({ err: e, model: modelId }, 'recording the upstream\'s health failed; the next change writes it again');
+    }).finally(() => {
+      s.writing = undefined;
+      if (s.dirty) this.write(modelId, s);
+    });
+  }
+
+  /** Writes what is waiting for its second now and waits for every write (the gateway's close, before the store closes; tests). */
   async settled(): Promise<void> {
+    for (const [modelId, s] of this.states) {
+      if (s.timer === undefined) continue;
+      clearTimeout(s.timer);
+      s.timer = undefined;
+      if (s.writing === undefined) this.flush(modelId, s);
+    }
     await Promise.all([...this.states.values()].map((s) => s.writing));
+    if ([...this.states.values()].some((s) => s.timer !== undefined || s.writing !== undefined)) await this.settled(); // a write that finished dirty started another
   }
 }
