@@ -20,6 +20,11 @@ export async function upsertCluster(db: DbOrTx, row: typeof gpuClusters.$inferIn
   const { id: _i, createdAt: _c, ...rest } = row;
   await db.insert(gpuClusters).values(row).onConflictDoUpdate({ target: gpuClusters.id, set: rest });
 }
+/** Retires a cluster; false when there is none by that id. */
+export async function retireCluster(db: DbOrTx, id: string, at: Date): Promise<boolean> {
+  const done = await db.update(gpuClusters).set({ retiredAt: at }).where(eq(gpuClusters.id, id)).returning({ id: gpuClusters.id });
+  return done.length > 0;
+}
 export async function listClusters(db: DbOrTx): Promise<ClusterRow[]> {
   return db.select().from(gpuClusters).orderBy(asc(gpuClusters.id));
 }

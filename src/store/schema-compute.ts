@@ -15,6 +15,11 @@ export const gpuClusters = pgTable('gpu_clusters', {
   // the price of the cluster's network storage, shown to tenants (not billed yet)
   storagePriceUnitsPerGbMonth: bigint('storage_price_units_per_gb_month', { mode: 'bigint' }).notNull().default(sql`0`),
   createdAt: createdAt(),
+  /**
+   * When the operator retired the cluster: it leaves the tenants' lists and takes no new
+   * instance, network storage or endpoint; what runs there keeps running. Saving it again clears it.
+   */
+  retiredAt: timestamp('retired_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const gpuProducts = pgTable('gpu_products', {

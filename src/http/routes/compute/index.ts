@@ -32,6 +32,7 @@ import adminGetCatalogue from './admin-get-catalogue.ts';
 import adminMigrateInstance from './admin-migrate-instance.ts';
 import adminPublishTemplate from './admin-publish-template.ts';
 import adminRetireTemplate from './admin-retire-template.ts';
+import adminRetireCluster from './admin-retire-cluster.ts';
 import adminReclaimSpot from './admin-reclaim-spot.ts';
 import adminSetInventory from './admin-set-inventory.ts';
 import adminUpsertCluster from './admin-upsert-cluster.ts';
@@ -70,6 +71,7 @@ export default [
   adminMigrateInstance,
   adminPublishTemplate,
   adminRetireTemplate,
+  adminRetireCluster,
   adminReclaimSpot,
   adminSetInventory,
   adminUpsertCluster,
