@@ -102,6 +102,11 @@ export class UpstreamHealthTracker {
     });
   }
 
+  /** Consecutive failures by model, as this replica counts them (the /metrics gauge). */
+  failures(): Map<string, number> {
+    return new Map([...this.states].map(([model, s]) => [model, s.consecutiveFailures]));
+  }
+
   /** Writes what is waiting for its second now and waits for every write (the gateway's close, before the store closes; tests). */
   async settled(): Promise<void> {
     for (const [modelId, s] of this.states) {

@@ -261,6 +261,8 @@ test('a model whose upstream keeps failing is shown as failing with its last err
     assert.equal(failing.lastErrorAt, Math.floor(t.clock.nowMs() / 1000));
     const listed = (await admin.get('/admin/v1/models')).body.models.find((m: { id: string }) => m.id === 'acme/flaky');
     assert.equal(listed.upstreamHealth.state, 'failing', 'the admin model list shows it too');
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(await metrics(), /^gantry_upstream_consecutive_failures\{model="acme\/flaky"\} 12$/m, 'and /metrics, for alerting');
 
     up.chatFails = 400; // the client's request refused: the upstream answered, it is not failing
     assert.equal((await callOnce()).status, 400);
@@ -272,6 +274,7 @@ test('a model whose upstream keeps failing is shown as failing with its last err
     assert.equal(ok.consecutiveFailures, 0);
     assert.equal(ok.lastSuccessAt, Math.floor(t.clock.nowMs() / 1000));
     assert.match(ok.lastError, /502/, 'the last error stays for the record');
+    assert.match(await metrics(), /^gantry_upstream_consecutive_failures\{model="acme\/flaky"\} 0$/m);
 
     // Successes on a healthy model are written at most once a minute, not per call.
     t.clock.advance(10_000);
