@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   registerValidation(app, schemas);
   registerErrorHandling(app, services.health, new AllowedMethods(routes));
   registerAuth(app, services);
-  registerMetrics(app, { usage: () => services.gateway.sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => services.health.snapshot() });
+  registerMetrics(app, { usage: () => services.gateway.sink.stats(), changesReceived: () => services.ctx.changes.received, dependencies: () => services.health.snapshot(), upstreamFailures: () => services.gateway.upstreamHealth.failures() });
   for (const area of AREAS) for (const route of area.routes) route(app, services);
   app.get('/openapi.json', { config: { family: 'account', auth: { kind: 'public' } }, schema: { hide: true } }, async () => app.swagger());
   await app.ready();

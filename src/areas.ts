@@ -28,6 +28,7 @@ import { sessionsContext } from './domain/console/sessions.ts';
 import { serverlessContext } from './domain/serverless/service.ts';
 import { webhooksContext } from './domain/webhooks/service.ts';
 import { mediaContext } from './domain/media/context.ts';
+import { catalogueContext } from './domain/models/catalogue.ts';
 import systemRoutes from './http/routes/system/index.ts';
 import adminRoutes from './http/routes/admin/index.ts';
 import teamRoutes from './http/routes/team/index.ts';
@@ -67,7 +68,7 @@ export interface Area {
 
 const AREA_LIST = [
   { name: 'system', routes: systemRoutes, jobs: systemJobs },
-  { name: 'admin', routes: adminRoutes },
+  { name: 'admin', routes: adminRoutes, contexts: { catalogue: catalogueContext } },
   { name: 'team', routes: teamRoutes },
   { name: 'policy', routes: policyRoutes },
   { name: 'billing', routes: billingRoutes },

@@ -82,7 +82,7 @@ export interface Core {
   ctx: Ctx;
   config: Config;
   log: Logger;
-  /** The data dir's sealing key as a box (GANTRY_SECRET_KEY): registry passwords, webhook signing secrets. */
+  /** The data dir's sealing key as a box (GANTRY_SECRET_KEY): registry passwords, webhook signing secrets, models' upstream keys. */
   secrets: SecretBox;
   keys: KeyAuthenticator;
   /** Checks the operator token (/admin/v1), re-reading its hash at most every key-cache TTL: a rotation reaches every replica. */
@@ -149,8 +149,8 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const { config } = deps;
   const { changes, jobs, ctx } = await buildContext(deps);
   const { health, counters } = await buildCounters(deps);
-  const { spend, gateway } = await buildGateway(deps, ctx, counters, health);
   const secrets = new SecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  const { spend, gateway } = await buildGateway(deps, ctx, counters, health, secrets);
   const compute = await buildCompute(deps, ctx, spend, secrets);
   const serverless = buildServerlessRuntime(deps, compute, jobs);
   const blobs = await openBlobs(deps);
@@ -259,13 +259,13 @@ async function buildCounters(deps: ServiceDeps): Promise<{ health: DependencyHea
 }
 
 /** The money path: the usage sink, the one spend admission over the counters, and the model gateway. */
-async function buildGateway(deps: ServiceDeps, ctx: Ctx, counters: Counters, health: DependencyHealth): Promise<{ spend: SpendAdmission; gateway: Gateway }> {
+async function buildGateway(deps: ServiceDeps, ctx: Ctx, counters: Counters, health: DependencyHealth, secrets: SecretBox): Promise<{ spend: SpendAdmission; gateway: Gateway }> {
   const { config, log } = deps;
   const sink = await openUsageSink(deps, ctx);
   const spend = new SpendAdmission(ctx, counters, {
     stateTtlMs: config.gateway.budgetStateTtlMs, settingsTtlMs: config.gateway.hotCacheTtlMs,
   }, () => sink.settled());
-  const gateway = new Gateway(ctx, spend, sink, config.gateway, log, health, config.redisFailOpen);
+  const gateway = new Gateway(ctx, spend, sink, config.gateway, log, health, config.redisFailOpen, secrets);
   return { spend, gateway };
 }
 

@@ -69,6 +69,9 @@ const known: Known = (name, op) => {
       if (op.url.endsWith('/endpoint/create')) return 'prd_rtx4090_24g'; // products[].id
       if (op.url.endsWith('/endpoint') || op.url.endsWith('/endpoint/update') || op.url.endsWith('/endpoint/metrics')) return ids.endpoint; // not the logs: following one never ends
       if (op.url.startsWith('/openapi/v1/webhook/endpoints/')) return ids.webhookEndpoint;
+      if (op.url.startsWith('/admin/v1/models/:id/')) return 'gantry/sim-chat-small'; // a seeded model (its upstream key, its health)
+      if (op.url.startsWith('/admin/v1/gpu/templates/:id')) return 'tpl_fuzz_published'; // published by the PUT's baseline, then retired
+      if (op.url === '/admin/v1/gpu/clusters/:id/retire') return 'cls_fuzz_absent'; // 404: retiring the seeded cluster would take every later create's GPUs
       return op.url.includes('repository/auth') ? ids.registryAuth : op.url === '/admin/v1/models' ? 'fuzz/model' : undefined;
     case 'model': return op.url === '/admin/v1/quotas' ? 'fuzz/model' : op.url.includes('/admin/v1/models') ? undefined : chat;
     case '*': return chat;

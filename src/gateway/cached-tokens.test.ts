@@ -48,18 +48,18 @@ test('cached and reasoning tokens: reported whole, cached billed at the cached p
   try {
     const admin = as(t.app, t.creds.adminToken);
     // per token: input 4 units, cached input 1, output 10
-    const m = await admin.post('/admin/v1/models', {
+    const m = await admin.post('/admin/v1/models?check=off', {
       id: 'acme/cached', title: 'Cached', contextSize: 8192, inputTokenPricePerM: 4_000_000, outputTokenPricePerM: 10_000_000,
       cachedInputTokenPricePerM: 1_000_000, status: 'available', upstream: { url },
     });
     assert.equal(m.status, 200, JSON.stringify(m.body));
     assert.equal(m.body.cachedInputTokenPricePerM, '1000000');
-    const plain = await admin.post('/admin/v1/models', {
+    const plain = await admin.post('/admin/v1/models?check=off', {
       id: 'acme/uncached', title: 'Default cached price', contextSize: 8192, inputTokenPricePerM: 4_000_000, outputTokenPricePerM: 10_000_000,
       status: 'available', upstream: { url },
     });
     assert.equal(plain.body.cachedInputTokenPricePerM, null, 'omitted: the input price applies');
-    const bad = await admin.post('/admin/v1/models', {
+    const bad = await admin.post('/admin/v1/models?check=off', {
       id: 'acme/bad', title: 'Bad', contextSize: 8192, inputTokenPricePerM: 1, outputTokenPricePerM: 1, cachedInputTokenPricePerM: -1,
       status: 'available', upstream: { url },
     });

@@ -13,6 +13,7 @@ import { modelRecord, upstreamTokenizer } from '../domain/models/models.ts';
 import { AppError } from '../lib/errors.ts';
 import { dependencyRefusal, isDatabaseUnreachable } from '../lib/dependencies.ts';
 import type { DependencyHealth } from '../store/health.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import { Admission, type Admitted, type BatchLine, type Worst } from './admission.ts';
 import type { UsageSink } from './usage-sink.ts';
 import { promptSize } from './tokens.ts';
@@ -20,7 +21,8 @@ import { checkContext, countingFor, measurePrompts, promptLimit, type Counting, 
 import { checkRequestRules } from './request-rules.ts';
 import { badRequest, modelNotFound, upstreamUnavailable, usageNotRecorded } from './errors.ts';
 import { UpstreamRouter } from './upstreams/router.ts';
-import { UpstreamError, type Endpoint, type ModelBody, type StreamOutcome, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
+import { UpstreamHealthTracker } from './upstreams/health.ts';
+import { isClientFault, UpstreamError, type Endpoint, type ModelBody, type StreamOutcome, type UpstreamRequest, type Usage } from './upstreams/upstream.ts';
 
 type Body = ModelBody;
 export type Chunk = Record<string, unknown>;
@@ -49,9 +51,6 @@ export interface ModelCall {
 export type ModelAnswer =
   | { kind: 'json'; headers: Record<string, string>; body: Chunk; native?: boolean }
   | { kind: 'stream'; headers: Record<string, string>; chunks: AsyncIterable<Chunk>; native?: boolean };
-
-/** Upstream statuses that mean the client's request was refused (400 for the client); any other failure is a 503. */
-const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
 
 /**
  * The worst case of a request, from its body and the model's context size: linear in the
@@ -84,17 +83,21 @@ export class Gateway {
   readonly admission: Admission;
   readonly spend: SpendAdmission;
   private readonly router: UpstreamRouter;
+  /** How each model's upstream answers this replica (written to the store when it changes: the operator's view). */
+  readonly upstreamHealth: UpstreamHealthTracker;
   readonly sink: UsageSink;
   private readonly ctx: Ctx;
   private readonly log: Logger;
 
   private readonly health: DependencyHealth;
+  /** models whose stored upstream key was reported as not openable here */
+  private readonly keysWarned = new Set<string>();
   /** tokenizer settings already reported as not loadable here (counting) */
   private readonly tokenizerWarned = new Set<string>();
   /** Model calls need Redis unless the operator lets them fail open. */
   private readonly needs: ('database' | 'redis')[];
 
-  constructor(ctx: Ctx, spend: SpendAdmission, sink: UsageSink, config: GatewayConfig, log: Logger, health: DependencyHealth, redisFailOpen: boolean) {
+  constructor(ctx: Ctx, spend: SpendAdmission, sink: UsageSink, config: GatewayConfig, log: Logger, health: DependencyHealth, redisFailOpen: boolean, secrets: SecretBox) {
     this.ctx = ctx;
     this.health = health;
     this.needs = redisFailOpen ? ['database'] : ['database', 'redis'];
@@ -102,7 +105,12 @@ export class Gateway {
     this.log = log;
     this.sink = sink;
     this.admission = new Admission(ctx, spend, config);
-    this.router = new UpstreamRouter(config);
+    this.upstreamHealth = new UpstreamHealthTracker(ctx, log);
+    this.router = new UpstreamRouter(config, secrets, this.upstreamHealth, (model, err) => {
+      if (this.keysWarned.has(model)) return;
+      this.keysWarned.add(model);
+      log.error({ err, model }, 'the model\'s stored upstream key cannot be opened with this secret key (GANTRY_SECRET_KEY or <dataDir>/secret.key): it is called without it until the key is set again');
+    });
   }
 
   async listModels(p: Principal) {
@@ -153,7 +161,7 @@ export class Gateway {
     }
     let result: { body: Chunk; usage: Usage };
     try {
-      result = await this.router.call(adm.model.upstream, req);
+      result = await this.router.call(adm.model, req);
     } catch (e) {
       await this.release(adm);
       throw this.upstreamFailure(e, adm);
@@ -174,7 +182,7 @@ export class Gateway {
     let outcome: StreamOutcome | undefined;
     let failure: unknown;
     let ended = false;
-    const running = this.router.stream(adm.model.upstream, req, (c) => {
+    const running = this.router.stream(adm.model, req, (c) => {
       queue.push(c);
       wake?.();
     }).then((o) => { outcome = o; }, (e) => { failure = e; }).finally(() => {
@@ -244,7 +252,7 @@ export class Gateway {
     // Only a refusal of the request itself is the client's to fix; an upstream that refuses
     // our credential (401/403), does not know the model name (404) or is overloaded (429)
     // is an upstream failure, like a 5xx.
-    if (e instanceof UpstreamError && e.status !== undefined && CLIENT_FAULT_STATUSES.has(e.status)) {
+    if (e instanceof UpstreamError && e.status !== undefined && isClientFault(e)) {
       return badRequest(e.message, { model: adm.model.id, upstreamStatus: e.status }, adm.headers);
     }
     this.log.warn({ err: e, model: adm.model.id, requestId: adm.requestId }, 'upstream failed');
@@ -292,6 +300,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     await this.sink.close();
+    await this.upstreamHealth.settled();
     await this.router.close();
   }
 }

@@ -13,6 +13,7 @@ const SECRET_FIELDS = new Set([
   'authorization', 'proxyauthorization', 'cookie', 'setcookie', 'xapikey', 'apikey', 'password', 'passwd', 'passwordenc',
   'secret', 'clientsecret', 'secretkey', 'secrethash', 'token', 'accesstoken', 'refreshtoken', 'idtoken', 'admintoken',
   'operatortoken', 'operatortokenhash', 'imageauth', 'imageauthenc', 'dockerconfigjson', 'params', 'parameters',
+  'upstreamkeysealed', 'apikeysealed',
 ]);
 
 export function isSecretField(name: string): boolean {

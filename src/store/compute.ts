@@ -20,6 +20,11 @@ export async function upsertCluster(db: DbOrTx, row: typeof gpuClusters.$inferIn
   const { id: _i, createdAt: _c, ...rest } = row;
   await db.insert(gpuClusters).values(row).onConflictDoUpdate({ target: gpuClusters.id, set: rest });
 }
+/** Retires a cluster; false when there is none by that id. */
+export async function retireCluster(db: DbOrTx, id: string, at: Date): Promise<boolean> {
+  const done = await db.update(gpuClusters).set({ retiredAt: at }).where(eq(gpuClusters.id, id)).returning({ id: gpuClusters.id });
+  return done.length > 0;
+}
 export async function listClusters(db: DbOrTx): Promise<ClusterRow[]> {
   return db.select().from(gpuClusters).orderBy(asc(gpuClusters.id));
 }
@@ -92,6 +97,11 @@ export async function upsertTemplate(db: DbOrTx, row: typeof templates.$inferIns
   const { id: _i, createdAt: _c, ...rest } = row;
   await db.insert(templates).values(row).onConflictDoUpdate({ target: templates.id, set: rest });
 }
+/** Retires a published template (teamId null); false when there is none by that id. */
+export async function retirePublishedTemplate(db: DbOrTx, id: string, at: Date): Promise<boolean> {
+  const done = await db.update(templates).set({ retiredAt: at }).where(and(eq(templates.id, id), isNull(templates.teamId))).returning({ id: templates.id });
+  return done.length > 0;
+}
 export async function updateTemplate(db: DbOrTx, id: string, patch: Partial<typeof templates.$inferInsert>): Promise<void> {
   await db.update(templates).set(patch).where(eq(templates.id, id));
 }
@@ -128,7 +138,7 @@ export async function listTemplates(db: DbOrTx, f: TemplateFilter): Promise<{ ro
   if (f.teamId) whose.push(eq(templates.teamId, f.teamId));
   if (f.publicChannels?.length) whose.push(and(isNull(templates.teamId), inArray(templates.channel, f.publicChannels))!);
   if (!whose.length) return { rows: [], total: 0 };
-  const conds: SQL[] = [whose.length === 1 ? whose[0]! : or(...whose)!];
+  const conds: SQL[] = [whose.length === 1 ? whose[0]! : or(...whose)!, isNull(templates.retiredAt)];
   if (f.name) conds.push(ilike(templates.name, `%${escapeLike(f.name)}%`));
   if (f.type) conds.push(eq(templates.type, f.type));
   const where = and(...conds);

@@ -15,6 +15,11 @@ export const gpuClusters = pgTable('gpu_clusters', {
   // the price of the cluster's network storage, shown to tenants (not billed yet)
   storagePriceUnitsPerGbMonth: bigint('storage_price_units_per_gb_month', { mode: 'bigint' }).notNull().default(sql`0`),
   createdAt: createdAt(),
+  /**
+   * When the operator retired the cluster: it leaves the tenants' lists and takes no new
+   * instance, network storage or endpoint; what runs there keeps running. Saving it again clears it.
+   */
+  retiredAt: timestamp('retired_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const gpuProducts = pgTable('gpu_products', {
@@ -63,6 +68,12 @@ export const templates = pgTable('templates', {
   recommendCards: jsonb('recommend_cards').$type<{ gpuSpecId: string; cardNum: string }[]>().notNull().default([]),
   minCudaVersion: text('min_cuda_version').notNull().default(''),
   createdAt: createdAt(),
+  /**
+   * When the operator retired a published template: it leaves every list and no instance is
+   * created from it any more; instances made from it keep what they copied. Publishing it
+   * again clears it.
+   */
+  retiredAt: timestamp('retired_at', { withTimezone: true, mode: 'date' }),
 }, (t) => [index('templates_team').on(t.teamId, t.id), index('templates_channel').on(t.channel, t.id)]);
 
 export const registryAuths = pgTable('registry_auths', {

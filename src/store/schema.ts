@@ -161,6 +161,26 @@ export const llmModels = pgTable('llm_models', {
   status: text('status').notNull(),
   upstream: jsonb('upstream').notNull(),
   createdAt: createdAt(),
+  /**
+   * The upstream key set through the admin API, sealed with the data dir's key
+   * (lib/secret-box.ts, as registry passwords are): the HTTP servers of `upstream` that name
+   * no `apiKeyEnv` are called with it. Never returned; null: none set.
+   */
+  upstreamKeySealed: text('upstream_key_sealed'),
+  upstreamKeySetAt: timestamp('upstream_key_set_at', { withTimezone: true, mode: 'date' }),
+});
+
+/**
+ * How a model's upstream has been answering the gateway's calls (gateway/upstreams/health.ts):
+ * written when a replica's view of it changes (failures: at most a write a second per model;
+ * the first success after failures), never per successful request. The replica that wrote last is the one it describes.
+ */
+export const llmModelUpstreamHealth = pgTable('llm_model_upstream_health', {
+  modelId: text('model_id').primaryKey(),
+  consecutiveFailures: integer('consecutive_failures').notNull(),
+  lastError: text('last_error'),
+  lastErrorAt: timestamp('last_error_at', { withTimezone: true, mode: 'date' }),
+  lastSuccessAt: timestamp('last_success_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const quotaDefinitions = pgTable('quota_definitions', {

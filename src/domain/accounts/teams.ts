@@ -65,7 +65,9 @@ export async function setCreditLimit(ctx: Ctx, userId: string, creditLimitUnits:
 export async function setEnabledModels(ctx: Ctx, userId: string, modelIds: string[] | null): Promise<void> {
   await requireTeam(ctx, userId);
   const ids = modelIds === null ? null : [...new Set(modelIds)];
-  for (const id of ids ?? []) await requireModel(ctx, id);
+  for (const [i, id] of (ids ?? []).entries()) {
+    if ((await requireModel(ctx, id)).status === 'retired') throw invalid(`enabledModels[${i}]`, `model ${id} is retired`);
+  }
   await q.updateTeam(ctx.db, userId, { enabledModels: ids });
   ctx.changes.publish({ type: 'team.changed', teamId: userId });
 }

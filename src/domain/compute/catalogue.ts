@@ -43,8 +43,22 @@ export async function upsertCluster(ctx: Ctx, c: ClusterInput): Promise<void> {
   await q.upsertCluster(ctx.db, {
     id: c.id, name: c.name, region: c.region ?? '', supportNetworkStorage: c.supportNetworkStorage ?? false,
     supportInstanceNetwork: c.supportInstanceNetwork ?? false, storagePriceUnitsPerGbMonth: c.storagePrice ?? 0n,
-    createdAt: new Date(ctx.clock.nowMs()),
+    createdAt: new Date(ctx.clock.nowMs()), retiredAt: null, // saving a retired cluster again puts it back
   });
+}
+
+/**
+ * Retires a cluster: it leaves the tenants' cluster and product lists and takes no new
+ * instance, network storage or serverless endpoint; the instances, storages and endpoints
+ * there keep what they have (an endpoint keeps its workers there, and may scale them).
+ */
+export async function retireCluster(ctx: Ctx, id: string): Promise<void> {
+  if (!(await q.retireCluster(ctx.db, id, new Date(ctx.clock.nowMs())))) throw notFound('cluster', id);
+}
+
+/** The ids of retired clusters (creates skip or refuse them). */
+export async function retiredClusterIds(ctx: Pick<Ctx, 'db'>): Promise<Set<string>> {
+  return new Set((await q.listClusters(ctx.db)).filter((c) => c.retiredAt !== null).map((c) => c.id));
 }
 
 export async function upsertProduct(ctx: Ctx, p: ProductInput): Promise<void> {
@@ -130,8 +144,10 @@ export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | 
   if (f.billingMethod && !isBillingMethod(Number(f.billingMethod)) && !(BILLING_MODES as readonly string[]).includes(billingModeOf(f.billingMethod))) {
     throw bad('billingMethod', `must be a billing method code ${MIN_BILLING_METHOD}-${MAX_BILLING_METHOD} or one of ${BILLING_MODES.join(', ')}, got "${f.billingMethod}"`);
   }
-  const [products, clusters, avail] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
+  const [products, clusters, all] = await Promise.all([q.listProducts(ctx.db), q.listClusters(ctx.db), availability(ctx)]);
   const clusterName = new Map(clusters.map((c) => [c.id, c]));
+  const retired = new Set(clusters.filter((c) => c.retiredAt !== null).map((c) => c.id));
+  const avail = all.filter((a) => !retired.has(a.clusterId)); // a retired cluster's GPUs are not for new work
   const out = [];
   for (const p of products) {
     if (!p.available) continue;
@@ -160,7 +176,7 @@ export async function listProductsForTenant(ctx: Ctx, f: { clusterId?: string | 
 export async function listClustersForTenant(ctx: Ctx) {
   const [clusters, products, inv] = await Promise.all([q.listClusters(ctx.db), q.listProducts(ctx.db), q.listInventory(ctx.db)]);
   const model = new Map(products.map((p) => [p.id, p.gpuModel]));
-  return clusters.map((c) => ({
+  return clusters.filter((c) => c.retiredAt === null).map((c) => ({
     id: c.id, name: c.name,
     availableGpuType: [...new Set(inv.filter((i) => i.clusterId === c.id && i.totalGpus > 0).map((i) => model.get(i.productId) ?? i.productId))],
     supportNetworkStorage: c.supportNetworkStorage, supportInstanceNetwork: c.supportInstanceNetwork,

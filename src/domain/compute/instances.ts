@@ -10,8 +10,8 @@ import * as q from '../../store/compute.ts';
 import type { Principal } from '../roles.ts';
 import { postFixedTermBillTx } from '../billing/fixed-term.ts';
 import { setHoldTx, holdOf } from '../spend/holds.ts';
-import { requireProduct } from './catalogue.ts';
-import { openTemplateCredential, requireVisibleTemplate, paging } from './templates.ts';
+import { requireProduct, retiredClusterIds } from './catalogue.ts';
+import { openTemplateCredential, requireUsableTemplate, paging } from './templates.ts';
 import { credentialIdFor, parseInlineCredential, requireRegistryAuth } from './registry-auths.ts';
 import { requireNetworkStorage, resolveNetworkMounts } from './network-storage.ts';
 import { checkEnvs, checkLength, envsOf, parsePortList } from './limits.ts';
@@ -93,7 +93,7 @@ type Product = Awaited<ReturnType<typeof requireProduct>>;
 
 /** What the instance runs: the request's values, else its template's, each checked against the product. */
 async function checkInstanceSpec(c: Compute, p: Principal, input: CreateInstanceInput) {
-  const tpl = input.templateId ? await requireVisibleTemplate(c.ctx, p.teamId, input.templateId) : undefined;
+  const tpl = input.templateId ? await requireUsableTemplate(c.ctx, p.teamId, input.templateId) : undefined;
   const product = await requireProduct(c.ctx, input.productId);
   if (!product.available) throw insufficient(`product ${product.id} is not available`, { productId: product.id });
   const billingMode = (input.billingMode ?? 'onDemand') as BillingMode;
@@ -167,10 +167,12 @@ function firstCharge(spec: InstanceSpec, gpuNum: number, month: number | undefin
 /** The clusters the instance may run in: the one asked for or holding its volumes, else every cluster stocking the product. */
 async function candidateClusters(c: Compute, product: Product, clusterId: string | undefined, storageCluster: string | undefined) {
   const pinned = clusterId ?? storageCluster;
-  const clusters = pinned ? [pinned] : (await q.listInventory(c.ctx.db)).filter((i) => i.productId === product.id).map((i) => i.clusterId);
+  const retired = await retiredClusterIds(c.ctx);
+  const clusters = pinned ? [pinned] : (await q.listInventory(c.ctx.db)).filter((i) => i.productId === product.id && !retired.has(i.clusterId)).map((i) => i.clusterId);
   if (clusterId && !(await q.findCluster(c.ctx.db, clusterId))) {
     throw computeNotFound('cluster', clusterId);
   }
+  if (pinned && retired.has(pinned)) throw bad(clusterId ? 'clusterId' : 'networkStorages', `cluster ${pinned} is retired: no new instance is created there`);
   return { pinned, clusters };
 }
 

@@ -58,6 +58,7 @@ export async function createNetworkStorage(ctx: Ctx, teamId: string, s: { storag
   checkSize(s.storageSize);
   const cluster = await q.findCluster(ctx.db, s.clusterId);
   if (!cluster) throw computeNotFound('cluster', s.clusterId);
+  if (cluster.retiredAt) throw bad('clusterId', `cluster ${s.clusterId} is retired: nothing new is created there`);
   if (!cluster.supportNetworkStorage) throw bad('clusterId', `cluster ${s.clusterId} does not support network storage`);
   const now = ctx.clock.nowMs();
   const id = newId('networkStorage', now);

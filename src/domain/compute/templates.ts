@@ -137,7 +137,28 @@ export async function publishTemplate(ctx: Ctx, id: string, t: TemplateInput & P
   const auth = await storedImageAuth(ctx, secrets, null, t.imageAuth, await q.findTemplate(ctx.db, id));
   await q.upsertTemplate(ctx.db, {
     id, teamId: null, ...rowOf(t, auth), tools: t.tools ?? [], recommendCards: t.recommendCards ?? [], createdAt: new Date(ctx.clock.nowMs()),
+    retiredAt: null, // publishing again puts a retired template back
   });
+}
+
+/** The shape of a published template's id: `tpl_` and lower-case letters, digits and `_` (the seed's `tpl_official_vllm`). */
+const PUBLISHED_ID = /^tpl_[a-z0-9_]{1,64}$/;
+
+/** The operator publishes (creates or replaces) an official or community template through the admin API. */
+export async function publishTemplateAsOperator(c: Compute, id: string, t: TemplateInput & PublishedTemplateExtras): Promise<void> {
+  if (!PUBLISHED_ID.test(id)) throw bad('id', 'must be tpl_ and 1-64 lower-case letters, digits or _');
+  const existing = await q.findTemplate(c.ctx.db, id);
+  if (existing && existing.teamId !== null) throw bad('id', `template ${id} is a team's private template`);
+  await publishTemplate(c.ctx, id, t, c.secrets);
+}
+
+/**
+ * Retires a published template: it leaves every team's list and creates refuse it; the
+ * instances made from it keep what they copied from it (an instance reads its template only
+ * when it is created).
+ */
+export async function retireTemplate(c: Compute, id: string): Promise<void> {
+  if (!(await q.retirePublishedTemplate(c.ctx.db, id, new Date(c.ctx.clock.nowMs())))) throw computeNotFound('template', id, 'published template');
 }
 
 /** A template the team may see: public ones, or its own private ones. Others answer as missing. */
@@ -146,6 +167,13 @@ export async function requireVisibleTemplate(ctx: Ctx, teamId: string, id: strin
   if (!row || (row.teamId !== null && row.teamId !== teamId)) {
     throw computeNotFound('template', id);
   }
+  return row;
+}
+
+/** A template an instance may be created from now: visible to the team, and not retired. */
+export async function requireUsableTemplate(ctx: Ctx, teamId: string, id: string): Promise<q.TemplateRow> {
+  const row = await requireVisibleTemplate(ctx, teamId, id);
+  if (row.retiredAt) throw bad('templateId', `template ${id} is retired: no new instance is created from it`);
   return row;
 }
 

@@ -6,7 +6,12 @@ import type { Ctx } from '../context.ts';
 import * as q from '../../store/models.ts';
 import type { TeamRow } from '../../store/accounts.ts';
 
-export const MODEL_STATUSES = ['available', 'offline'] as const;
+/**
+ * available: listed and callable; offline: neither, for a while (still in the operator's list);
+ * retired: neither, for good: it leaves the operator's list too (unless asked for) and no team
+ * can have it enabled again. Usage already recorded and bills keep naming it.
+ */
+export const MODEL_STATUSES = ['available', 'offline', 'retired'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 /**
@@ -104,7 +109,8 @@ function price(v: number | string, field: string): bigint {
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:\-/]{0,199}$/;
 
-export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelRow> {
+/** A model input judged: the row it writes (the tokenizer it names loaded), or the refusal. Nothing is written. */
+export async function judgeModel(input: ModelInput): Promise<q.ModelWrite & { upstream: UpstreamSpec; createdAt: Date }> {
   if (!MODEL_ID.test(input.id)) throw invalid('id', 'must be 1-200 characters of letters, digits and . _ : - /');
   if (!input.title.trim()) throw invalid('title', 'must not be empty');
   if (!Number.isInteger(input.contextSize) || input.contextSize <= 0) throw invalid('contextSize', 'must be a positive integer');
@@ -121,14 +127,25 @@ export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelR
     cachedInputPricePerMUnits: input.cachedInputTokenPricePerM == null ? null : price(input.cachedInputTokenPricePerM, 'cachedInputTokenPricePerM'),
     status: input.status,
     upstream: validateUpstream(input.upstream),
-    createdAt: new Date(ctx.clock.nowMs()),
+    createdAt: new Date(0), // writeModel's: when the model first appeared
   };
   await validateTokenizers(row.upstream);
-  const existing = await q.findModel(ctx.db, input.id);
-  if (existing) row.createdAt = existing.createdAt; // `created` is when the model first appeared
+  return row;
+}
+
+/** Writes a judged model (its stored upstream key, if any, stays as it is) and announces it. */
+export async function writeModel(ctx: Ctx, judged: q.ModelWrite & { createdAt: Date }, existing: q.ModelRow | undefined): Promise<q.ModelRow> {
+  // `created` is when the model first appeared
+  const row = { ...judged, createdAt: existing?.createdAt ?? new Date(ctx.clock.nowMs()) };
   await q.upsertModel(ctx.db, row);
   ctx.changes.publish({ type: 'catalogue.changed' });
-  return row;
+  return { ...row, upstreamKeySealed: existing?.upstreamKeySealed ?? null, upstreamKeySetAt: existing?.upstreamKeySetAt ?? null } as q.ModelRow;
+}
+
+/** Creates or replaces a model without checking its upstream (the seed's, and callers that check themselves). */
+export async function upsertModel(ctx: Ctx, input: ModelInput): Promise<q.ModelRow> {
+  const judged = await judgeModel(input);
+  return writeModel(ctx, judged, await q.findModel(ctx.db, input.id));
 }
 
 export function isEnabledForTeam(team: Pick<TeamRow, 'enabledModels'>, modelId: string): boolean {
@@ -163,6 +180,8 @@ export function modelAdminView(m: q.ModelRow) {
     cachedInputTokenPricePerM: m.cachedInputPricePerMUnits?.toString() ?? null,
     status: m.status,
     upstream: m.upstream,
+    // write-only: whether a key is stored and when it was last set, never the key
+    upstreamKey: { set: m.upstreamKeySealed !== null, setAt: m.upstreamKeySetAt ? Math.floor(m.upstreamKeySetAt.getTime() / 1000) : null },
     created: Math.floor(m.createdAt.getTime() / 1000),
     // OpenAI's model object requires owned_by: the organization part of the id (`org/name`)
     owned_by: m.id.includes('/') ? m.id.slice(0, m.id.indexOf('/')) : 'gantry',
@@ -185,7 +204,7 @@ export function modelRecord(m: q.ModelRow) {
   };
 }
 
-/** The whole catalogue as the operator sees it. */
-export async function listCatalogue(ctx: Ctx) {
-  return (await q.listModels(ctx.db)).map(modelAdminView);
+/** The whole catalogue as the operator sees it; retired models only when asked for. */
+export async function listCatalogue(ctx: Ctx, opts: { retired?: boolean | undefined } = {}) {
+  return (await q.listModels(ctx.db)).filter((m) => opts.retired === true || m.status !== 'retired').map(modelAdminView);
 }

@@ -5,7 +5,7 @@
 import type { EndpointSpec } from '../../store/schema-serverless.ts';
 import * as cq from '../../store/compute.ts';
 import type { Ctx } from '../context.ts';
-import { requireProduct } from '../compute/catalogue.ts';
+import { requireProduct, retiredClusterIds } from '../compute/catalogue.ts';
 import { requireNetworkStorage, MAX_NETWORK_MOUNTS } from '../compute/network-storage.ts';
 import { requireRegistryAuth } from '../compute/registry-auths.ts';
 import { checkEnvs, checkLength, checkPort, envsOf } from '../compute/limits.ts';
@@ -280,9 +280,12 @@ async function chooseCluster(ctx: Ctx, field: string, product: cq.ProductRow, cl
     if (!clusterID) throw bad(field, `is required when a network storage is mounted: the storage's cluster, ${storageCluster}`);
     if (clusterID !== storageCluster) throw bad(field, `must be the cluster of the mounted network storage, ${storageCluster}, got ${clusterID}`);
   }
-  const withGpus = (await cq.listInventory(ctx.db)).filter((i) => i.productId === product.id && i.totalGpus > 0).map((i) => i.clusterId);
+  // A retired cluster takes no new endpoint; one that runs there already keeps it.
+  const retired = await retiredClusterIds(ctx);
+  const withGpus = (await cq.listInventory(ctx.db)).filter((i) => i.productId === product.id && i.totalGpus > 0 && (!retired.has(i.clusterId) || i.clusterId === currentCluster)).map((i) => i.clusterId);
   if (clusterID) {
     if (!(await cq.findCluster(ctx.db, clusterID))) throw computeNotFound('cluster', clusterID);
+    if (retired.has(clusterID) && clusterID !== currentCluster) throw bad(field, `cluster ${clusterID} is retired: no new endpoint is created there`);
     if (!withGpus.includes(clusterID)) throw insufficient(`cluster ${clusterID} has no ${product.name} GPUs`, { productId: product.id, clusterId: clusterID });
     return clusterID;
   }

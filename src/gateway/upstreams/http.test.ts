@@ -63,7 +63,7 @@ test('an HTTP upstream list: failover on connection failure, credential from env
   try {
     const admin = as(t.app, t.creds.adminToken);
     const dead = await closedPort();
-    const upsert = await admin.post('/admin/v1/models', {
+    const upsert = await admin.post('/admin/v1/models?check=off', {
       id: 'acme/remote', title: 'Remote', contextSize: 8192, inputTokenPricePerM: 1000000, outputTokenPricePerM: 2000000, status: 'available',
       upstream: [{ url: `http://127.0.0.1:${dead}/v1` }, { url: mock.url, model: 'real-name', apiKeyEnv: 'GW_TEST_UPSTREAM_KEY' }],
     });

@@ -86,9 +86,14 @@ export class HttpUpstream implements Upstream {
   private readonly basePath: string;
   private readonly target: HttpTarget;
   private readonly opts: HttpOptions;
+  private readonly said: (upstreamText: string) => string;
 
   constructor(target: HttpTarget, pool: OriginPool, opts: HttpOptions) {
     this.target = target;
+    const key = target.apiKey;
+    // A server may quote the key it refused ("Incorrect API key provided: …"): what it says
+    // reaches the log and, for a 4xx, the client, so the key is cut out first.
+    this.said = key ? (text) => text.split(key).join('[redacted]') : (text) => text;
     this.pool = pool;
     this.opts = opts;
     this.basePath = new URL(target.url).pathname.replace(/\/+$/, '');
@@ -128,7 +133,7 @@ export class HttpUpstream implements Upstream {
       json = JSON.parse(text) as Record<string, unknown>;
     } catch { /* reported below */ }
     if (res.statusCode >= 400 || !json) {
-      throw new UpstreamError(`upstream answered ${res.statusCode}: ${messageOf(json, text)}`, { status: res.statusCode });
+      throw new UpstreamError(`upstream answered ${res.statusCode}: ${this.said(messageOf(json, text))}`, { status: res.statusCode });
     }
     json.model = req.modelId;
     if (req.native) return { body: json, usage: responsesUsage(json.usage) ?? estimatedUsage(req, responsesText(json)) };
@@ -143,7 +148,7 @@ export class HttpUpstream implements Upstream {
       const text = await res.body.text();
       let json: unknown = null;
       try { json = JSON.parse(text); } catch { /* text */ }
-      throw new UpstreamError(`upstream answered ${res.statusCode}: ${messageOf(json, text)}`, { status: res.statusCode });
+      throw new UpstreamError(`upstream answered ${res.statusCode}: ${this.said(messageOf(json, text))}`, { status: res.statusCode });
     }
     let usage: Usage | null = null;
     let text = '';

@@ -66,3 +66,11 @@ export class UpstreamError extends Error {
     this.status = opts.status;
   }
 }
+
+/** Upstream statuses that mean the client's request was refused (400 for the client); any other failure is a 503. */
+const CLIENT_FAULT_STATUSES = new Set([400, 413, 422]);
+
+/** The upstream refused the request itself (the client's to fix), not the upstream failing. */
+export function isClientFault(e: unknown): boolean {
+  return e instanceof UpstreamError && e.status !== undefined && CLIENT_FAULT_STATUSES.has(e.status);
+}

@@ -59,10 +59,22 @@ new Gauge({
   },
 });
 
+// How many calls in a row each model's upstream failed on this replica (gateway/upstreams/health.ts).
+const upstreamSources = new Set<() => Map<string, number>>();
+new Gauge({
+  name: 'gantry_upstream_consecutive_failures', help: 'Calls in a row to the model\'s upstream that failed on this replica (0 once one succeeds); the admin API\'s GET /admin/v1/models/{id}/health says the last error',
+  labelNames: ['model'] as const, registers: [registry],
+  collect() {
+    this.reset();
+    for (const f of upstreamSources) for (const [model, n] of f()) this.set({ model }, n);
+  },
+});
+
 export interface MetricSources {
   usage: () => Record<string, number>;
   changesReceived: () => Map<string, number>;
   dependencies: () => Record<string, { up: boolean }>;
+  upstreamFailures: () => Map<string, number>;
 }
 
 export function registerMetrics(app: App, sources?: MetricSources): void {
@@ -70,7 +82,9 @@ export function registerMetrics(app: App, sources?: MetricSources): void {
     usageSources.add(sources.usage);
     changeSources.add(sources.changesReceived);
     healthSources.add(sources.dependencies);
+    upstreamSources.add(sources.upstreamFailures);
     app.addHook('onClose', async () => {
+      upstreamSources.delete(sources.upstreamFailures);
       usageSources.delete(sources.usage);
       changeSources.delete(sources.changesReceived);
       healthSources.delete(sources.dependencies);

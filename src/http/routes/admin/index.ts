@@ -22,6 +22,9 @@ import setTier from './set-tier.ts';
 import suspendTeam from './suspend-team.ts';
 import topup from './topup.ts';
 import upsertModel from './upsert-model.ts';
+import setModelUpstreamKey from './set-model-upstream-key.ts';
+import clearModelUpstreamKey from './clear-model-upstream-key.ts';
+import getModelHealth from './get-model-health.ts';
 import upsertQuota from './upsert-quota.ts';
 import usageSummary from './usage-summary.ts';
 import listJobs from './list-jobs.ts';
@@ -52,6 +55,9 @@ export default [
   suspendTeam,
   topup,
   upsertModel,
+  setModelUpstreamKey,
+  clearModelUpstreamKey,
+  getModelHealth,
   upsertQuota,
   usageSummary,
   listJobs,

@@ -30,6 +30,9 @@ import updateNetworkStorage from './update-network-storage.ts';
 import deleteNetworkStorage from './delete-network-storage.ts';
 import adminGetCatalogue from './admin-get-catalogue.ts';
 import adminMigrateInstance from './admin-migrate-instance.ts';
+import adminPublishTemplate from './admin-publish-template.ts';
+import adminRetireTemplate from './admin-retire-template.ts';
+import adminRetireCluster from './admin-retire-cluster.ts';
 import adminReclaimSpot from './admin-reclaim-spot.ts';
 import adminSetInventory from './admin-set-inventory.ts';
 import adminUpsertCluster from './admin-upsert-cluster.ts';
@@ -66,6 +69,9 @@ export default [
   deleteNetworkStorage,
   adminGetCatalogue,
   adminMigrateInstance,
+  adminPublishTemplate,
+  adminRetireTemplate,
+  adminRetireCluster,
   adminReclaimSpot,
   adminSetInventory,
   adminUpsertCluster,
