@@ -52,6 +52,7 @@ import { EndpointMetrics } from './domain/serverless/metrics.ts';
 import { RedisLoad } from './adapters/serverless-load/redis.ts';
 import { BlobLinks, openBlobStore } from './store/blobs/index.ts';
 import type { Blobs } from './domain/blobs/links.ts';
+import type { PaymentProcessor } from './domain/payments/processor.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -107,6 +108,8 @@ export interface Core {
   terminals: Terminals;
   /** Sessions that outlive the check that opened them (terminals; SSH next), closed when a change takes their caller's right away. */
   liveSessions: LiveSessions;
+  /** The card processor (Stripe, adapters/payments/stripe.ts) when its settings are given; undefined: card top-ups are off. */
+  paymentProcessor: PaymentProcessor | undefined;
 }
 
 /** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
@@ -146,9 +149,11 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const blobs = await openBlobs(deps);
   const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
   const singleUse = buildSingleUse(deps, health);
+  // Stripe's client is loaded only when configured (a default start never loads it)
+  const paymentProcessor = config.payments ? (await import('./adapters/payments/stripe.ts')).stripeProcessor(config.payments) : undefined;
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, paymentProcessor,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
     terminals: buildTerminals(deps, compute, auth.keys, liveSessions, singleUse),

@@ -18,7 +18,7 @@ registerHooks({
   },
 });
 const { buildTestApp } = await import('./helpers/app.ts');
-const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici'];
+const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici', 'stripe'];
 
 test('a default app loads none of the modules it uses only when configured or asked', async (t) => {
   const h = await buildTestApp();

@@ -31,6 +31,8 @@ export const ID_PREFIX = {
   task: 'task',
   /** an SSH public key a member registered (domain/keys/ssh-keys.ts) */
   sshKey: 'sshk',
+  /** a card top-up a member started (domain/payments): the Checkout Session's client_reference_id */
+  cardTopup: 'tup',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
