@@ -193,3 +193,15 @@ test('a crash between Stripe\'s event and the ledger write: the webhook fails be
   assert.equal(await cash(team), before + 90000n);
   assert.equal(await ledgerTopups(team), 1);
 });
+
+test('card top-ups earn tiers like any top-up: under $50 in the month stays T1, $50 in the month is T2', async () => {
+  const team = await createTeam(h.app, h.creds.adminToken);
+  const tier = async () => (await as(h.app, h.creds.adminToken).get(`/admin/v1/teams/${team.userId}`)).body.effectiveTier as string;
+  assert.equal(await tier(), 'T1');
+  const first = await paidTopup(team, 450_000); // $45
+  assert.equal(await standIn.deliver(byType(first.events, 'checkout.session.completed')), 200);
+  assert.equal(await tier(), 'T1', '$45 in the month');
+  const second = await paidTopup(team, 50_000); // $5 more: $50 in the month
+  assert.equal(await standIn.deliver(byType(second.events, 'payment_intent.succeeded')), 200);
+  assert.equal(await tier(), 'T2');
+});
