@@ -9,7 +9,8 @@ import { sql } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { createTeam, type Team } from '../../../../test/helpers/factories.ts';
 import { as } from '../../../../test/helpers/http.ts';
-import { startStripeStandIn, type StandInEvent, type StripeStandIn } from '../../../../test/helpers/stripe-stand-in.ts';
+import Stripe from 'stripe';
+import { startStripeStandIn, stripeSignature, type StandInEvent, type StripeStandIn } from '../../../../test/helpers/stripe-stand-in.ts';
 
 const WEBHOOK = '/openapi/v1/payments/stripe/webhook';
 const TOPUPS = '/openapi/v1/payments/topups';
@@ -204,4 +205,36 @@ test('card top-ups earn tiers like any top-up: under $50 in the month stays T1, 
   const second = await paidTopup(team, 50_000); // $5 more: $50 in the month
   assert.equal(await standIn.deliver(byType(second.events, 'payment_intent.succeeded')), 200);
   assert.equal(await tier(), 'T2');
+});
+
+test('a payment that is not one of Gantry\'s top-ups is acknowledged and credits nothing', async () => {
+  const team = await createTeam(h.app, h.creds.adminToken);
+  const before = await cash(team);
+  // another integration on the same Stripe account: a session Gantry never opened, no top-up in its metadata
+  const stripe = new Stripe(standIn.apiKey, { host: standIn.host, port: standIn.port, protocol: 'http', maxNetworkRetries: 0 });
+  const foreign = await stripe.checkout.sessions.create({
+    mode: 'payment', success_url: 'https://shop.example/', client_reference_id: team.userId,
+    line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: 9900, product_data: { name: 'a T-shirt' } } }],
+  });
+  for (const e of standIn.complete(foreign.id)) {
+    const r = await h.app.inject({ method: 'POST', url: WEBHOOK, payload: e.payload, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(e.payload, standIn.webhookSecret, Math.floor(h.clock.nowMs() / 1000)) } });
+    assert.equal(r.statusCode, 200);
+    assert.equal(JSON.parse(r.body).outcome, 'ignored');
+  }
+  assert.equal(await cash(team), before);
+});
+
+test('while Stripe cannot be reached a top-up is refused with 503 naming it, and nothing is owed', async (t) => {
+  const down = await startStripeStandIn({ deliver: async () => 200 });
+  const port = down.port;
+  await down.close(); // nothing listens there any more
+  const app = await buildTestApp({
+    env: { GANTRY_STRIPE_SECRET_KEY: down.apiKey, GANTRY_STRIPE_WEBHOOK_SECRET: down.webhookSecret, GANTRY_STRIPE_API_BASE: `http://127.0.0.1:${port}` },
+  });
+  t.after(() => app.close());
+  const r = await as(app.app, app.creds.apiKey).post(TOPUPS, { amount: 100000 });
+  assert.equal(r.status, 503, JSON.stringify(r.body));
+  assert.equal(r.body.metadata.dependency, 'stripe');
+  const list = await as(app.app, app.creds.apiKey).get(TOPUPS);
+  assert.equal(list.body.topups[0].state, 'open', 'the started top-up stays open; it is never credited without Stripe\'s word');
 });
