@@ -83,8 +83,15 @@ export interface StripeStandIn {
   /** every request Gantry made, `METHOD /path` */
   calls: string[];
   sessions: Map<string, Obj>;
-  /** The customer pays a session: it completes, its PaymentIntent succeeds and a charge with a receipt exists; answers the two events, not yet delivered. */
-  complete(sessionId: string): StandInEvent[];
+  /**
+   * The customer pays a session: it completes, its PaymentIntent succeeds and a charge with a
+   * receipt exists; answers the two events, not yet delivered. `delayed`: a payment method
+   * that settles later (a bank debit): the session completes unpaid, its PaymentIntent
+   * processing, and only `settle` pays it.
+   */
+  complete(sessionId: string, opts?: { delayed?: boolean }): StandInEvent[];
+  /** A delayed payment arrives: the session paid, its PaymentIntent succeeded; answers checkout.session.async_payment_succeeded and payment_intent.succeeded. */
+  settle(sessionId: string): StandInEvent[];
   /** Sends one event to Gantry, signed (with `secret`, the endpoint's by default); answers Gantry's status. */
   deliver(event: StandInEvent, opts?: { secret?: string; timestampS?: number }): Promise<number>;
   close(): Promise<void>;
@@ -212,23 +219,40 @@ export async function startStripeStandIn(opts: StandInOptions): Promise<StripeSt
     return { id: e.id as string, type, payload: JSON.stringify(e, null, 2) };
   }
 
-  function complete(sessionId: string): StandInEvent[] {
+  function complete(sessionId: string, o: { delayed?: boolean } = {}): StandInEvent[] {
     const s = sessions.get(sessionId);
     if (!s) throw new Error(`no session ${sessionId}`);
     const pi: Obj = {
-      id: newId('pi'), object: 'payment_intent', amount: s.amount_total, amount_received: s.amount_total, currency: s.currency,
-      created: nowS(), livemode: false, metadata: s._intentMetadata, status: 'succeeded', latest_charge: null,
+      id: newId('pi'), object: 'payment_intent', amount: s.amount_total, amount_received: 0, currency: s.currency,
+      created: nowS(), livemode: false, metadata: s._intentMetadata, status: 'processing', latest_charge: null,
     };
+    intents.set(pi.id as string, checked('payment_intent', pi));
+    Object.assign(s, { status: 'complete', payment_status: 'unpaid', payment_intent: pi.id, url: null });
+    if (o.delayed) return [event('checkout.session.completed', shown(s))];
+    const succeeded = pay(s, pi);
+    return [event('checkout.session.completed', shown(s)), succeeded];
+  }
+
+  /** The money arrives: a charge with its receipt, the PaymentIntent succeeded, the session paid; answers payment_intent.succeeded. */
+  function pay(s: Obj, pi: Obj): StandInEvent {
     const ch: Obj = {
       id: newId('ch'), object: 'charge', amount: s.amount_total, amount_captured: s.amount_total, amount_refunded: 0, captured: true,
       created: nowS(), currency: s.currency, disputed: false, livemode: false, metadata: {}, paid: true, payment_intent: pi.id,
       receipt_url: `https://pay.stripe.test/receipts/payment/${pi.id}`, refunded: false, status: 'succeeded',
     };
-    pi.latest_charge = ch.id;
     charges.set(ch.id as string, checked('charge', ch));
-    intents.set(pi.id as string, checked('payment_intent', pi));
-    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: pi.id, url: null });
-    return [event('checkout.session.completed', shown(s)), event('payment_intent.succeeded', pi)];
+    Object.assign(pi, { status: 'succeeded', amount_received: s.amount_total, latest_charge: ch.id });
+    checked('payment_intent', pi);
+    s.payment_status = 'paid';
+    return event('payment_intent.succeeded', pi);
+  }
+
+  function settle(sessionId: string): StandInEvent[] {
+    const s = sessions.get(sessionId);
+    const pi = s && typeof s.payment_intent === 'string' ? intents.get(s.payment_intent) : undefined;
+    if (!s || !pi || s.payment_status !== 'unpaid') throw new Error(`session ${sessionId} has no delayed payment to settle`);
+    const succeeded = pay(s, pi);
+    return [event('checkout.session.async_payment_succeeded', shown(s)), succeeded];
   }
 
   const server = createServer((req, res) => {
@@ -241,7 +265,7 @@ export async function startStripeStandIn(opts: StandInOptions): Promise<StripeSt
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    host: '127.0.0.1', port, apiKey, webhookSecret, violations, calls, sessions, complete,
+    host: '127.0.0.1', port, apiKey, webhookSecret, violations, calls, sessions, complete, settle,
     deliver: (e, o = {}) => opts.deliver(e.payload, stripeSignature(e.payload, o.secret ?? webhookSecret, o.timestampS ?? nowS())),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -238,3 +238,25 @@ test('while Stripe cannot be reached a top-up is refused with 503 naming it, and
   const list = await as(app.app, app.creds.apiKey).get(TOPUPS);
   assert.equal(list.body.topups[0].state, 'open', 'the started top-up stays open; it is never credited without Stripe\'s word');
 });
+
+test('a payment that settles later: the session completes unpaid (nothing credited), and its async_payment_succeeded credits once', async () => {
+  const team = await createTeam(h.app, h.creds.adminToken);
+  const before = await cash(team);
+  const r = await as(h.app, team.owner.apiKey).post(TOPUPS, { amount: 80000 });
+  const session = [...standIn.sessions.values()].find((s) => s.client_reference_id === r.body.topupId)!;
+  const [completed] = standIn.complete(session.id as string, { delayed: true });
+  const deliver = async (e: StandInEvent) => {
+    const res = await h.app.inject({ method: 'POST', url: WEBHOOK, payload: e.payload, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(e.payload, standIn.webhookSecret, Math.floor(h.clock.nowMs() / 1000)) } });
+    assert.equal(res.statusCode, 200, res.body);
+    return JSON.parse(res.body).outcome as string;
+  };
+  assert.equal(await deliver(completed!), 'unpaid');
+  assert.equal(await cash(team), before, 'a completed session is not money until Stripe says paid');
+  assert.equal((await as(h.app, team.owner.apiKey).get(TOPUPS)).body.topups[0].state, 'open');
+  const settled = standIn.settle(session.id as string);
+  assert.equal(await deliver(byType(settled, 'checkout.session.async_payment_succeeded')), 'credited');
+  assert.equal(await deliver(byType(settled, 'payment_intent.succeeded')), 'duplicate');
+  assert.equal(await deliver(completed!), 'duplicate', 'the early event replayed now finds it paid and credited');
+  assert.equal(await cash(team), before + 80000n);
+  assert.equal(await ledgerTopups(team), 1);
+});
