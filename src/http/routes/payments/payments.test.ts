@@ -91,6 +91,7 @@ test('a card top-up end to end: Checkout, the customer pays, the webhook credits
 
   assert.equal(await standIn.deliver(byType(events, 'checkout.session.completed')), 200);
   assert.equal(await cash(team), before + 250000n);
+  assert.ok(standIn.calls.includes(`GET /v1/checkout/sessions/${session.id}`), 'Gantry asked Stripe for the session rather than believe the event');
   assert.equal(await standIn.deliver(byType(events, 'payment_intent.succeeded')), 200, 'the second event of the same payment is acknowledged');
   assert.equal(await cash(team), before + 250000n, 'and credits nothing more');
   assert.equal(await ledgerTopups(team), 1);
