@@ -19,7 +19,7 @@ export const cardTopups = pgTable('card_topups', {
   sessionId: text('session_id'),
   /** `pi_…`, once paid */
   paymentIntentId: text('payment_intent_id'),
-  /** open | credited */
+  /** open | credited | failed (Stripe could not open its Checkout Session) */
   state: text('state').notNull(),
   /** Stripe's receipt of the charge, once paid */
   receiptUrl: text('receipt_url'),

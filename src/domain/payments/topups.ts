@@ -17,7 +17,8 @@ export interface TopupView {
   topupId: string;
   /** units (1/10000 USD), as asked */
   amount: string;
-  state: 'open' | 'credited';
+  /** open: to be paid; credited: Stripe's webhook credited it; failed: Stripe could not open a page for it */
+  state: 'open' | 'credited' | 'failed';
   /** Stripe's payment page while open */
   checkoutUrl: string | null;
   /** Stripe's receipt of the charge, once credited */
@@ -61,6 +62,8 @@ export async function startTopup(payments: Payments, p: Principal, input: { amou
   try {
     checkout = await processor.createCheckout({ topupId, teamId: p.teamId, amountCents, description: `Gantry balance top-up (${p.teamId})`, returnUrl: settings.returnUrl });
   } catch (e) {
+    // The customer never got a page to pay on: the row says so (a webhook for it would still credit, on Stripe's word)
+    await q.updateTopup(ctx.db, topupId, { state: 'failed' });
     if (e instanceof ProcessorError) throw stripeUnavailable(e.message);
     throw e;
   }

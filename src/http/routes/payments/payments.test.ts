@@ -225,7 +225,7 @@ test('a payment that is not one of Gantry\'s top-ups is acknowledged and credits
   assert.equal(await cash(team), before);
 });
 
-test('while Stripe cannot be reached a top-up is refused with 503 naming it, and nothing is owed', async (t) => {
+test('while Stripe cannot be reached a top-up is refused with 503 naming it, and the top-up is listed as failed', async (t) => {
   const down = await startStripeStandIn({ deliver: async () => 200 });
   const port = down.port;
   await down.close(); // nothing listens there any more
@@ -237,7 +237,7 @@ test('while Stripe cannot be reached a top-up is refused with 503 naming it, and
   assert.equal(r.status, 503, JSON.stringify(r.body));
   assert.equal(r.body.metadata.dependency, 'stripe');
   const list = await as(app.app, app.creds.apiKey).get(TOPUPS);
-  assert.equal(list.body.topups[0].state, 'open', 'the started top-up stays open; it is never credited without Stripe\'s word');
+  assert.equal(list.body.topups[0].state, 'failed', 'the customer never got a page to pay on');
 });
 
 test('a payment that settles later: the session completes unpaid (nothing credited), and its async_payment_succeeded credits once', async () => {
