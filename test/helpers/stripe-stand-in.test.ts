@@ -1,10 +1,12 @@
 // The Stripe stand-in itself: the official client talks to it, its webhooks verify with the
-// official package's own check, and a field either side gets wrong fails against the excerpt
-// of Stripe's published schema. No Gantry here; test/payments.test.ts drives Gantry with it.
+// official package's own check, a request with a parameter it does not know is refused (400,
+// in `violations`), and an answer with a field the package's types do not have fails tsc (the
+// `@ts-expect-error` lines below). No Gantry here; src/http/routes/payments/payments.test.ts
+// drives Gantry with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Stripe from 'stripe';
-import { checkAgainstStripe, decodeStripeForm, startStripeStandIn, stripeSignature, type StandInEvent } from './stripe-stand-in.ts';
+import { decodeStripeForm, startStripeStandIn, stripeSignature, unknownCreateParam, type StandInEvent, type StandInSession } from './stripe-stand-in.ts';
 
 test('the official client creates, retrieves and expands through the stand-in; its webhooks verify with stripe.webhooks.constructEvent', async (t) => {
   const delivered: { payload: string; signature: string }[] = [];
@@ -42,23 +44,45 @@ test('the official client creates, retrieves and expands through the stand-in; i
   assert.deepEqual(standIn.violations, []);
 });
 
-test('a field the client sends or the stand-in answers outside Stripe\'s published schema fails', async (t) => {
+test('a parameter Stripe\'s params do not have is refused and kept in violations; an answer field the package\'s types do not have fails tsc', async (t) => {
   const standIn = await startStripeStandIn({ deliver: async () => 200 });
   t.after(() => standIn.close());
   const stripe = new Stripe(standIn.apiKey, { host: standIn.host, port: standIn.port, protocol: 'http', maxNetworkRetries: 0 });
+  // the cast is the planted mistake: without it, tsc refuses the misspelt name in the call
   await assert.rejects(stripe.checkout.sessions.create({
     mode: 'payment', success_url: 'http://x/', line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: 1, product_data: { name: 'x' } } }],
     amount_totl: 5,
-  } as Stripe.Checkout.SessionCreateParams), (e: Error) => e instanceof Stripe.errors.StripeInvalidRequestError);
-  assert.equal(standIn.violations.length, 1);
-  assert.match(standIn.violations[0]!, /additional properties/);
+  } as Stripe.Checkout.SessionCreateParams), (e: Error) => e instanceof Stripe.errors.StripeInvalidRequestError && (e as Stripe.errors.StripeInvalidRequestError).code === 'parameter_unknown');
+  assert.deepEqual(standIn.violations, ["Gantry's request POST /v1/checkout/sessions: Received unknown parameter: amount_totl"]);
+  await assert.rejects(stripe.checkout.sessions.retrieve('cs_x', { expnd: ['payment_intent'] } as Stripe.Checkout.SessionRetrieveParams), /unknown parameter: expnd/);
+  assert.equal(standIn.violations.length, 2, 'a retrieve with a parameter it does not know too');
+  await assert.rejects(stripe.checkout.sessions.create({ mode: 'setup', success_url: 'http://x/' }), /payment only/);
+  assert.equal(standIn.violations.length, 3, 'a mode the stand-in does not do is refused, not answered as a payment');
+  assert.equal(standIn.sessions.size, 0, 'nothing was created');
   await assert.rejects(new Stripe('sk_test_wrong', { host: standIn.host, port: standIn.port, protocol: 'http', maxNetworkRetries: 0 }).checkout.sessions.retrieve('cs_x'),
     (e: Error) => e instanceof Stripe.errors.StripeAuthenticationError);
-  const session = { id: 'cs_1', object: 'checkout.session', mode: 'payment', livemode: false, created: 1, expires_at: 2, payment_method_types: ['card'], payment_status: 'paid' };
-  assert.equal(checkAgainstStripe('checkout.session', session), undefined);
-  assert.match(checkAgainstStripe('checkout.session', { ...session, payment_status: 'done' }) ?? '', /allowed values/);
-  assert.match(checkAgainstStripe('checkout.session', { ...session, amount_totl: 1 }) ?? '', /additional properties/);
-  assert.match(checkAgainstStripe('checkout.session', { ...session, amount_total: '25' }) ?? '', /must be integer/, 'an answer\'s text where an integer goes fails (only form bodies are read as text)');
+  assert.equal(unknownCreateParam({ mode: 'payment', line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '1', product_data: { name: 'x' } } }] }), undefined);
+  assert.equal(unknownCreateParam({ line_items: [{ price_data: { product_data: { nam: 'x' } } }] }), 'line_items[0][price_data][product_data][nam]', 'nested too');
+  assert.equal(unknownCreateParam({ payment_intent_data: { metadta: {} } }), 'payment_intent_data[metadta]');
+
+  // Answers are checked by tsc, not at run time: each line below must fail the type check
+  // (tsc fails if one of them stops failing, so these cannot go stale).
+  const session = {
+    id: 'cs_1', object: 'checkout.session', mode: 'payment', livemode: false, created: 1, expires_at: 2, amount_subtotal: 1, amount_total: 1,
+    currency: 'usd', client_reference_id: null, metadata: {}, payment_intent: null, payment_method_types: ['card'], payment_status: 'paid',
+    status: 'complete', success_url: null, cancel_url: null, url: null,
+  } satisfies StandInSession;
+  const wrongAnswers = [
+    // @ts-expect-error a misspelt field name
+    { ...session, amount_totl: 1 } satisfies StandInSession,
+    // @ts-expect-error an enum value Stripe does not have
+    { ...session, payment_status: 'done' } satisfies StandInSession,
+    // @ts-expect-error text where Stripe answers an integer
+    { ...session, amount_total: '25' } satisfies StandInSession,
+    // @ts-expect-error the wrong object name
+    { ...session, object: 'session' } satisfies StandInSession,
+  ];
+  assert.equal(wrongAnswers.length, 4);
 });
 
 test('form bodies decode as the client encodes them', () => {

@@ -27,7 +27,8 @@ export function stripeProcessor(settings: PaymentsConfig): PaymentProcessor {
   };
   return {
     createCheckout: (req) => guard('creating the Checkout Session', async (): Promise<Checkout> => {
-      const s = await stripe.checkout.sessions.create({
+      // typed by the package's params: a name or value Stripe does not take fails tsc
+      const params = {
         mode: 'payment',
         client_reference_id: req.topupId,
         metadata: { [TOPUP_KEY]: req.topupId, gantryTeam: req.teamId },
@@ -35,12 +36,13 @@ export function stripeProcessor(settings: PaymentsConfig): PaymentProcessor {
         line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: Number(req.amountCents), product_data: { name: req.description } } }],
         success_url: req.returnUrl,
         cancel_url: req.returnUrl,
-      }, { idempotencyKey: `gantry-${req.topupId}` });
+      } satisfies Stripe.Checkout.SessionCreateParams;
+      const s = await stripe.checkout.sessions.create(params, { idempotencyKey: `gantry-${req.topupId}` });
       if (!s.url) throw new ProcessorError('Stripe answered a Checkout Session without a URL');
       return { sessionId: s.id, url: s.url, expiresAtS: s.expires_at };
     }),
     retrieveCheckout: (sessionId) => guard('reading the Checkout Session', async (): Promise<CheckoutState> => {
-      const s = await stripe.checkout.sessions.retrieve(sessionId, { expand: ['payment_intent.latest_charge'] });
+      const s = await stripe.checkout.sessions.retrieve(sessionId, { expand: ['payment_intent.latest_charge'] } satisfies Stripe.Checkout.SessionRetrieveParams);
       const pi = typeof s.payment_intent === 'object' ? s.payment_intent : null;
       const charge = pi && typeof pi.latest_charge === 'object' ? pi.latest_charge : null;
       return {
