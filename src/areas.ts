@@ -50,6 +50,8 @@ import serverlessRoutes from './http/routes/serverless/index.ts';
 import webhooksRoutes from './http/routes/webhooks/index.ts';
 import mediaRoutes from './http/routes/media/index.ts';
 import storageRoutes from './http/routes/storage/index.ts';
+import paymentsRoutes from './http/routes/payments/index.ts';
+import { paymentsContext } from './domain/payments/payments.ts';
 
 export interface Area {
   /** the area's name: its folder under http/routes/ (and, where it has them, domain/ and store/) */
@@ -88,6 +90,7 @@ const AREA_LIST = [
   { name: 'serverless', routes: serverlessRoutes, contexts: { serverless: serverlessContext }, jobs: serverlessJobs },
   { name: 'webhooks', routes: webhooksRoutes, contexts: { webhooks: webhooksContext }, jobs: webhooksJobs },
   { name: 'media', routes: mediaRoutes, contexts: { media: mediaContext }, jobs: mediaJobs },
+  { name: 'payments', routes: paymentsRoutes, contexts: { payments: paymentsContext } },
 ] as const satisfies readonly Area[];
 
 /** The areas, each route, factory and job typed as it was written: where the graph is handed to them, the compiler checks it has what they name. */

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settings.ts';
 import { orList, type SettingReaders } from './lib/settings.ts';
+import { CurrencyError, DollarsError, unitsToUsdCents, unitsToUsdText, usdToUnits } from './lib/money.ts';
 import { readDriverChoice, type DriverChoice } from './drivers/index.ts';
 import { SIGNUP_MODES, type SignupMode } from './domain/accounts/codes.ts';
 
@@ -105,6 +106,26 @@ export interface Config {
   /** How e-mail leaves (src/domain/mail): SMTP when configured, else the server's log. */
   mail: MailConfig;
   media: MediaConfig;
+  /**
+   * Card top-ups through Stripe (src/domain/payments): on when GANTRY_STRIPE_SECRET_KEY and
+   * GANTRY_STRIPE_WEBHOOK_SECRET are set; undefined otherwise, and then nothing of it is shown
+   * (its routes answer 404) and operators top up as before.
+   */
+  payments: PaymentsConfig | undefined;
+}
+
+export interface PaymentsConfig {
+  /** the Stripe secret key Gantry calls the API with (GANTRY_STRIPE_SECRET_KEY: sk_live_…, sk_test_… or a restricted rk_…) */
+  stripeSecretKey: string;
+  /** the signing secret of Gantry's webhook endpoint in Stripe (GANTRY_STRIPE_WEBHOOK_SECRET, whsec_…) */
+  stripeWebhookSecret: string;
+  /** where the Stripe API is (GANTRY_STRIPE_API_BASE; unset: Stripe's own, https://api.stripe.com): a stand-in in tests */
+  stripeApiBase: URL | undefined;
+  /** the smallest and largest top-up a team may start, units (GANTRY_TOPUP_MIN_USD, default $5; GANTRY_TOPUP_MAX_USD, default $10,000) */
+  minTopupUnits: bigint;
+  maxTopupUnits: bigint;
+  /** where Checkout sends the customer back, paid or not: the console's overview (the balance) under GANTRY_PUBLIC_URL */
+  returnUrl: string;
 }
 
 export interface AccountsConfig {
@@ -415,7 +436,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     accounts: { signup: r.oneOf('GANTRY_SIGNUP', SIGNUP_MODES, 'invite-only'), scryptLn: r.int('GANTRY_PASSWORD_SCRYPT_LN', 15, 12, 20) },
     mail: readMail(env, r),
     media: readMedia(env, r, problems),
+    payments: undefined,
   };
+  config.payments = readPayments(env, r, config.serverless.publicBaseUrl);
   checkCombinations(env, config, r);
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -694,6 +717,51 @@ function readMail(env: Env, r: EnvReaders): MailConfig {
   if (smtp && !env.GANTRY_MAIL_FROM) r.problem('an SMTP server (GANTRY_SMTP_URL or GANTRY_SMTP_HOST) needs GANTRY_MAIL_FROM, the sender\'s address');
   if (!smtp && (env.GANTRY_SMTP_TLS || env.GANTRY_SMTP_USER || env.GANTRY_SMTP_PORT)) r.problem('GANTRY_SMTP_TLS, GANTRY_SMTP_USER and GANTRY_SMTP_PORT need GANTRY_SMTP_HOST');
   return { smtp, from };
+}
+
+/** A dollar amount setting as units, exactly and in whole cents (Stripe charges cents); `def` when unset. */
+function readDollars(name: string, env: Env, r: EnvReaders, def: bigint): bigint {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  try {
+    const units = usdToUnits(raw, name);
+    unitsToUsdCents(units);
+    return units;
+  } catch (e) {
+    if (!(e instanceof DollarsError || e instanceof CurrencyError)) throw e;
+    r.problem(`${name} must be dollars in whole cents, like 5 or 12.50: ${e.message}`);
+    return def;
+  }
+}
+
+/** Stripe's smallest USD charge is $0.50 (stripe.com/docs/currencies#minimum-and-maximum-charge-amounts). */
+const STRIPE_MIN_USD_UNITS = 5_000n;
+
+function readPayments(env: Env, r: EnvReaders, publicBaseUrl: string): PaymentsConfig | undefined {
+  const secretKey = env.GANTRY_STRIPE_SECRET_KEY || undefined;
+  const webhookSecret = env.GANTRY_STRIPE_WEBHOOK_SECRET || undefined;
+  if (!secretKey && !webhookSecret) return undefined;
+  if (!secretKey || !webhookSecret) {
+    r.problem('GANTRY_STRIPE_SECRET_KEY and GANTRY_STRIPE_WEBHOOK_SECRET are set together or not at all (card top-ups need both)');
+    return undefined;
+  }
+  if (!/^(sk|rk)_(live|test)_\S+$/.test(secretKey)) r.problem('GANTRY_STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)');
+  if (!/^whsec_\S+$/.test(webhookSecret)) r.problem('GANTRY_STRIPE_WEBHOOK_SECRET must be the endpoint\'s signing secret (whsec_…)');
+  const apiBase = r.url('GANTRY_STRIPE_API_BASE', ['http:', 'https:']);
+  const minTopupUnits = readDollars('GANTRY_TOPUP_MIN_USD', env, r, 50_000n);
+  const maxTopupUnits = readDollars('GANTRY_TOPUP_MAX_USD', env, r, 100_000_000n);
+  if (minTopupUnits < STRIPE_MIN_USD_UNITS) r.problem(`GANTRY_TOPUP_MIN_USD must be at least $0.50 (Stripe's smallest charge), got ${unitsToUsdText(minTopupUnits)}`);
+  if (maxTopupUnits < minTopupUnits) r.problem(`GANTRY_TOPUP_MAX_USD (${unitsToUsdText(maxTopupUnits)}) is below GANTRY_TOPUP_MIN_USD (${unitsToUsdText(minTopupUnits)})`);
+  let stripeApiBase: URL | undefined;
+  try {
+    stripeApiBase = apiBase ? new URL(apiBase) : undefined;
+  } catch {
+    stripeApiBase = undefined; // readUrl said so
+  }
+  return {
+    stripeSecretKey: secretKey, stripeWebhookSecret: webhookSecret, stripeApiBase, minTopupUnits, maxTopupUnits,
+    returnUrl: `${publicBaseUrl}/console/#/overview`,
+  };
 }
 
 /** Settings that are each valid but wrong together, or whose value no reader above checks. */

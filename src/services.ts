@@ -56,6 +56,7 @@ import type { Blobs } from './domain/blobs/links.ts';
 import type { Mailer } from './domain/mail/mailer.ts';
 import { SmtpMailer } from './adapters/mail/smtp.ts';
 import { LogMailer } from './adapters/mail/log.ts';
+import type { PaymentProcessor } from './domain/payments/processor.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -117,6 +118,8 @@ export interface Core {
   mailer: Mailer;
   /** The SSH endpoint (gateway/ssh): listens once `listen()` is called (serve; tests), when GANTRY_SSH_LISTEN is set. */
   ssh: SshGateway;
+  /** The card processor (Stripe, adapters/payments/stripe.ts) when its settings are given; undefined: card top-ups are off. */
+  paymentProcessor: PaymentProcessor | undefined;
 }
 
 /** Everything a route, a job or an area's context may be handed: the core and every area's contexts (each names the part it uses). */
@@ -157,12 +160,14 @@ export async function buildServices(deps: ServiceDeps): Promise<BuiltServices> {
   const { sharedFailures, ...auth } = await buildAuth(deps, ctx, health);
   const singleUse = buildSingleUse(deps, health);
   const mailer = deps.mailer ?? (config.mail.smtp ? new SmtpMailer(config.mail.smtp, config.mail.from) : new LogMailer(deps.log.child({ component: 'mail' })));
+  // Stripe's client is loaded only when configured (a default start never loads it)
+  const paymentProcessor = config.payments ? (await import('./adapters/payments/stripe.ts')).stripeProcessor(config.payments) : undefined;
   const liveSessions = new LiveSessions(ctx, auth.keys, (err) => deps.log.warn({ err }, 'a live session\'s caller could not be checked again: the session is closed'));
   const ssh = new SshGateway({
     ctx, driver: compute.driver, secrets, sessions: liveSessions, throttle: auth.authThrottle, config: config.ssh, log: deps.log.child({ component: 'ssh' }),
   });
   const services = buildAreaContexts({
-    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, mailer, ssh,
+    ctx, config, log: deps.log, secrets, spend, gateway, health, jobs, blobs, ...auth, singleUse, liveSessions, mailer, ssh, paymentProcessor,
     compute: { ...compute, reconcile: () => jobs.runNow(COMPUTE_JOBS.reconcile.name) },
     serverlessRuntime: { ...serverless, reconcile: () => jobs.runNow(SERVERLESS_JOBS.reconcile.name) },
     terminals: buildTerminals(deps, compute, auth.keys, liveSessions, singleUse),

@@ -32,8 +32,11 @@ after(() => h.close());
 // cookie: gateway/ports/ports.ts portCaller): no key, a foreign or a revoked one are refused in
 // src/gateway/ports/ports.test.ts.
 // `/` only says where the console and the API reference are (http/routes/system/root.ts).
+// Stripe's webhook carries no Gantry key: it is trusted only through its Stripe-Signature over
+// the exact body (a wrong, stale or missing one is a 400 that writes nothing:
+// src/http/routes/payments/payments.test.ts).
 const PUBLIC = ['/', '/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', '/docs/js/scalar.js', '/blobs/*', '/console', '/console/*', '/console/session',
-  '/gpu-instance/openapi/v1/gpu/instance/terminal',
+  '/gpu-instance/openapi/v1/gpu/instance/terminal', '/openapi/v1/payments/stripe/webhook',
   // persons: sign-up, links and invitations are answered to anyone (the link's token or the
   // password is the credential, checked there, src/http/routes/accounts/accounts.test.ts); a
   // person's own account routes check the person session's cookie and CSRF token themselves

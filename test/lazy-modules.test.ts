@@ -1,6 +1,6 @@
 // Runs in a process of its own (test/runner): it asserts which modules a start loads, and other files would have loaded them.
 // What an embedded default start does not need is not loaded by it (the API docs page, the
-// Kubernetes client, the S3 SDK, undici, nodemailer, ssh2; bench/README.md "Start and idle memory"), and a
+// Kubernetes client, the S3 SDK, undici, nodemailer, ssh2, stripe; bench/README.md "Start and idle memory"), and a
 // configuration that needs one still gets it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ registerHooks({
   },
 });
 const { buildTestApp } = await import('./helpers/app.ts');
-const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici', 'nodemailer', 'ssh2'];
+const LAZY = ['@scalar/fastify-api-reference', '@kubernetes/client-node', '@aws-sdk/client-s3', 'undici', 'nodemailer', 'ssh2', 'stripe'];
 
 test('a default app loads none of the modules it uses only when configured or asked', async (t) => {
   const h = await buildTestApp();

@@ -15,6 +15,8 @@ export const CAPABILITIES = {
   readBudgets: ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'],
   readAllBudgets: ['Owner', 'Admin', 'Billing'],
   readBilling: ['Owner', 'Admin', 'Billing'],
+  /** pay money in by card (domain/payments): whoever holds the team's purse, not an Admin */
+  topUp: ['Owner', 'Billing'],
   readQuotas: ['Owner', 'Admin', 'Developer', 'Basic', 'Billing'],
   changeCompute: ['Owner', 'Admin', 'Developer'],
   readCompute: ['Owner', 'Admin', 'Developer', 'Basic'],

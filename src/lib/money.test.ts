@@ -54,3 +54,37 @@ test('units read as dollars, exact', () => {
   assert.equal(unitsToUsdText(12345678901n), '$1234567.8901');
   for (const u of [0n, 1n, 99n, 105000n, 12345678901n]) assert.equal(usdToUnits(unitsToUsdText(u)), u, 'reads back');
 });
+
+test('Stripe minor units convert to micro-units exactly, by a table of cases; what cannot is refused', async () => {
+  const { stripeMinorToMicro, unitsToUsdCents, CurrencyError } = await import('./money.ts');
+  const rates = { eur: '1.08', jpy: '0.0067', kwd: '3.25', gbp: '1.2345678901', chf: '0.00000000001' };
+  const cases: [bigint | number, string, bigint][] = [
+    [1, 'usd', 100_000_000n], // one cent is 100 units
+    [1, 'USD', 100_000_000n], // Stripe's codes are lower case; an upper-case one is the same currency
+    [500, 'usd', 50_000_000_000n], // $5.00 = 50,000 units
+    [999_999_99, 'usd', 9_999_999_900_000_000n], // $999,999.99 = 9,999,999,900 units
+    [0, 'usd', 0n],
+    [100, 'eur', 10_800_000_000n], // €1.00 at 1.08 = $1.08 = 10,800 units
+    [1, 'eur', 108_000_000n], // one euro cent = $0.0108 = 108 units, exact
+    [500, 'jpy', 33_500_000_000n], // zero-decimal: ¥500 × 0.0067 = $3.35
+    [1_000, 'kwd', 32_500_000_000n], // three decimals: 1.000 KWD × 3.25 = $3.25
+    [100, 'gbp', 12_345_678_901n], // £1.00 × 1.2345678901 = $1.2345678901, exact in micro (10^-10 USD)
+  ];
+  for (const [amount, cur, micro] of cases) assert.equal(stripeMinorToMicro(amount, cur, rates), micro, `${amount} ${cur}`);
+  // sums never drift: converting the parts adds up to converting the whole
+  assert.equal(stripeMinorToMicro(1, 'eur', rates) * 3n, stripeMinorToMicro(3, 'eur', rates));
+  for (const [amount, cur, why] of [
+    [1, 'gbp', 'a fraction of a micro-unit'], // 0.012345678901 USD = 123,456,789.01 micro
+    [1, 'chf', 'a fraction of a micro-unit'],
+    [100, 'sek', 'no configured rate'],
+    [-1, 'usd', 'negative'],
+    [1.5, 'usd', 'not a whole number'],
+    [2 ** 53, 'usd', 'not a whole number'],
+  ] as const) {
+    assert.throws(() => stripeMinorToMicro(amount, cur, rates), CurrencyError, `${amount} ${cur}: ${why}`);
+  }
+  assert.throws(() => stripeMinorToMicro(1, 'eur', { eur: '1,08' }), CurrencyError);
+  assert.equal(unitsToUsdCents(50_000n), 500n);
+  assert.equal(unitsToUsdCents(100n), 1n);
+  assert.throws(() => unitsToUsdCents(150n), CurrencyError, 'a cent and a half cannot be charged');
+});

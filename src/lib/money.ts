@@ -121,3 +121,58 @@ export function unitsToUsdText(units: bigint | string): string {
   const text = decimal(u < 0n ? -u : u, 4, 2);
   return `${u < 0n ? '-' : ''}$${text}`;
 }
+
+/** A processor's amount that Gantry cannot take exactly (an unknown currency, a fraction of a micro-unit). */
+export class CurrencyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CurrencyError';
+  }
+}
+
+/**
+ * Stripe's currencies whose smallest unit is not a hundredth (stripe.com/docs/currencies):
+ * an amount of 500 is ¥500 but $5.00. Every other currency has two decimals.
+ */
+const MINOR_EXPONENT: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf'].map((c) => [c, 0])),
+  ...Object.fromEntries(['bhd', 'jod', 'kwd', 'omr', 'tnd'].map((c) => [c, 3])),
+};
+
+/** micro-units in one US dollar: 10,000 units of 10^6 micro each */
+const MICRO_PER_USD = UNITS_PER_USD * MICRO_PER_UNIT;
+
+/**
+ * An amount in a processor's minor units (Stripe's `amount_total`: cents for USD) to micro-units,
+ * exactly. USD needs nothing configured ($0.01 is 100 units); any other currency needs its rate
+ * in `usdPer` (US dollars per whole unit of it, a decimal string, e.g. `{ eur: '1.08' }`), and
+ * an amount whose value is not a whole number of micro-units is refused, never rounded: a
+ * rounded credit would drift from what the processor's books say.
+ */
+export function stripeMinorToMicro(amountMinor: bigint | number, currency: string, usdPer: Readonly<Record<string, string>> = {}): bigint {
+  if (typeof amountMinor === 'number' && !Number.isSafeInteger(amountMinor)) throw new CurrencyError(`amount ${amountMinor} is not a whole number of minor units`);
+  const amount = BigInt(amountMinor);
+  if (amount < 0n) throw new CurrencyError(`amount ${amount} is negative`);
+  const cur = currency.toLowerCase();
+  const exponent = BigInt(MINOR_EXPONENT[cur] ?? 2);
+  if (cur === 'usd') return (amount * MICRO_PER_USD) / 10n ** exponent;
+  const rate = usdPer[cur];
+  if (rate === undefined) throw new CurrencyError(`currency ${cur} has no configured rate to USD (only usd is taken without one)`);
+  const m = /^(\d{1,15})(?:\.(\d{1,15}))?$/.exec(rate);
+  if (!m) throw new CurrencyError(`the rate of ${cur} to USD must be a decimal like 1.08; got "${rate}"`);
+  const frac = m[2] ?? '';
+  const rateScaled = BigInt(m[1]! + frac); // USD per whole unit × 10^frac.length
+  const numerator = amount * rateScaled * MICRO_PER_USD;
+  const denominator = 10n ** (exponent + BigInt(frac.length));
+  if (numerator % denominator !== 0n) {
+    throw new CurrencyError(`${amount} minor units of ${cur} at ${rate} USD each is not a whole number of micro-units (1/10^10 USD); it is not rounded`);
+  }
+  return numerator / denominator;
+}
+
+/** Units (1/10000 USD) as US cents for a processor, exactly: an amount finer than a cent is refused. */
+export function unitsToUsdCents(units: bigint): bigint {
+  const unitsPerCent = UNITS_PER_USD / 100n;
+  if (units % unitsPerCent !== 0n) throw new CurrencyError(`${units} units (${unitsToUsdText(units)}) is not a whole number of cents`);
+  return units / unitsPerCent;
+}
