@@ -3,8 +3,9 @@
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { can, loadSession, principal, session, signIn, signOut } from './api.js';
+import { can, loadSession, openWith, principal, session, signOut } from './api.js';
 import { ErrorBox, NetworkBanner, useAction } from './ui.js';
+import { LINK_PAGES, LinkPage, SignIn } from './sign-in.js';
 import { Overview } from './pages/overview.js';
 import { Keys } from './pages/keys.js';
 import { Members } from './pages/members.js';
@@ -37,19 +38,23 @@ function lazy(load) {
 const Models = lazy(() => import('./pages/models.js').then((m) => m.Models));
 const Tasks = lazy(() => import('./pages/tasks.js').then((m) => m.Tasks));
 const SshKeys = lazy(() => import('./pages/ssh-keys.js').then((m) => m.SshKeys));
+const Profile = lazy(() => import('./pages/profile.js').then((m) => m.Profile));
 
 /**
  * @typedef {import('./ui.js').PageProps} PageProps
  * @typedef {import('preact').FunctionComponent<PageProps>} Page
  */
 
+/** A person's session acts in a team (no `principal` while the team requires two-factor sign-in they have not turned on). */
+const inTeam = () => !!session.value?.principal;
+
 /** Pages of a team member, each shown only to roles that may read what it shows. */
 const MEMBER_PAGES = [
-  { path: 'overview', title: 'Overview', page: Overview, show: () => true },
+  { path: 'overview', title: 'Overview', page: Overview, show: inTeam },
   { path: 'usage', title: 'Usage and bills', page: Usage, show: () => can('readBilling') },
   { path: 'keys', title: 'Keys', page: Keys, show: () => can('manageOwnKeys') },
   // every member: Basic and Billing are told there why they may not register one
-  { path: 'ssh-keys', title: 'SSH keys', page: SshKeys, show: () => true },
+  { path: 'ssh-keys', title: 'SSH keys', page: SshKeys, show: inTeam },
   { path: 'members', title: 'Members and budgets', page: Members, show: () => can('manageMembers') },
   { path: 'instances', title: 'Instances', page: Instances, show: () => can('readCompute') },
   { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },
@@ -57,6 +62,8 @@ const MEMBER_PAGES = [
   { path: 'models', title: 'Models', page: Models, show: () => can('callModels') },
   { path: 'tasks', title: 'Async tasks', page: Tasks, show: () => can('callModels') },
   { path: 'webhooks', title: 'Webhooks', page: Webhooks, show: () => can('manageWebhooks') },
+  // a person's own account: e-mail, password, sessions, two-factor (not an API key's)
+  { path: 'profile', title: 'Your account', page: Profile, show: () => session.value?.kind === 'person' },
 ];
 const OPERATOR_PAGES = [{ path: 'operator', title: 'Operator', page: Operator, show: () => true }];
 
@@ -68,30 +75,6 @@ function useHash() {
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash.replace(/^#\/?/, '');
-}
-
-function SignIn() {
-  const [mode, setMode] = useState('key');
-  const act = useAction();
-  /** @param {SubmitEvent} e */
-  const submit = (e) => {
-    e.preventDefault();
-    const secret = /** @type {string} */ (new FormData(/** @type {HTMLFormElement} */ (e.currentTarget)).get('secret'));
-    void act.run(() => signIn(mode === 'key' ? { apiKey: secret } : { operatorToken: secret }));
-  };
-  return html`<main class="login">
-    <h1>Gantry console</h1>
-    <form onSubmit=${submit}>
-      <fieldset><legend>Sign in with</legend>
-        <label class="check"><input type="radio" name="mode" checked=${mode === 'key'} onChange=${() => setMode('key')} /> an API key</label>
-        <label class="check"><input type="radio" name="mode" checked=${mode === 'operator'} onChange=${() => setMode('operator')} /> the operator token</label>
-      </fieldset>
-      <label>${mode === 'key' ? 'API key' : 'Operator token'}<input name="secret" type="password" autocomplete="off" required autofocus /></label>
-      <button class="primary" type="submit" disabled=${act.busy}>Sign in</button>
-      <p class="muted">The key is exchanged for a session cookie the page cannot read; it is not kept in the browser.</p>
-    </form>
-    <${ErrorBox} error=${act.error} />
-  </main>`;
 }
 
 /**
@@ -152,7 +135,9 @@ function Shell() {
     if (first.current) { first.current = false; return undefined; }
     return main.current ? focusHeading(main.current) : undefined;
   }, [route]);
-  const who = operator ? 'Operator' : `${principal().role} · ${principal().memberId}`;
+  const person = /** @type {import('./api.js').Session} */ (session.value).person;
+  const me = principal();
+  const who = operator ? 'Operator' : person ? `${person.email}${me ? ` · ${me.role}` : ''}` : `${me.role} · ${me.memberId}`;
   /** @param {MouseEvent} e */
   const skip = (e) => { e.preventDefault(); if (main.current) focusHeading(main.current, true); }; // the hash is the router's: no #main
   return html`<a class="skip" href="#main" onClick=${skip}>Skip to content</a>
@@ -162,6 +147,7 @@ function Shell() {
         <button type="button" class="menu-toggle" aria-expanded=${menuOpen ? 'true' : 'false'} aria-controls="nav-pages" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button></div>
       <div id="nav-pages" class=${menuOpen ? 'nav-pages open' : 'nav-pages'}>
         <div class="who">${who}</div>
+        ${person && html`<${TeamSwitcher} person=${person} onSwitched=${() => setMenuOpen(false)} />`}
         <ul>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
         <p><button type="button" onClick=${() => signOut()}>Sign out</button></p>
       </div>
@@ -169,14 +155,38 @@ function Shell() {
     <main id="main" ref=${main} tabindex="-1">
       <${NetworkBanner} />
       ${current
-        ? html`<${current.page} key=${current.path} args=${rest} />`
-        : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : principal().role} home=${home.path} />`}
+        ? html`<${current.page} key=${`${current.path} ${me?.teamId ?? ''}`} args=${rest} />`
+        : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : me?.role ?? 'signed-in'} home=${home.path} />`}
     </main>
   </div>`;
 }
 
+/**
+ * The team a person's session acts in, and the others they hold a seat in: choosing one opens a
+ * session there (the API ends this one), on the new team's first page.
+ * @param {{ person: import('./api.js').Person, onSwitched: () => void }} props
+ */
+function TeamSwitcher({ person, onSwitched }) {
+  const act = useAction();
+  const current = principal()?.teamId ?? '';
+  if (person.teams.length < 2) return null;
+  /** @param {Event} e */
+  const change = (e) => {
+    const teamId = /** @type {HTMLSelectElement} */ (e.currentTarget).value;
+    void act.run(async () => { await openWith('/console/session/team', { teamId }); onSwitched(); location.hash = '#/'; });
+  };
+  return html`<div class="team-switch"><label>Team<select value=${current} onChange=${change} disabled=${act.busy}>
+      ${!current && html`<option value="">(choose a team)</option>`}
+      ${person.teams.map((t) => html`<option value=${t.teamId} disabled=${t.status !== 'active'}>${t.name} (${t.role})</option>`)}
+    </select></label><${ErrorBox} error=${act.error} /></div>`;
+}
+
 function App() {
+  const route = useHash();
+  const [path = '', query = ''] = route.split('?');
   if (session.value === undefined) return html`<p class="loading">Loading…</p>`;
+  // a link from a message (confirm, reset, invite, a new address) opens its page, signed in or not
+  if (LINK_PAGES.includes(path)) return html`<${LinkPage} key=${path} path=${path} query=${query} />`;
   return session.value ? html`<${Shell} />` : html`<${SignIn} />`;
 }
 
