@@ -192,6 +192,9 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     assert.ok(recovery.length >= 8, `recovery codes: ${recovery.join(' ')}`);
     await page.getByText(/recovery codes left/).waitFor();
     await shot(page, 'people-two-factor');
+    // …and required of the team's people
+    await page.getByRole('button', { name: 'Require two-factor sign-in in this team' }).click();
+    await page.getByRole('status').filter({ hasText: 'Required: a member without it' }).waitFor();
 
     // The address changed: a link to the new one, followed.
     const emailForm = page.getByRole('form', { name: 'Change e-mail address' });
@@ -235,6 +238,15 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     await signInAs(phone, base, INVITEE, 'grace chose anew');
     await phone.getByRole('button', { name: 'Menu' }).waitFor();
     await shot(phone, 'people-phone-signed-in');
+    // signed in to their own team: Ada's requires two-factor sign-in, which Grace has not set up,
+    // and switching to it is refused in the API's words, the switcher left on Grace's team
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    const switcher = phone.getByRole('combobox', { name: 'Team' });
+    assert.equal(await switcher.inputValue(), other);
+    await switcher.selectOption(inviting);
+    await phone.getByRole('alert').filter({ hasText: 'requires two-factor sign-in' }).waitFor();
+    assert.equal(await switcher.inputValue(), other);
+    await shot(phone, 'people-phone-two-factor-required');
     assert.deepEqual(pageErrors, []);
   } catch (e) {
     if (browser) for (const c of browser.contexts()) for (const p of c.pages()) await shot(p, `people-failure-${browser.contexts().indexOf(c)}`).catch(() => {});

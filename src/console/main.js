@@ -172,8 +172,18 @@ function TeamSwitcher({ person, onSwitched }) {
   if (person.teams.length < 2) return null;
   /** @param {Event} e */
   const change = (e) => {
-    const teamId = /** @type {HTMLSelectElement} */ (e.currentTarget).value;
-    void act.run(async () => { await openWith('/console/session/team', { teamId }); onSwitched(); location.hash = '#/'; });
+    const select = /** @type {HTMLSelectElement} */ (e.currentTarget);
+    const teamId = select.value;
+    void act.run(async () => {
+      try {
+        await openWith('/console/session/team', { teamId });
+      } catch (err) {
+        select.value = current; // refused (the team requires two-factor sign-in): still in this one
+        throw err;
+      }
+      onSwitched();
+      location.hash = '#/';
+    });
   };
   return html`<div class="team-switch"><label>Team<select value=${current} onChange=${change} disabled=${act.busy}>
       ${!current && html`<option value="">(choose a team)</option>`}

@@ -5,7 +5,7 @@
 // once, at enrolment; turned off with the password and a code).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, get, loadSession, openWith, postAsking, session, signOut } from '../api.js';
+import { api, get, loadSession, openWith, postAsking, principal, put, session, signOut } from '../api.js';
 import { CopyButton, ErrorBox, fields, Loaded, Table, useAction, useLoad, when } from '../ui.js';
 
 /** @typedef {import('../api.js').Json} Json */
@@ -66,7 +66,7 @@ function SessionsSection() {
     <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Sessions" rows=${d.sessions} columns=${/** @type {Columns} */ ([
       { label: 'Signed in', cell: (s) => html`${when(s.createdAt)}${s.current ? html` <strong>(this one)</strong>` : ''}` },
       { label: 'Browser', cell: (s) => s.userAgent || '—' },
-      { label: 'Team', cell: (s) => s.teamId },
+      { label: 'Team', cell: (s) => session.value?.person?.teams.find((t) => t.teamId === s.teamId)?.name ?? s.teamId },
       { label: 'Expires', cell: (s) => when(s.expiresAt) },
       { label: '', cell: (s) => html`<button type="button" aria-label=${s.current ? 'Sign out this session' : `Sign out the session of ${when(s.createdAt)}`} onClick=${() => end(s)}>Sign out</button>` },
     ])} />`}<//></section>`;
@@ -115,9 +115,24 @@ function TwoFactorSection() {
     <${ErrorBox} error=${act.error} /></section>`;
 }
 
+/** Owner: whether the team's people act only with two-factor sign-in on (API keys are not affected). */
+function TeamTwoFactor() {
+  const act = useAction();
+  const me = principal();
+  const team = session.value?.person?.teams.find((t) => t.teamId === me?.teamId);
+  if (!me || me.role !== 'Owner' || !team) return null;
+  const set = (/** @type {boolean} */ required) => void act.run(async () => { await put('/console/team/two-factor', { required }); await loadSession(); });
+  return html`<section aria-labelledby="p-team-2fa"><h2 id="p-team-2fa">Two-factor sign-in in ${team.name}</h2>
+    <p role="status">${team.requiresTwoFactor ? 'Required: a member without it can only set it up before acting in this team.' : 'Not required of the team\'s members.'} API keys are not affected.</p>
+    ${team.requiresTwoFactor
+      ? html`<button type="button" onClick=${() => set(false)} disabled=${act.busy}>Stop requiring it</button>`
+      : html`<button type="button" onClick=${() => set(true)} disabled=${act.busy}>Require two-factor sign-in in this team</button>`}
+    <${ErrorBox} error=${act.error} /></section>`;
+}
+
 export function Profile() {
   const blocked = session.value?.kind === 'person' && !session.value.principal;
   return html`<h1>Your account</h1>
     ${blocked && html`<p class="error" role="alert">Your team requires two-factor sign-in: set it up below to use the console's other pages.</p>`}
-    <${EmailSection} /><${PasswordSection} /><${TwoFactorSection} /><${SessionsSection} />`;
+    <${EmailSection} /><${PasswordSection} /><${TwoFactorSection} /><${TeamTwoFactor} /><${SessionsSection} />`;
 }
