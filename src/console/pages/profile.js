@@ -120,7 +120,7 @@ function TeamTwoFactor() {
   const act = useAction();
   const me = principal();
   const team = session.value?.person?.teams.find((t) => t.teamId === me?.teamId);
-  if (!me || me.role !== 'Owner' || !team) return null;
+  if (me?.role !== 'Owner' || !team) return null;
   const set = (/** @type {boolean} */ required) => void act.run(async () => { await put('/console/team/two-factor', { required }); await loadSession(); });
   return html`<section aria-labelledby="p-team-2fa"><h2 id="p-team-2fa">Two-factor sign-in in ${team.name}</h2>
     <p role="status">${team.requiresTwoFactor ? 'Required: a member without it can only set it up before acting in this team.' : 'Not required of the team\'s members.'} API keys are not affected.</p>
