@@ -72,6 +72,7 @@ function useHash() {
   useEffect(() => {
     const on = () => setHash(location.hash);
     addEventListener('hashchange', on);
+    on(); // a change between the first render and this effect (which runs after a frame) is not missed
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash.replace(/^#\/?/, '');
