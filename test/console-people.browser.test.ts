@@ -13,10 +13,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, chromiumSkip, shot } from './helpers/browser.ts';
+import { ARTIFACTS, CHROMIUM, chromiumSkip, shot, shows } from './helpers/browser.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { linkToken, RecordingMailer } from './helpers/mail.ts';
 import { base32Decode, totp } from '../src/lib/totp.ts';
+import { until } from './helpers/wait.ts';
 
 const OWNER = 'ada@example.com';
 const INVITEE = 'grace@example.com';
@@ -27,11 +28,13 @@ async function follow(page: Page, base: string, mail: RecordingMailer, to: strin
   const message = mail.to(to).findLast((m) => m.text.includes(`/console/#/${purpose}?token=`));
   assert.ok(message, `a message to ${to}`);
   await page.goto(`${base}/console/#/${purpose}?token=${linkToken(message.text, purpose)}`);
+  await shows(page, `${purpose} page`, page.locator('main.login h1'));
 }
 
 /** Signs in with an e-mail address and password on the sign-in page (the form people see first). */
 async function signInAs(page: Page, base: string, email: string, password: string): Promise<void> {
   await page.goto(`${base}/console`);
+  await shows(page, 'sign-in form', page.getByLabel('E-mail address', { exact: true }));
   await page.getByLabel('E-mail address', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -247,6 +250,33 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     await phone.getByRole('alert').filter({ hasText: 'requires two-factor sign-in' }).waitFor();
     assert.equal(await switcher.inputValue(), other);
     await shot(phone, 'people-phone-two-factor-required');
+
+    // Someone invited to Ada's team now, with no account: accepted, their session may act only
+    // once two-factor sign-in is on, so only their account's page is offered until they set it up.
+    await page.goto(`${base}/console#/members`);
+    await inviteForm.getByLabel('E-mail address').fill('linus@example.com');
+    await inviteForm.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('status').filter({ hasText: 'Invitation sent to linus@example.com' }).waitFor();
+    await deliver();
+    await signOut(phone); // the menu is open still: the refused switch left it so
+    await follow(phone, base, mail, 'linus@example.com', 'invite');
+    await phone.getByLabel('Password', { exact: true }).fill('linus picks one');
+    await phone.getByRole('button', { name: 'Accept invitation' }).click();
+    await phone.getByRole('alert').filter({ hasText: 'Your team requires two-factor sign-in' }).waitFor();
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    const nav = phone.getByRole('navigation', { name: 'Console' });
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Your account']);
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    await phone.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const linusUri = await phone.getByRole('link', { name: /^otpauth:/ }).getAttribute('href');
+    await phone.getByLabel('Code from the app').fill(totp(base32Decode(new URL(linusUri!).searchParams.get('secret')!)!, h.clock.nowMs()));
+    await phone.getByRole('button', { name: 'Turn on' }).click();
+    await phone.getByRole('list', { name: 'Recovery codes' }).waitFor();
+    await until('the pages of the team offered', async () => (await phone.getByRole('alert').filter({ hasText: 'Your team requires' }).count()) === 0);
+    await phone.getByRole('list', { name: 'Recovery codes' }).waitFor(); // still shown: the page stays
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    await nav.getByRole('link', { name: 'Overview' }).waitFor();
+    await shot(phone, 'people-phone-two-factor-set-up');
     assert.deepEqual(pageErrors, []);
   } catch (e) {
     if (browser) for (const c of browser.contexts()) for (const p of c.pages()) await shot(p, `people-failure-${browser.contexts().indexOf(c)}`).catch(() => {});

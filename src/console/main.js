@@ -119,6 +119,8 @@ function NotAvailable({ path, title, role, home }) {
 function Shell() {
   const route = useHash();
   const operator = /** @type {import('./api.js').Session} */ (session.value).kind === 'operator';
+  const person = /** @type {import('./api.js').Session} */ (session.value).person;
+  const me = principal();
   const all = operator ? OPERATOR_PAGES : MEMBER_PAGES;
   const pages = all.filter((p) => p.show());
   const [path = '', ...rest] = route.split('/');
@@ -130,14 +132,17 @@ function Shell() {
   const main = useRef(/** @type {HTMLElement | undefined} */ (undefined));
   const first = useRef(true);
   useEffect(() => { document.title = `${title} · Gantry console`; }, [title]);
+  // (a team's pages are drawn again in another team; the account's page is the person's, whatever the team)
+  // a person who may not act in the team until they set up two-factor: on their account's own
+  // address, so the page (and the recovery codes it shows once) stays when the team's pages come
+  const blocked = !!person && !me;
+  useEffect(() => { if (blocked && path !== 'profile') location.hash = '#/profile'; }, [blocked, path]);
   useEffect(() => {
     setMenuOpen(false);
     // focus goes to the new page's heading on navigation, not when the console opens
     if (first.current) { first.current = false; return undefined; }
     return main.current ? focusHeading(main.current) : undefined;
   }, [route]);
-  const person = /** @type {import('./api.js').Session} */ (session.value).person;
-  const me = principal();
   const who = operator ? 'Operator' : person ? `${person.email}${me ? ` · ${me.role}` : ''}` : `${me.role} · ${me.memberId}`;
   /** @param {MouseEvent} e */
   const skip = (e) => { e.preventDefault(); if (main.current) focusHeading(main.current, true); }; // the hash is the router's: no #main
@@ -156,7 +161,7 @@ function Shell() {
     <main id="main" ref=${main} tabindex="-1">
       <${NetworkBanner} />
       ${current
-        ? html`<${current.page} key=${`${current.path} ${me?.teamId ?? ''}`} args=${rest} />`
+        ? html`<${current.page} key=${current.path === 'profile' ? 'profile' : `${current.path} ${me?.teamId ?? ''}`} args=${rest} />`
         : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : me?.role ?? 'signed-in'} home=${home.path} />`}
     </main>
   </div>`;
