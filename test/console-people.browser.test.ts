@@ -6,7 +6,9 @@
 // the invitee (with an account of their own) accepts in the second context, switches teams and
 // is listed active; the Owner's account page: sessions signed out one by one, the password and
 // the address changed, two-factor turned on (secret and recovery codes shown once) and then asked
-// at sign-in, by code and by recovery code; the invitee's forgotten password reset from its link.
+// at sign-in, by code and by recovery code, and required of the team (a switch to it refused for
+// the invitee without it; someone invited afterwards sees only their account's page until they
+// set it up); the invitee's forgotten password reset from its link.
 // Every wait is on what the page shows. Screenshots: test-artifacts/console/people-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
