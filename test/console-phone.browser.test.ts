@@ -28,7 +28,7 @@ const shot = (page: Page, name: string) => shotAs(page, `phone-${name}`);
 async function signInPhone(page: Page, base: string, secret: string, operator = false, pageErrors: string[] = []): Promise<void> {
   await page.goto(`${base}/console`);
   await shows(page, 'sign-in form', page.getByRole('button', { name: 'Sign in' }), pageErrors);
-  if (operator) await page.getByLabel('the operator token').check();
+  await page.getByLabel(operator ? 'the operator token' : 'an API key').check(); // people sign in with an e-mail address by default
   await page.getByLabel(operator ? 'Operator token' : 'API key', { exact: true }).fill(secret);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await shows(page, 'signed-in shell', page.getByRole('button', { name: 'Menu' }), pageErrors);

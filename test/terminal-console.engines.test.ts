@@ -39,7 +39,8 @@ test('the console\'s web terminal in chromium: Open terminal on a running docker
   const { page, pageErrors } = browser;
   const shows = (what: string, locator: Locator) => showsOn(page, `terminal ${what}`, locator, pageErrors);
   await page.goto(`${base}/console`);
-  await shows('sign-in form', page.getByLabel('API key', { exact: true }));
+  await shows('sign-in form', page.getByLabel('an API key'));
+  await page.getByLabel('an API key').check(); // people sign in with an e-mail address by default
   await page.getByLabel('API key', { exact: true }).fill(team.owner.apiKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await shows('signed-in shell', page.getByRole('button', { name: 'Sign out' }));

@@ -7,7 +7,10 @@ import { inDollars } from './money.js';
 
 /**
  * @typedef {{ teamId: string, memberId: string, keyId: string, role: string }} Principal
- * @typedef {{ kind: 'key' | 'operator', csrfToken: string, expiresAt: string, capabilities: string[], principal?: Principal }} Session
+ * @typedef {{ teamId: string, name: string, memberId: string, role: string, status: string, requiresTwoFactor: boolean }} PersonTeam
+ * @typedef {{ personId: string, email: string, emailVerified: boolean, twoFactor: { enabled: boolean, recoveryCodesLeft: number }, teams: PersonTeam[] }} Person
+ * A person's session has no `principal` while their team requires two-factor sign-in and they have not turned it on.
+ * @typedef {{ kind: 'key' | 'operator' | 'person', csrfToken: string, expiresAt: string, capabilities: string[], principal?: Principal, person?: Person }} Session
  * An answer of the API, parsed: the pages read the fields they show (the routes' schemas say what they are).
  * @typedef {any} Json
  */
@@ -115,9 +118,24 @@ export async function loadSession() {
   try { session.value = await api('GET', '/console/session', undefined, { signingIn: true }); } catch { session.value = null; }
 }
 
-/** @param {{ apiKey: string } | { operatorToken: string }} creds */
+/**
+ * Signs in: an API key, the operator token, or a person's e-mail and password (with the
+ * second factor when theirs is on).
+ * @param {{ apiKey: string } | { operatorToken: string } | { email: string, password: string, totp?: string, recoveryCode?: string }} creds
+ */
 export async function signIn(creds) {
   session.value = await api('POST', '/console/session', creds, { signingIn: true });
+}
+
+/**
+ * A route that answers with a new session (a link followed, a team switched, a password
+ * changed): it becomes the console's session; the one it replaced has ended server-side.
+ * @param {string} path
+ * @param {unknown} body
+ */
+export async function openWith(path, body) {
+  session.value = await api('POST', path, body, { signingIn: true });
+  return session.value;
 }
 
 export async function signOut() {
@@ -142,3 +160,10 @@ export function mayLimit(member) {
   if (me.role === 'Owner') return true;
   return member.memberId !== me.memberId && member.role !== 'Owner';
 }
+
+/**
+ * A change that asks again for the password or a code (the e-mail address, two-factor): a
+ * refusal of those (401) is a wrong answer, not the end of the session.
+ * @type {(path: string, body?: unknown) => Promise<Json>}
+ */
+export const postAsking = (path, body = {}) => api('POST', path, body, { signingIn: true });

@@ -3,8 +3,9 @@
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { can, loadSession, principal, session, signIn, signOut } from './api.js';
+import { can, loadSession, openWith, principal, session, signOut } from './api.js';
 import { ErrorBox, NetworkBanner, useAction } from './ui.js';
+import { LINK_PAGES, LinkPage, SignIn } from './sign-in.js';
 import { Overview } from './pages/overview.js';
 import { Keys } from './pages/keys.js';
 import { Members } from './pages/members.js';
@@ -37,19 +38,23 @@ function lazy(load) {
 const Models = lazy(() => import('./pages/models.js').then((m) => m.Models));
 const Tasks = lazy(() => import('./pages/tasks.js').then((m) => m.Tasks));
 const SshKeys = lazy(() => import('./pages/ssh-keys.js').then((m) => m.SshKeys));
+const Profile = lazy(() => import('./pages/profile.js').then((m) => m.Profile));
 
 /**
  * @typedef {import('./ui.js').PageProps} PageProps
  * @typedef {import('preact').FunctionComponent<PageProps>} Page
  */
 
+/** A person's session acts in a team (no `principal` while the team requires two-factor sign-in they have not turned on). */
+const inTeam = () => !!session.value?.principal;
+
 /** Pages of a team member, each shown only to roles that may read what it shows. */
 const MEMBER_PAGES = [
-  { path: 'overview', title: 'Overview', page: Overview, show: () => true },
+  { path: 'overview', title: 'Overview', page: Overview, show: inTeam },
   { path: 'usage', title: 'Usage and bills', page: Usage, show: () => can('readBilling') },
   { path: 'keys', title: 'Keys', page: Keys, show: () => can('manageOwnKeys') },
   // every member: Basic and Billing are told there why they may not register one
-  { path: 'ssh-keys', title: 'SSH keys', page: SshKeys, show: () => true },
+  { path: 'ssh-keys', title: 'SSH keys', page: SshKeys, show: inTeam },
   { path: 'members', title: 'Members and budgets', page: Members, show: () => can('manageMembers') },
   { path: 'instances', title: 'Instances', page: Instances, show: () => can('readCompute') },
   { path: 'serverless', title: 'Serverless', page: Serverless, show: () => can('readCompute') },
@@ -57,6 +62,8 @@ const MEMBER_PAGES = [
   { path: 'models', title: 'Models', page: Models, show: () => can('callModels') },
   { path: 'tasks', title: 'Async tasks', page: Tasks, show: () => can('callModels') },
   { path: 'webhooks', title: 'Webhooks', page: Webhooks, show: () => can('manageWebhooks') },
+  // a person's own account: e-mail, password, sessions, two-factor (not an API key's)
+  { path: 'profile', title: 'Your account', page: Profile, show: () => session.value?.kind === 'person' },
 ];
 const OPERATOR_PAGES = [{ path: 'operator', title: 'Operator', page: Operator, show: () => true }];
 
@@ -65,33 +72,10 @@ function useHash() {
   useEffect(() => {
     const on = () => setHash(location.hash);
     addEventListener('hashchange', on);
+    on(); // a change between the first render and this effect (which runs after a frame) is not missed
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash.replace(/^#\/?/, '');
-}
-
-function SignIn() {
-  const [mode, setMode] = useState('key');
-  const act = useAction();
-  /** @param {SubmitEvent} e */
-  const submit = (e) => {
-    e.preventDefault();
-    const secret = /** @type {string} */ (new FormData(/** @type {HTMLFormElement} */ (e.currentTarget)).get('secret'));
-    void act.run(() => signIn(mode === 'key' ? { apiKey: secret } : { operatorToken: secret }));
-  };
-  return html`<main class="login">
-    <h1>Gantry console</h1>
-    <form onSubmit=${submit}>
-      <fieldset><legend>Sign in with</legend>
-        <label class="check"><input type="radio" name="mode" checked=${mode === 'key'} onChange=${() => setMode('key')} /> an API key</label>
-        <label class="check"><input type="radio" name="mode" checked=${mode === 'operator'} onChange=${() => setMode('operator')} /> the operator token</label>
-      </fieldset>
-      <label>${mode === 'key' ? 'API key' : 'Operator token'}<input name="secret" type="password" autocomplete="off" required autofocus /></label>
-      <button class="primary" type="submit" disabled=${act.busy}>Sign in</button>
-      <p class="muted">The key is exchanged for a session cookie the page cannot read; it is not kept in the browser.</p>
-    </form>
-    <${ErrorBox} error=${act.error} />
-  </main>`;
 }
 
 /**
@@ -135,6 +119,8 @@ function NotAvailable({ path, title, role, home }) {
 function Shell() {
   const route = useHash();
   const operator = /** @type {import('./api.js').Session} */ (session.value).kind === 'operator';
+  const person = /** @type {import('./api.js').Session} */ (session.value).person;
+  const me = principal();
   const all = operator ? OPERATOR_PAGES : MEMBER_PAGES;
   const pages = all.filter((p) => p.show());
   const [path = '', ...rest] = route.split('/');
@@ -146,13 +132,18 @@ function Shell() {
   const main = useRef(/** @type {HTMLElement | undefined} */ (undefined));
   const first = useRef(true);
   useEffect(() => { document.title = `${title} · Gantry console`; }, [title]);
+  // (a team's pages are drawn again in another team; the account's page is the person's, whatever the team)
+  // a person who may not act in the team until they set up two-factor: on their account's own
+  // address, so the page (and the recovery codes it shows once) stays when the team's pages come
+  const blocked = !!person && !me;
+  useEffect(() => { if (blocked && path !== 'profile') location.hash = '#/profile'; }, [blocked, path]);
   useEffect(() => {
     setMenuOpen(false);
     // focus goes to the new page's heading on navigation, not when the console opens
     if (first.current) { first.current = false; return undefined; }
     return main.current ? focusHeading(main.current) : undefined;
   }, [route]);
-  const who = operator ? 'Operator' : `${principal().role} · ${principal().memberId}`;
+  const who = operator ? 'Operator' : person ? `${person.email}${me ? ` · ${me.role}` : ''}` : `${me.role} · ${me.memberId}`;
   /** @param {MouseEvent} e */
   const skip = (e) => { e.preventDefault(); if (main.current) focusHeading(main.current, true); }; // the hash is the router's: no #main
   return html`<a class="skip" href="#main" onClick=${skip}>Skip to content</a>
@@ -162,6 +153,7 @@ function Shell() {
         <button type="button" class="menu-toggle" aria-expanded=${menuOpen ? 'true' : 'false'} aria-controls="nav-pages" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button></div>
       <div id="nav-pages" class=${menuOpen ? 'nav-pages open' : 'nav-pages'}>
         <div class="who">${who}</div>
+        ${person && html`<${TeamSwitcher} person=${person} onSwitched=${() => setMenuOpen(false)} />`}
         <ul>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
         <p><button type="button" onClick=${() => signOut()}>Sign out</button></p>
       </div>
@@ -169,14 +161,48 @@ function Shell() {
     <main id="main" ref=${main} tabindex="-1">
       <${NetworkBanner} />
       ${current
-        ? html`<${current.page} key=${current.path} args=${rest} />`
-        : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : principal().role} home=${home.path} />`}
+        ? html`<${current.page} key=${current.path === 'profile' ? 'profile' : `${current.path} ${me?.teamId ?? ''}`} args=${rest} />`
+        : html`<${NotAvailable} path=${path} title=${known?.title} role=${operator ? 'Operator' : me?.role ?? 'signed-in'} home=${home.path} />`}
     </main>
   </div>`;
 }
 
+/**
+ * The team a person's session acts in, and the others they hold a seat in: choosing one opens a
+ * session there (the API ends this one), on the new team's first page.
+ * @param {{ person: import('./api.js').Person, onSwitched: () => void }} props
+ */
+function TeamSwitcher({ person, onSwitched }) {
+  const act = useAction();
+  const current = principal()?.teamId ?? '';
+  if (person.teams.length < 2) return null;
+  /** @param {Event} e */
+  const change = (e) => {
+    const select = /** @type {HTMLSelectElement} */ (e.currentTarget);
+    const teamId = select.value;
+    void act.run(async () => {
+      try {
+        await openWith('/console/session/team', { teamId });
+      } catch (err) {
+        select.value = current; // refused (the team requires two-factor sign-in): still in this one
+        throw err;
+      }
+      onSwitched();
+      location.hash = '#/';
+    });
+  };
+  return html`<div class="team-switch"><label>Team<select value=${current} onChange=${change} disabled=${act.busy}>
+      ${!current && html`<option value="">(choose a team)</option>`}
+      ${person.teams.map((t) => html`<option value=${t.teamId} disabled=${t.status !== 'active'}>${t.name} (${t.role})</option>`)}
+    </select></label><${ErrorBox} error=${act.error} /></div>`;
+}
+
 function App() {
+  const route = useHash();
+  const [path = '', query = ''] = route.split('?');
   if (session.value === undefined) return html`<p class="loading">Loading…</p>`;
+  // a link from a message (confirm, reset, invite, a new address) opens its page, signed in or not
+  if (LINK_PAGES.includes(path)) return html`<${LinkPage} key=${path} path=${path} query=${query} />`;
   return session.value ? html`<${Shell} />` : html`<${SignIn} />`;
 }
 

@@ -107,7 +107,7 @@ export async function shows(page: Page, what: string, locator: Locator, pageErro
 export async function signIn(page: Page, base: string, secret: string, operator = false, pageErrors: string[] = []): Promise<void> {
   await page.goto(`${base}/console`);
   await shows(page, 'sign-in form', page.getByRole('button', { name: 'Sign in' }), pageErrors);
-  if (operator) await page.getByLabel('the operator token').check();
+  await page.getByLabel(operator ? 'the operator token' : 'an API key').check(); // people sign in with an e-mail address by default
   await page.getByLabel(operator ? 'Operator token' : 'API key', { exact: true }).fill(secret);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await shows(page, 'signed-in shell', page.getByRole('button', { name: 'Sign out' }), pageErrors);

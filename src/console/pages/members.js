@@ -5,8 +5,8 @@
 // keeps what was typed and shows why at the field.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { get, mayLimit, post, put } from '../api.js';
-import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, refusalAt, Table, useAction, useLoad } from '../ui.js';
+import { api, get, mayLimit, post, put } from '../api.js';
+import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, refusalAt, Status, Table, useAction, useLoad, when } from '../ui.js';
 import { parseDollars } from '../money.js';
 import { monthSpend } from '../spend.js';
 
@@ -84,6 +84,60 @@ export function BudgetEditor({ budget, label, idPrefix, onSave, compact }) {
   </form>${!Object.keys(refused).length && html`<${ErrorBox} error=${act.error} />`}`;
 }
 
+/**
+ * Invitations (Owner/Admin): an address and a role; the person gets a link, signs up or in, and
+ * takes the seat. Listed with their state and expiry; a pending one can be revoked.
+ * @param {{ onChange: () => void }} props
+ */
+function Invitations({ onChange }) {
+  const act = useAction();
+  const [refused, setRefused] = useState(/** @type {Record<string, string>} */ ({}));
+  const [sent, setSent] = useState('');
+  const state = useLoad(() => get('/console/invitations'));
+  /** @param {Submit} e */
+  const invite = (e) => {
+    const f = fields(e);
+    const form = e.currentTarget;
+    setRefused({});
+    setSent('');
+    void act.run(async () => {
+      try {
+        await post('/console/invitations', { email: f.email, role: f.role });
+      } catch (err) {
+        setRefused(refusalAt(err, { email: 'email', role: 'role' }));
+        throw err;
+      }
+      form.reset();
+      setSent(f.email ?? '');
+      state.reload();
+      onChange();
+    });
+  };
+  /** @param {Json} i */
+  const revoke = (i) => void act.run(async () => {
+    if (!await confirmDialog(`Revoke the invitation of ${i.email}?`, { confirm: 'Revoke', detail: 'Its link stops working.' })) return;
+    await api('DELETE', `/console/invitations/${encodeURIComponent(i.invitationId)}`);
+    state.reload();
+    onChange();
+  });
+  return html`<section aria-labelledby="m-invitations"><h2 id="m-invitations">Invitations</h2>
+    <form class="inline" onSubmit=${invite} aria-label="Invite a member">
+      <${Field} id="inv-email" label="E-mail address" error=${refused.email} control=${(/** @type {Record<string, string | undefined>} */ a) => html`<input name="email" type="email" required ...${a} />`} />
+      <${Field} id="inv-role" label="Role" error=${refused.role} control=${(/** @type {Record<string, string | undefined>} */ a) => html`<select name="role" ...${a}>${ROLES.filter((r) => r !== 'Owner').map((r) => html`<option selected=${r === 'Developer'}>${r}</option>`)}</select>`} />
+      <button class="primary" type="submit" disabled=${act.busy}>Send invitation</button>
+    </form>
+    ${sent && html`<p role="status">Invitation sent to ${sent}.</p>`}
+    ${!Object.keys(refused).length && html`<${ErrorBox} error=${act.error} />`}
+    <${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Invitations" rows=${d.invitations} empty="No invitations yet." columns=${/** @type {Columns} */ ([
+      { label: 'E-mail', cell: (i) => i.email },
+      { label: 'Role', cell: (i) => i.role },
+      { label: 'Status', cell: (i) => html`<${Status} value=${i.status} />` },
+      { label: 'Expires', cell: (i) => when(i.expiresAt) },
+      { label: 'Invited by', cell: (i) => i.invitedBy },
+      { label: '', cell: (i) => i.status === 'pending' && html`<button type="button" class="danger" aria-label=${`Revoke the invitation of ${i.email}`} onClick=${() => revoke(i)}>Revoke</button>` },
+    ])} />`}<//></section>`;
+}
+
 export function Members() {
   const act = useAction();
   const [addRefused, setAddRefused] = useState(/** @type {Record<string, string>} */ ({}));
@@ -142,5 +196,6 @@ export function Members() {
           onSave=${async (/** @type {Record<string, string>} */ body) => { await put('/openapi/v1/user/team/budget', { member_id: m.memberId, ...body }); state.reload(); }} />`
         : html`<span class="muted">set by ${m.role === 'Owner' ? 'an Owner' : 'another member'}</span>`) },
       { label: '', cell: (m) => m.status === 'active' && m.role !== 'Owner' && html`<button type="button" class="danger" onClick=${() => disable(m)}>Disable</button>` },
-    ])} />`}<//>`;
+    ])} />`}<//>
+    <${Invitations} onChange=${state.reload} />`;
 }
