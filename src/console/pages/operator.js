@@ -4,7 +4,7 @@
 // Owner's first key (shown once: without it nobody can sign in to the new team); the model
 // catalogue; GPU products, clusters and inventory.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { get, post, put } from '../api.js';
 import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, Table, useAction, useLoad, when } from '../ui.js';
 import { money, parseDollars } from '../money.js';
@@ -13,13 +13,30 @@ import { money, parseDollars } from '../money.js';
 /** @typedef {import('../ui.js').Submit} Submit */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
 
+/**
+ * A view whose module is fetched when first opened (not part of the console's first view).
+ * @param {() => Promise<import('preact').FunctionComponent>} load
+ */
+function lazyView(load) {
+  /** @type {import('preact').FunctionComponent | undefined} */
+  let loaded;
+  return function LazyView() {
+    const [View, setView] = useState(() => loaded);
+    const [error, setError] = useState();
+    useEffect(() => { if (!loaded) load().then((c) => { loaded = c; setView(() => c); }, setError); }, []);
+    if (error) return html`<${ErrorBox} error=${error} />`;
+    return View ? html`<${View} />` : html`<p class="muted" aria-busy="true">Loading…</p>`;
+  };
+}
+const OperatorModels = lazyView(() => import('./operator-models.js').then((m) => m.OperatorModels));
+
 /** @param {import('../ui.js').PageProps} props */
 export function Operator({ args }) {
   const tab = args?.[0] || 'tenants';
   const tabs = { tenants: 'Tenants', models: 'Models', gpu: 'GPU catalogue' };
   return html`<h1>Operator</h1>
     <nav aria-label="Operator views"><p>${Object.entries(tabs).map(([k, v]) => html`<a href=${`#/operator/${k}`} aria-current=${tab === k ? 'page' : undefined}>${v}</a> · `)}</p></nav>
-    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${Catalogue} />` : html`<${Gpu} />`}`;
+    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${OperatorModels} />` : html`<${Gpu} />`}`;
 }
 
 /** @param {{ id: string | undefined }} props */
@@ -121,15 +138,6 @@ function Tenant({ id, onChanged }) {
       <label>Limit (empty: back to the tier's)<input name="value" inputmode="numeric" pattern="[0-9]*" /></label><button type="submit">Override quota</button></form>
     <p><button type="button" class="danger" onClick=${() => suspend(t)}>${t.status === 'active' ? 'Suspend team' : 'Resume team'}</button></p>
     <${ErrorBox} error=${act.error} />`}<//>`;
-}
-
-function Catalogue() {
-  const state = useLoad(() => get('/admin/v1/models'));
-  return html`<h2>LLM model catalogue</h2><${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Model catalogue" rows=${d.models} columns=${/** @type {Columns} */ ([
-    { label: 'Model', cell: (m) => m.id }, { label: 'Status', cell: (m) => m.status },
-    { label: 'Input / 1M', num: true, cell: (m) => money(m.inputTokenPricePerM) }, { label: 'Output / 1M', num: true, cell: (m) => money(m.outputTokenPricePerM) },
-    { label: 'Context', num: true, cell: (m) => m.contextSize }, { label: 'Upstream', cell: (m) => html`<code>${JSON.stringify(m.upstream)}</code>` },
-  ])} />`}<//>`;
 }
 
 function Gpu() {
