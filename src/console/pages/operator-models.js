@@ -109,13 +109,13 @@ function ModelForm({ m, onSaved, onCancel }) {
     <label>Context (tokens)<input name="contextSize" inputmode="numeric" pattern="[0-9]+" required value=${m?.contextSize ?? 8192} /></label>
     <label>Input price per 1M tokens (USD)<input name="input" inputmode="decimal" required value=${dollars(m?.inputTokenPricePerM)} /></label>
     <label>Output price per 1M tokens (USD)<input name="output" inputmode="decimal" required value=${dollars(m?.outputTokenPricePerM)} /></label>
-    <label>Status<select name="status" value=${m?.status ?? 'available'}><option>available</option><option>offline</option><option>retired</option></select></label>
+    <label>Status<select name="status" aria-label="Status" value=${m?.status ?? 'available'}><option>available</option><option>offline</option><option>retired</option></select></label>
     ${several
       ? html`<label>Upstream servers (JSON, in failover order)<textarea name="servers" rows="5">${JSON.stringify(m?.upstream, null, 2)}</textarea></label>`
       : html`<label>Upstream URL (empty: the simulator)<input name="url" type="url" placeholder="http://10.0.0.5:8000/v1" value=${one?.url ?? ''} /></label>
         <label>Upstream model name (empty: the model id)<input name="upstreamModel" value=${one?.model ?? ''} /></label>
         <label>Key from environment variable (optional; else the stored key)<input name="apiKeyEnv" pattern="[A-Z_][A-Z0-9_]*" value=${one?.apiKeyEnv ?? ''} /></label>`}
-    <label>Check the upstream<select name="check"><option value="warn">check, save anyway</option><option value="strict">check, save only if it passes</option><option value="off">do not check</option></select></label>
+    <label>Check the upstream<select name="check" aria-label="Check the upstream"><option value="warn">check, save anyway</option><option value="strict">check, save only if it passes</option><option value="off">do not check</option></select></label>
     ${bad && html`<div class="error" role="alert">${bad}</div>`}
     <div class="row"><button class="primary" type="submit" disabled=${act.busy}>Save model</button> <button type="button" onClick=${onCancel}>Close</button></div>
     <${ErrorBox} error=${act.error} />

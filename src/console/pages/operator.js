@@ -7,7 +7,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, put } from '../api.js';
 import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, Table, useAction, useLoad, when } from '../ui.js';
-import { money, parseDollars } from '../money.js';
+import { parseDollars } from '../money.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -29,6 +29,7 @@ function lazyView(load) {
   };
 }
 const OperatorModels = lazyView(() => import('./operator-models.js').then((m) => m.OperatorModels));
+const OperatorGpu = lazyView(() => import('./operator-gpu.js').then((m) => m.OperatorGpu));
 
 /** @param {import('../ui.js').PageProps} props */
 export function Operator({ args }) {
@@ -36,7 +37,7 @@ export function Operator({ args }) {
   const tabs = { tenants: 'Tenants', models: 'Models', gpu: 'GPU catalogue' };
   return html`<h1>Operator</h1>
     <nav aria-label="Operator views"><p>${Object.entries(tabs).map(([k, v]) => html`<a href=${`#/operator/${k}`} aria-current=${tab === k ? 'page' : undefined}>${v}</a> · `)}</p></nav>
-    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${OperatorModels} />` : html`<${Gpu} />`}`;
+    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${OperatorModels} />` : html`<${OperatorGpu} />`}`;
 }
 
 /** @param {{ id: string | undefined }} props */
@@ -138,15 +139,4 @@ function Tenant({ id, onChanged }) {
       <label>Limit (empty: back to the tier's)<input name="value" inputmode="numeric" pattern="[0-9]*" /></label><button type="submit">Override quota</button></form>
     <p><button type="button" class="danger" onClick=${() => suspend(t)}>${t.status === 'active' ? 'Suspend team' : 'Resume team'}</button></p>
     <${ErrorBox} error=${act.error} />`}<//>`;
-}
-
-function Gpu() {
-  const state = useLoad(() => get('/admin/v1/gpu/catalogue'));
-  return html`<${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
-    <h2>Clusters</h2><${Table} label="Clusters" rows=${d.clusters} columns=${/** @type {Columns} */ ([{ label: 'Cluster', cell: (c) => `${c.name} (${c.id})` }, { label: 'Region', cell: (c) => c.region }, { label: 'Storage / GB-month', num: true, cell: (c) => money(c.storagePrice) }])} />
-    <h2>Products</h2><${Table} label="Products" rows=${d.products} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (p) => `${p.name} (${p.id})` }, { label: 'GPU', cell: (p) => p.gpuModel },
-      { label: 'Per GPU-hour', num: true, cell: (p) => money(p.price) }, { label: 'Spot', num: true, cell: (p) => money(p.spotPrice) }, { label: 'Available', cell: (p) => (p.available ? 'yes' : 'no') }])} />
-    <h2>Inventory</h2><${Table} label="Inventory" rows=${d.inventory} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (i) => i.productId }, { label: 'Cluster', cell: (i) => i.clusterId },
-      { label: 'GPUs', num: true, cell: (i) => i.total }, { label: 'In use', num: true, cell: (i) => i.used }, { label: 'Free', num: true, cell: (i) => i.free }])} />
-    <button type="button" onClick=${state.reload}>Refresh</button>`}<//>`;
 }
