@@ -115,6 +115,8 @@ test('the operator\'s Models view in chromium: add with the upstream check, a fa
     await keyForm.getByRole('button', { name: 'Rotate key', exact: true }).waitFor();
     assert.ok(!((await p.locator('body').textContent()) ?? '').includes(KEY), 'the key is not on the page');
     await shot(p, 'key-set');
+    await keyForm.getByRole('button', { name: 'Close', exact: true }).click();
+    await keyForm.waitFor({ state: 'detached' });
 
     // The upstream now wants the key, and a tenant's call brings it; then it fails, and the row says so.
     up.key = KEY;

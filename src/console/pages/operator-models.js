@@ -123,8 +123,8 @@ function ModelForm({ m, onSaved, onCancel }) {
   </form>`;
 }
 
-/** Set or rotate a model's upstream key (write-only), or remove it. @param {{ m: Json, onDone: () => void }} props */
-function KeyForm({ m, onDone }) {
+/** Set or rotate a model's upstream key (write-only), or remove it. @param {{ m: Json, onDone: () => void, onCancel: () => void }} props */
+function KeyForm({ m, onDone, onCancel }) {
   const act = useAction();
   const [said, setSaid] = useState('');
   /** @param {Submit} e */
@@ -149,7 +149,7 @@ function KeyForm({ m, onDone }) {
     <p class="muted">${m.upstreamKey?.set ? `A key is set (set ${when(m.upstreamKey.setAt)}). A new one replaces it.` : 'No key is stored.'} Gantry keeps it sealed and never shows it again.</p>
     <label>Upstream key<input name="apiKey" type="password" autocomplete="off" required /></label>
     <div class="row"><button class="primary" type="submit" disabled=${act.busy}>${m.upstreamKey?.set ? 'Rotate key' : 'Set key'}</button>
-      ${m.upstreamKey?.set && html` <button type="button" class="danger" onClick=${remove}>Remove key</button>`}</div>
+      ${m.upstreamKey?.set && html` <button type="button" class="danger" onClick=${remove}>Remove key</button>`} <button type="button" onClick=${onCancel}>Close</button></div>
     ${said && html`<div class="notice" role="status">${said}</div>`}
     <${ErrorBox} error=${act.error} />
   </form>`;
@@ -176,7 +176,7 @@ export function OperatorModels() {
       <button type="button" onClick=${state.reload}>Refresh</button></p>
     ${open?.kind === 'add' && html`<${ModelForm} key="add" m=${undefined} onSaved=${state.reload} onCancel=${() => setOpen(undefined)} />`}
     ${open?.kind === 'edit' && current && html`<${ModelForm} key=${`edit-${current.id}`} m=${current} onSaved=${state.reload} onCancel=${() => setOpen(undefined)} />`}
-    ${open?.kind === 'key' && current && html`<${KeyForm} key=${`key-${current.id}`} m=${current} onDone=${state.reload} />`}
+    ${open?.kind === 'key' && current && html`<${KeyForm} key=${`key-${current.id}`} m=${current} onDone=${state.reload} onCancel=${() => setOpen(undefined)} />`}
     <${ErrorBox} error=${act.error} />
     <${Loaded} state=${state}>${() => html`<${Table} label="Model catalogue" rows=${models} columns=${/** @type {Columns} */ ([
       { label: 'Model', cell: (m) => html`${m.id}<div class="muted">${m.title}</div>` },
