@@ -97,6 +97,10 @@ export async function upsertTemplate(db: DbOrTx, row: typeof templates.$inferIns
   const { id: _i, createdAt: _c, ...rest } = row;
   await db.insert(templates).values(row).onConflictDoUpdate({ target: templates.id, set: rest });
 }
+/** The published (official and community) templates, retired ones too, for the operator. */
+export async function listPublishedTemplates(db: DbOrTx): Promise<TemplateRow[]> {
+  return db.select().from(templates).where(isNull(templates.teamId)).orderBy(asc(templates.id));
+}
 /** Retires a published template (teamId null); false when there is none by that id. */
 export async function retirePublishedTemplate(db: DbOrTx, id: string, at: Date): Promise<boolean> {
   const done = await db.update(templates).set({ retiredAt: at }).where(and(eq(templates.id, id), isNull(templates.teamId))).returning({ id: templates.id });

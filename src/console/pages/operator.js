@@ -4,14 +4,32 @@
 // Owner's first key (shown once: without it nobody can sign in to the new team); the model
 // catalogue; GPU products, clusters and inventory.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { get, post, put } from '../api.js';
 import { confirmDialog, ErrorBox, Field, fields, Loaded, Money, Table, useAction, useLoad, when } from '../ui.js';
-import { money, parseDollars } from '../money.js';
+import { parseDollars } from '../money.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
+
+/**
+ * A view whose module is fetched when first opened (not part of the console's first view).
+ * @param {() => Promise<import('preact').FunctionComponent>} load
+ */
+function lazyView(load) {
+  /** @type {import('preact').FunctionComponent | undefined} */
+  let loaded;
+  return function LazyView() {
+    const [View, setView] = useState(() => loaded);
+    const [error, setError] = useState();
+    useEffect(() => { if (!loaded) load().then((c) => { loaded = c; setView(() => c); }, setError); }, []);
+    if (error) return html`<${ErrorBox} error=${error} />`;
+    return View ? html`<${View} />` : html`<p class="muted" aria-busy="true">Loading…</p>`;
+  };
+}
+const OperatorModels = lazyView(() => import('./operator-models.js').then((m) => m.OperatorModels));
+const OperatorGpu = lazyView(() => import('./operator-gpu.js').then((m) => m.OperatorGpu));
 
 /** @param {import('../ui.js').PageProps} props */
 export function Operator({ args }) {
@@ -19,7 +37,7 @@ export function Operator({ args }) {
   const tabs = { tenants: 'Tenants', models: 'Models', gpu: 'GPU catalogue' };
   return html`<h1>Operator</h1>
     <nav aria-label="Operator views"><p>${Object.entries(tabs).map(([k, v]) => html`<a href=${`#/operator/${k}`} aria-current=${tab === k ? 'page' : undefined}>${v}</a> · `)}</p></nav>
-    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${Catalogue} />` : html`<${Gpu} />`}`;
+    ${tab === 'tenants' ? html`<${Tenants} id=${args?.[1]} />` : tab === 'models' ? html`<${OperatorModels} />` : html`<${OperatorGpu} />`}`;
 }
 
 /** @param {{ id: string | undefined }} props */
@@ -121,24 +139,4 @@ function Tenant({ id, onChanged }) {
       <label>Limit (empty: back to the tier's)<input name="value" inputmode="numeric" pattern="[0-9]*" /></label><button type="submit">Override quota</button></form>
     <p><button type="button" class="danger" onClick=${() => suspend(t)}>${t.status === 'active' ? 'Suspend team' : 'Resume team'}</button></p>
     <${ErrorBox} error=${act.error} />`}<//>`;
-}
-
-function Catalogue() {
-  const state = useLoad(() => get('/admin/v1/models'));
-  return html`<h2>LLM model catalogue</h2><${Loaded} state=${state}>${(/** @type {Json} */ d) => html`<${Table} label="Model catalogue" rows=${d.models} columns=${/** @type {Columns} */ ([
-    { label: 'Model', cell: (m) => m.id }, { label: 'Status', cell: (m) => m.status },
-    { label: 'Input / 1M', num: true, cell: (m) => money(m.inputTokenPricePerM) }, { label: 'Output / 1M', num: true, cell: (m) => money(m.outputTokenPricePerM) },
-    { label: 'Context', num: true, cell: (m) => m.contextSize }, { label: 'Upstream', cell: (m) => html`<code>${JSON.stringify(m.upstream)}</code>` },
-  ])} />`}<//>`;
-}
-
-function Gpu() {
-  const state = useLoad(() => get('/admin/v1/gpu/catalogue'));
-  return html`<${Loaded} state=${state}>${(/** @type {Json} */ d) => html`
-    <h2>Clusters</h2><${Table} label="Clusters" rows=${d.clusters} columns=${/** @type {Columns} */ ([{ label: 'Cluster', cell: (c) => `${c.name} (${c.id})` }, { label: 'Region', cell: (c) => c.region }, { label: 'Storage / GB-month', num: true, cell: (c) => money(c.storagePrice) }])} />
-    <h2>Products</h2><${Table} label="Products" rows=${d.products} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (p) => `${p.name} (${p.id})` }, { label: 'GPU', cell: (p) => p.gpuModel },
-      { label: 'Per GPU-hour', num: true, cell: (p) => money(p.price) }, { label: 'Spot', num: true, cell: (p) => money(p.spotPrice) }, { label: 'Available', cell: (p) => (p.available ? 'yes' : 'no') }])} />
-    <h2>Inventory</h2><${Table} label="Inventory" rows=${d.inventory} columns=${/** @type {Columns} */ ([{ label: 'Product', cell: (i) => i.productId }, { label: 'Cluster', cell: (i) => i.clusterId },
-      { label: 'GPUs', num: true, cell: (i) => i.total }, { label: 'In use', num: true, cell: (i) => i.used }, { label: 'Free', num: true, cell: (i) => i.free }])} />
-    <button type="button" onClick=${state.reload}>Refresh</button>`}<//>`;
 }

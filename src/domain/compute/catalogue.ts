@@ -185,11 +185,12 @@ export async function listClustersForTenant(ctx: Ctx) {
 
 /** Clusters, products (with prices) and inventory with GPUs in use: the operator's view. */
 export async function operatorCatalogue(ctx: Ctx) {
-  const [clusters, products, inventory] = await Promise.all([q.listClusters(ctx.db), q.listProducts(ctx.db), availability(ctx)]);
+  const [clusters, products, inventory, templates] = await Promise.all([q.listClusters(ctx.db), q.listProducts(ctx.db), availability(ctx), q.listPublishedTemplates(ctx.db)]);
+  const unix = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
   return {
     clusters: clusters.map((c) => ({
       id: c.id, name: c.name, region: c.region, supportNetworkStorage: c.supportNetworkStorage, supportInstanceNetwork: c.supportInstanceNetwork,
-      storagePrice: c.storagePriceUnitsPerGbMonth.toString(),
+      storagePrice: c.storagePriceUnitsPerGbMonth.toString(), retiredAt: unix(c.retiredAt),
     })),
     products: products.map((p) => ({
       id: p.id, name: p.name, gpuModel: p.gpuModel, cpuPerGpu: p.cpuPerGpu, memoryPerGpu: p.memoryPerGpuGb, diskPerGpu: p.diskPerGpuGb,
@@ -197,5 +198,10 @@ export async function operatorCatalogue(ctx: Ctx) {
       monthlyPrice: p.monthlyPriceUnitsPerGpu.toString(), billingMethods: p.billingMethods, nodeSelector: p.nodeSelector, available: p.available,
     })),
     inventory,
+    // official and community templates (retired ones too: retiredAt set); the image credential is not the operator's to read here
+    templates: templates.map((t) => ({
+      id: t.id, name: t.name, channel: t.channel, type: t.type, image: t.image, readme: t.readme, startCommand: t.startCommand, entrypoint: t.entrypoint,
+      rootfsSize: t.rootfsSize, ports: t.ports, envs: t.envs, tools: t.tools, recommendCards: t.recommendCards, minCudaVersion: t.minCudaVersion, retiredAt: unix(t.retiredAt),
+    })),
   };
 }
