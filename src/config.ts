@@ -5,7 +5,14 @@ import { DEFAULT_SHARED_BUFFERS, SHARED_BUFFERS_RE } from './store/pglite-settin
 import { orList, type SettingReaders } from './lib/settings.ts';
 import { CurrencyError, DollarsError, unitsToUsdCents, unitsToUsdText, usdToUnits } from './lib/money.ts';
 import { readDriverChoice, type DriverChoice } from './drivers/index.ts';
-import { SIGNUP_MODES, type SignupMode } from './domain/accounts/codes.ts';
+
+/**
+ * Who may make an account (GANTRY_SIGNUP): anyone, only through an invitation, or nobody new.
+ * Here, not in domain/accounts/codes.ts: `gantry admin …` reads the settings and must load no
+ * domain module (src/cli/admin-start.process.test.ts).
+ */
+export const SIGNUP_MODES = ['open', 'invite-only', 'closed'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
 
 export interface Config {
   host: string;

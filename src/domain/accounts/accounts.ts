@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import type { Ctx } from '../context.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import type { SignupMode } from './codes.ts';
+import type { SignupMode } from '../../config.ts';
 import { SCRYPT_DEFAULTS, type ScryptParams } from '../../lib/passwords.ts';
 
 export interface Accounts {

@@ -19,7 +19,3 @@ export type LinkPurpose = (typeof LINK_PURPOSES)[number];
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'revoked'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
-
-/** Who may make an account (GANTRY_SIGNUP): anyone, only through an invitation, or nobody new. */
-export const SIGNUP_MODES = ['open', 'invite-only', 'closed'] as const;
-export type SignupMode = (typeof SIGNUP_MODES)[number];
