@@ -7,9 +7,9 @@
 // Billing member are told they may not register (no form); the Developer sees its own keys only.
 // At 366 px wide the page does not scroll sideways. On an instance's page the SSH command shows
 // with a copy button that puts it on the clipboard, and the host key's fingerprint, when the API
-// gives them; without them (no SSH endpoint yet: both '' or absent) nothing is shown. Until the
-// SSH server lands the API gives neither, so the test gives them by rewriting the instance's
-// answer on its way to the page (page.route). Screenshots: test-artifacts/console/ssh-keys-*.png.
+// gives them; without them (no SSH endpoint: both '' or absent) nothing is shown. The simulated
+// driver this test runs on has no containers, so no SSH: the test gives them by rewriting the
+// instance's answer on its way to the page (page.route). Screenshots: test-artifacts/console/ssh-keys-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
