@@ -4,7 +4,8 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.ts';
 import { type ComputeDriver, type ExecOptions, type Observed, type TerminalSize, TerminalUnavailable, type WorkloadLogLine, type WorkloadPort, type WorkloadSpec } from '../types.ts';
-import { type PodExec, podExec } from './exec.ts';
+import { type PodExec, podExec, podPortForward } from './exec.ts';
+import type { Duplex } from 'node:stream';
 import {
   addressFromPod, MANAGED_SELECTOR, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, portsFromPod,
   pullSecretManifest, serviceManifest, storageClaimManifests, workloadIdOf,
@@ -28,6 +29,7 @@ export class KubernetesDriver implements ComputeDriver {
   /** the kubeconfig, for the WebSocket subresources (exec); none: the driver has no exec */
   private readonly kc: k8s.KubeConfig | undefined;
   private readonly execs = new Set<PodExec>();
+  private readonly forwards = new Set<Duplex>();
 
   constructor(core: k8s.CoreV1Api, namespace: string, kc?: k8s.KubeConfig) {
     this.core = core;
@@ -162,6 +164,15 @@ export class KubernetesDriver implements ComputeDriver {
     return p;
   }
 
+  /** `ssh -L`: a TCP connection to `port` of the pod through its `portforward` subresource (exec.ts). */
+  async connect(id: string, port: number): Promise<Duplex> {
+    if (!this.kc) throw new TerminalUnavailable('this kubernetes driver was made without a kubeconfig: no port-forward');
+    const s = await podPortForward(this.kc, this.ns, objectName(id), port);
+    this.forwards.add(s);
+    s.once('close', () => this.forwards.delete(s));
+    return s;
+  }
+
   /** The web terminal: the image's shell on a TTY of `size`, through exec(). */
   terminal(id: string, size: TerminalSize): Promise<PodExec> {
     return this.exec(id, { tty: size });
@@ -172,6 +183,7 @@ export class KubernetesDriver implements ComputeDriver {
    * watch, stream or timer open (each call above is one request, on a connection the client makes for it).
    */
   async close(): Promise<void> {
+    for (const s of this.forwards) s.destroy();
     await Promise.all([...this.execs].map((p) => p.close()));
   }
 }

@@ -138,6 +138,38 @@ test('an executable the runtime cannot start: its Failure Status said on stderr,
   assert.equal(exitCodeOf({ status: 'Failure', reason: 'InternalError' }), null);
 });
 
+test('connect(): a TCP connection to a pod port through the portforward subresource (v4, the port prefixed on each channel\'s first frame); a port nothing listens on fails with the kubelet\'s message', async () => {
+  const { createServer } = await import('node:net');
+  const echo = createServer((s) => s.on('data', (d) => s.write(Buffer.concat([Buffer.from('echo:'), d]))));
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  const local = (echo.address() as { port: number }).port;
+  const d = new KubernetesDriver(api.coreApi(), NS, api.kubeConfig());
+  try {
+    api.portTargets.set(8080, local);
+    const s = await d.connect(ID, 8080);
+    let got = '';
+    s.on('data', (b: Buffer) => (got += b.toString()));
+    s.write('ping');
+    await until('the echo came back, without the port prefix', () => got === 'echo:ping');
+    assert.deepEqual(api.forwards.at(-1), { pod: objectName(ID), port: 8080, protocol: 'v4.channel.k8s.io' });
+    const call = new URL(api.requests.findLast((r) => r.url.includes('/portforward'))!.url, 'http://x');
+    assert.deepEqual([call.pathname, call.searchParams.get('ports')], [`/api/v1/namespaces/${NS}/pods/${objectName(ID)}/portforward`, '8080']);
+    s.destroy();
+    // nothing listens there: the error channel's message, then the close
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    api.portTargets.set(9090, (closed.address() as { port: number }).port);
+    await new Promise<void>((r) => closed.close(() => r()));
+    const failed = await d.connect(ID, 9090);
+    const err = await new Promise<Error>((resolve) => failed.once('error', resolve));
+    assert.match(err.message, /error forwarding port 9090 to pod/);
+    await assert.rejects(d.connect('ins_nopod', 8080), (e: Error) => e instanceof TerminalUnavailable && /not found/.test(e.message));
+  } finally {
+    await d.close();
+    await new Promise<void>((r) => echo.close(() => r()));
+  }
+});
+
 test('the driver\'s close() closes the execs still open', async () => {
   await driver.exec(ID, { command: ['sleep', '60'] });
   const e = api.execs.at(-1)!;

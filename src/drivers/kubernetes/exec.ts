@@ -228,3 +228,68 @@ export async function podExec(kc: k8s.KubeConfig, namespace: string, pod: string
   if (o.tty) await p.resize(o.tty);
   return p;
 }
+
+/**
+ * A TCP connection to `port` of a pod through its `portforward` subresource (`ssh -L`:
+ * ComputeDriver.connect), on the WebSocket protocol `v4.channel.k8s.io`:
+ *   GET /api/v1/namespaces/{ns}/pods/{pod}/portforward?ports=<port>
+ * one port per connection, so its data channel is 0 and its error channel 1; the API server's
+ * first frame on each channel is the port (2 bytes, little-endian), then channel 0 carries the
+ * connection's bytes both ways and channel 1 a message if the kubelet could not dial it. There
+ * is no half-close: the stream's end() leaves the connection open (the other side's answer may
+ * still come); destroy() closes it.
+ */
+export class PortForwardStream extends Duplex {
+  private readonly ws: WebSocket;
+  private readonly seen = new Set<number>();
+  private failure = '';
+
+  constructor(ws: WebSocket) {
+    super();
+    this.ws = ws;
+    ws.on('message', (data: Buffer) => {
+      if (data.length < 1) return;
+      const channel = data[0]!;
+      let payload = data.subarray(1);
+      // each channel's first frame begins with the port it is for
+      if (!this.seen.has(channel)) {
+        this.seen.add(channel);
+        payload = payload.subarray(2);
+      }
+      if (channel === 0 && payload.length && !this.push(payload)) ws.pause();
+      else if (channel === 1 && payload.length) this.failure += payload.toString('utf8');
+    });
+    ws.once('close', () => {
+      if (this.failure) this.destroy(new Error(this.failure));
+      else this.push(null);
+    });
+    ws.on('error', () => ws.terminate());
+    ws.resume(); // paused by openChannels until these handlers were on
+  }
+
+  override _read(): void {
+    this.ws.resume();
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return void cb(new Error('the port-forward connection is closed'));
+    this.ws.send(Buffer.concat([Buffer.of(0), chunk]), { binary: true }, () => cb());
+  }
+
+  override _final(cb: () => void): void {
+    cb();
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(1000);
+    cb(err);
+  }
+}
+
+export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
+
+/** Opens a port-forward to `port` of `pod` (`ComputeDriver.connect`); TerminalUnavailable when the pod does not exist or run. */
+export async function podPortForward(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<PortForwardStream> {
+  const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/portforward?ports=${Math.trunc(port)}`;
+  return new PortForwardStream(await openChannels(kc, path, PORTFORWARD_PROTOCOLS));
+}

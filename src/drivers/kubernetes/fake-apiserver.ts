@@ -18,6 +18,7 @@
 // pipes, not a terminal (its stderr goes out on stdout, as a TTY's would): resize frames are
 // recorded (`execs[].resizes`), not applied.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect as dialTcp } from 'node:net';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
@@ -49,7 +50,7 @@ export interface FakeExec {
   done: Promise<void>;
 }
 
-const EXEC_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/exec\?(.*)$/;
+const EXEC_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/(exec|portforward)\?(.*)$/;
 const LOG_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/log(?:\?.*)?$/;
 const PATH = /^\/api\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/?]+))?(?:\?.*)?$/;
 
@@ -66,7 +67,14 @@ export class FakeApiServer {
   /** the subprotocols the exec endpoint accepts, best first (a v4-only server: `['v4.channel.k8s.io']`) */
   execProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
   private server: Server | undefined;
-  private readonly wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => this.execProtocols.find((p) => offered.has(p)) ?? false });
+  /** pod port → the local TCP port a `portforward` to it dials (127.0.0.1); a port not here is dialled as itself */
+  readonly portTargets = new Map<number, number>();
+  /** every portforward upgraded: the port asked and the subprotocol */
+  readonly forwards: { pod: string; port: number; protocol: string }[] = [];
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (offered, req) => (req.url?.includes('/portforward?') ? ['v4.channel.k8s.io'] : this.execProtocols).find((p) => offered.has(p)) ?? false,
+  });
   private readonly children = new Set<ChildProcess>();
   private port = 0;
 
@@ -141,9 +149,16 @@ export class FakeApiServer {
     const m = EXEC_PATH.exec(url);
     if (!m || req.method !== 'GET') return void refuse(404, 'NotFound', `no route ${url}`);
     const name = m[1]!;
-    const q = new URLSearchParams(m[2]);
+    const q = new URLSearchParams(m[3]);
     const pod = this.pod(name) as (Obj & { spec?: { nodeName?: string; containers?: { name: string }[] }; status?: { phase?: string } }) | undefined;
     if (!pod) return void refuse(404, 'NotFound', `pods "${name}" not found`);
+    if (m[2] === 'portforward') {
+      if (!pod.spec?.nodeName) return void refuse(400, 'BadRequest', `pod ${name} does not have a host assigned`);
+      if (pod.status?.phase !== 'Running') return void refuse(400, 'BadRequest', `unable to upgrade connection: pod ${name} is not running`);
+      const port = Number(q.get('ports'));
+      if (!Number.isInteger(port) || port < 1 || port > 65535) return void refuse(400, 'BadRequest', `invalid port ${q.get('ports')}`);
+      return void this.wss.handleUpgrade(req, socket, head, (ws) => this.forward(ws, name, port));
+    }
     const container = q.get('container') ?? pod.spec?.containers?.[0]?.name ?? '';
     if (!pod.spec?.containers?.some((c) => c.name === container)) return void refuse(400, 'BadRequest', `container ${container} is not valid for pod ${name}`);
     if (!pod.spec.nodeName) return void refuse(400, 'BadRequest', `pod ${name} does not have a host assigned`);
@@ -153,6 +168,31 @@ export class FakeApiServer {
     if (!command.length) return void refuse(400, 'BadRequest', 'you must specify at least 1 command');
     if (tty && q.get('stderr') === 'true') return void refuse(400, 'BadRequest', 'tty and stderr cannot both be true');
     this.wss.handleUpgrade(req, socket, head, (ws) => this.run(ws, { pod: name, container, command, tty }));
+  }
+
+  /**
+   * A port-forward (v4.channel.k8s.io, one port): the port prefixed (2 bytes LE) on each
+   * channel's first frame, the bytes on channel 0, a dial failure as the kubelet words it on
+   * channel 1, then the close.
+   */
+  private forward(ws: WebSocket, pod: string, port: number): void {
+    this.forwards.push({ pod, port, protocol: ws.protocol });
+    const prefix = Buffer.alloc(2);
+    prefix.writeUInt16LE(port);
+    ws.send(Buffer.concat([Buffer.of(0), prefix]));
+    ws.send(Buffer.concat([Buffer.of(1), prefix]));
+    const tcp = dialTcp(this.portTargets.get(port) ?? port, '127.0.0.1');
+    tcp.on('data', (d: Buffer) => ws.readyState === ws.OPEN && ws.send(Buffer.concat([Buffer.of(0), d])));
+    tcp.on('error', (err) => {
+      if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.of(1), Buffer.from(`error forwarding port ${port} to pod ${pod}, uid : failed to connect to localhost:${port} inside namespace: ${err.message}`)]));
+      ws.close(1000);
+    });
+    tcp.on('close', () => ws.close(1000));
+    ws.on('message', (raw: RawData) => {
+      const frame = raw as Buffer;
+      if (frame[0] === 0 && frame.length > 1) tcp.write(frame.subarray(1));
+    });
+    ws.on('close', () => tcp.destroy());
   }
 
   /** The stand-in for the container's process: the channels both ways, the Status on 3, then the close. */

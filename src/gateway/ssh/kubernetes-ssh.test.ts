@@ -3,11 +3,13 @@
 // server (drivers/kubernetes/fake-apiserver.ts: the real v5 channel WebSocket protocol, a local
 // child process standing in for the container). The app is a sim-driver one (its instance
 // runs in the store); the endpoint under test is given the kubernetes driver, whose pod for the
-// instance the test creates and plays running. Not a real cluster.
+// instance the test creates and plays running; `ssh -L` through the portforward subresource to a
+// local TCP server standing in for the pod's port. Not a real cluster.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { fixture, type Fixture } from '../../../test/helpers/compute-fixture.ts';
@@ -115,5 +117,24 @@ test('sftp through the kubernetes driver: a file put, listed and read back (SFTP
     assert.equal(back.toString(), body);
   } finally {
     c.end();
+  }
+});
+
+test('ssh -L through the kubernetes driver: a port of the pod reached through the portforward subresource', async () => {
+  const echo = createServer((s) => s.on('data', (d) => s.write(Buffer.concat([Buffer.from('pod:'), d]))));
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  api.portTargets.set(8888, (echo.address() as { port: number }).port);
+  const c = await connect();
+  try {
+    const ch = await new Promise<ssh2.ClientChannel>((resolve, reject) => c.forwardOut('127.0.0.1', 40000, 'localhost', 8888, (err, s) => (err ? reject(err) : resolve(s))));
+    let got = '';
+    ch.on('data', (d: Buffer) => (got += d.toString()));
+    ch.write('hello');
+    await until('the pod\'s port answered through -L', () => got === 'pod:hello');
+    assert.deepEqual(api.forwards.at(-1), { pod: objectName(id), port: 8888, protocol: 'v4.channel.k8s.io' });
+    ch.close();
+  } finally {
+    c.end();
+    await new Promise<void>((r) => echo.close(() => r()));
   }
 });
