@@ -16,7 +16,9 @@
 // added); it refuses a pod that does not exist (404) or does not run, or a container it does not
 // have (400), before the upgrade, as the API server does. With tty=true the child still has
 // pipes, not a terminal (its stderr goes out on stdout, as a TTY's would): resize frames are
-// recorded (`execs[].resizes`), not applied.
+// recorded (`execs[].resizes`), not applied. A pod's `portforward` (v4.channel.k8s.io, one port)
+// dials 127.0.0.1 at `portTargets`' port for it (the port itself when unset), the port prefixed
+// on each channel's first frame, a failed dial worded on the error channel as the kubelet does.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect as dialTcp } from 'node:net';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
