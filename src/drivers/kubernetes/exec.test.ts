@@ -71,6 +71,20 @@ test('stdin is piped, and its end reaches the process as EOF (v5 close frame); a
   assert.deepEqual([await text(echo.stdout), await echo.exited()], ['piped\n', 0]);
 });
 
+test('stdout is read from the API server only as fast as its reader takes it (the WebSocket paused meanwhile), then whole', async () => {
+  const size = 16 << 20;
+  const p = await driver.exec(ID, { command: ['head', '-c', String(size), '/dev/zero'] });
+  p.stdin.end();
+  const ws = (p as unknown as { ws: { isPaused: boolean } }).ws;
+  await until('the connection is paused while nobody reads stdout', () => ws.isPaused);
+  assert.ok(p.stdout.readableLength < 4 << 20, `held ${p.stdout.readableLength} bytes unread`);
+  let n = 0;
+  p.stdout.on('data', (d: Buffer) => (n += d.length));
+  await p.exited();
+  assert.equal(n, size);
+  assert.equal(await p.exited(), 0);
+});
+
 test('a server offering only v4.channel.k8s.io is spoken to in v4: output and exit code the same, no close frame sent', async () => {
   api.execProtocols = ['v4.channel.k8s.io'];
   try {
