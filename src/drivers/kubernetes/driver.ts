@@ -3,7 +3,9 @@
 // API requests; nothing waits for the pod.
 import * as k8s from '@kubernetes/client-node';
 import type { Clock } from '../../lib/clock.ts';
-import type { ComputeDriver, Observed, WorkloadLogLine, WorkloadPort, WorkloadSpec } from '../types.ts';
+import { type ComputeDriver, type ExecOptions, type Observed, type TerminalSize, TerminalUnavailable, type WorkloadLogLine, type WorkloadPort, type WorkloadSpec } from '../types.ts';
+import { type PodExec, podExec, podPortForward } from './exec.ts';
+import type { Duplex } from 'node:stream';
 import {
   addressFromPod, MANAGED_SELECTOR, markerManifest, objectName, observedFromPod, podLogLines, podLogQuery, podManifest, portsFromPod,
   pullSecretManifest, serviceManifest, storageClaimManifests, workloadIdOf,
@@ -24,17 +26,22 @@ async function ignore(codes: number[], p: Promise<unknown>): Promise<void> {
 export class KubernetesDriver implements ComputeDriver {
   private readonly core: k8s.CoreV1Api;
   private readonly ns: string;
+  /** the kubeconfig, for the WebSocket subresources (exec); none: the driver has no exec */
+  private readonly kc: k8s.KubeConfig | undefined;
+  private readonly execs = new Set<PodExec>();
+  private readonly forwards = new Set<Duplex>();
 
-  constructor(core: k8s.CoreV1Api, namespace: string) {
+  constructor(core: k8s.CoreV1Api, namespace: string, kc?: k8s.KubeConfig) {
     this.core = core;
     this.ns = namespace;
+    this.kc = kc;
   }
 
   static fromKubeconfig(path: string | undefined, namespace: string, _clock: Clock): KubernetesDriver {
     const kc = new k8s.KubeConfig();
     if (path) kc.loadFromFile(path);
     else kc.loadFromCluster();
-    return new KubernetesDriver(kc.makeApiClient(k8s.CoreV1Api), namespace);
+    return new KubernetesDriver(kc.makeApiClient(k8s.CoreV1Api), namespace, kc);
   }
 
   private async ensureAround(spec: WorkloadSpec): Promise<void> {
@@ -146,8 +153,37 @@ export class KubernetesDriver implements ComputeDriver {
   }
 
   /**
-   * Nothing to release: the driver holds only the API client, which keeps no watch, stream or
-   * timer open (each call above is one request, on a connection the client makes for it).
+   * A process in the pod's container `main` through the `exec` subresource (exec.ts: the v5
+   * channel WebSocket protocol); TerminalUnavailable when there is no such pod or it does not run.
    */
-  async close(): Promise<void> {}
+  async exec(id: string, options: ExecOptions): Promise<PodExec> {
+    if (!this.kc) throw new TerminalUnavailable('this kubernetes driver was made without a kubeconfig: no exec');
+    const p = await podExec(this.kc, this.ns, objectName(id), 'main', options);
+    this.execs.add(p);
+    void p.exited().then(() => this.execs.delete(p));
+    return p;
+  }
+
+  /** `ssh -L`: a TCP connection to `port` of the pod through its `portforward` subresource (exec.ts). */
+  async connect(id: string, port: number): Promise<Duplex> {
+    if (!this.kc) throw new TerminalUnavailable('this kubernetes driver was made without a kubeconfig: no port-forward');
+    const s = await podPortForward(this.kc, this.ns, objectName(id), port);
+    this.forwards.add(s);
+    s.once('close', () => this.forwards.delete(s));
+    return s;
+  }
+
+  /** The web terminal: the image's shell on a TTY of `size`, through exec(). */
+  terminal(id: string, size: TerminalSize): Promise<PodExec> {
+    return this.exec(id, { tty: size });
+  }
+
+  /**
+   * Closes the exec connections still open; the rest holds nothing: the API client keeps no
+   * watch, stream or timer open (each call above is one request, on a connection the client makes for it).
+   */
+  async close(): Promise<void> {
+    for (const s of this.forwards) s.destroy();
+    await Promise.all([...this.execs].map((p) => p.close()));
+  }
 }

@@ -10,8 +10,21 @@
 // a test plays the kubelet by setting a pod's `status` (and `deletionTimestamp`) itself, and
 // the container runtime by setting what a pod's log holds (GET .../pods/<name>/log answers it
 // as text, as the API server does, honouring only tailLines).
-import { createServer, type Server } from 'node:http';
+// A pod's `exec` subresource speaks the real protocol (the WebSocket upgrade, subprotocol
+// v5.channel.k8s.io or v4, the channel bytes, the Status on channel 3: exec.ts) and runs the
+// command as a local child process standing in for the container (argv as given, no shell
+// added); it refuses a pod that does not exist (404) or does not run, or a container it does not
+// have (400), before the upgrade, as the API server does. With tty=true the child still has
+// pipes, not a terminal (its stderr goes out on stdout, as a TTY's would): resize frames are
+// recorded (`execs[].resizes`), not applied. A pod's `portforward` (v4.channel.k8s.io, one port)
+// dials 127.0.0.1 at `portTargets`' port for it (the port itself when unset), the port prefixed
+// on each channel's first frame, a failed dial worded on the error channel as the kubelet does.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect as dialTcp } from 'node:net';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 
 export interface ApiRequest {
   method: string;
@@ -22,6 +35,24 @@ export interface ApiRequest {
 
 type Obj = { metadata: { name: string; namespace?: string; deletionTimestamp?: string; labels?: Record<string, string> }; status?: unknown } & Record<string, unknown>;
 
+/** One exec the fake ran: what was asked, what the client sent on the side channels. */
+export interface FakeExec {
+  pod: string;
+  container: string;
+  command: string[];
+  tty: boolean;
+  protocol: string;
+  /** the resize frames (channel 4) as they came */
+  resizes: { Width: number; Height: number }[];
+  /** the client closed stdin (v5: channel 255, stream 0) */
+  stdinClosed: boolean;
+  /** the stand-in process ended (its exit code, or 128 + the signal) */
+  exitCode?: number;
+  /** resolves once the process has ended and the connection closed */
+  done: Promise<void>;
+}
+
+const EXEC_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/(exec|portforward)\?(.*)$/;
 const LOG_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/?]+)\/log(?:\?.*)?$/;
 const PATH = /^\/api\/v1\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/?]+))?(?:\?.*)?$/;
 
@@ -33,7 +64,20 @@ export class FakeApiServer {
   failNext: { method: string; pathIncludes: string; code: number } | undefined;
   /** pod name → its log as the API server answers it with timestamps=true */
   readonly podLogs = new Map<string, string>();
+  /** every exec upgraded, in order */
+  readonly execs: FakeExec[] = [];
+  /** the subprotocols the exec endpoint accepts, best first (a v4-only server: `['v4.channel.k8s.io']`) */
+  execProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
   private server: Server | undefined;
+  /** pod port → the local TCP port a `portforward` to it dials (127.0.0.1); a port not here is dialled as itself */
+  readonly portTargets = new Map<number, number>();
+  /** every portforward upgraded: the port asked and the subprotocol */
+  readonly forwards: { pod: string; port: number; protocol: string }[] = [];
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (offered, req) => (req.url?.includes('/portforward?') ? ['v4.channel.k8s.io'] : this.execProtocols).find((p) => offered.has(p)) ?? false,
+  });
+  private readonly children = new Set<ChildProcess>();
   private port = 0;
 
   async start(): Promise<void> {
@@ -57,16 +101,21 @@ export class FakeApiServer {
         res.end(JSON.stringify(out));
       });
     });
+    this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
   }
 
   async close(): Promise<void> {
+    for (const c of this.children) c.kill('SIGKILL');
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 
-  /** A CoreV1Api of the real client, pointed at this server (plain HTTP, a dummy token). */
-  coreApi(): k8s.CoreV1Api {
+  /** A kubeconfig of the real client, pointed at this server (plain HTTP, a dummy token). */
+  kubeConfig(): k8s.KubeConfig {
     const kc = new k8s.KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'fake', server: `http://127.0.0.1:${this.port}`, skipTLSVerify: true }],
@@ -74,7 +123,126 @@ export class FakeApiServer {
       contexts: [{ name: 'fake', cluster: 'fake', user: 'gantry' }],
       currentContext: 'fake',
     });
-    return kc.makeApiClient(k8s.CoreV1Api);
+    return kc;
+  }
+
+  /** A CoreV1Api of the real client, pointed at this server. */
+  coreApi(): k8s.CoreV1Api {
+    return this.kubeConfig().makeApiClient(k8s.CoreV1Api);
+  }
+
+  /** Play the scheduler and the kubelet: the pod is Running on a node, its container `main` started. */
+  setPodRunning(name: string): void {
+    const pod = this.pod(name);
+    if (!pod) throw new Error(`no pod ${name}`);
+    const p = pod as unknown as { spec?: { nodeName?: string } };
+    p.spec = { ...p.spec, nodeName: 'node-1' };
+    pod.status = { phase: 'Running', containerStatuses: [{ name: 'main', ready: true, state: { running: { startedAt: new Date().toISOString() } } }] };
+  }
+
+  /** GET …/pods/{name}/exec: refused as the API server refuses it, else upgraded and run. */
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = req.url ?? '';
+    this.requests.push({ method: req.method ?? '', url });
+    const refuse = (code: number, reason: string, message: string) => {
+      const body = JSON.stringify(status(code, reason, message));
+      socket.end(`HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    };
+    const m = EXEC_PATH.exec(url);
+    if (!m || req.method !== 'GET') return void refuse(404, 'NotFound', `no route ${url}`);
+    const name = m[1]!;
+    const q = new URLSearchParams(m[3]);
+    const pod = this.pod(name) as (Obj & { spec?: { nodeName?: string; containers?: { name: string }[] }; status?: { phase?: string } }) | undefined;
+    if (!pod) return void refuse(404, 'NotFound', `pods "${name}" not found`);
+    if (m[2] === 'portforward') {
+      if (!pod.spec?.nodeName) return void refuse(400, 'BadRequest', `pod ${name} does not have a host assigned`);
+      if (pod.status?.phase !== 'Running') return void refuse(400, 'BadRequest', `unable to upgrade connection: pod ${name} is not running`);
+      const port = Number(q.get('ports'));
+      if (!Number.isInteger(port) || port < 1 || port > 65535) return void refuse(400, 'BadRequest', `invalid port ${q.get('ports')}`);
+      return void this.wss.handleUpgrade(req, socket, head, (ws) => this.forward(ws, name, port));
+    }
+    const container = q.get('container') ?? pod.spec?.containers?.[0]?.name ?? '';
+    if (!pod.spec?.containers?.some((c) => c.name === container)) return void refuse(400, 'BadRequest', `container ${container} is not valid for pod ${name}`);
+    if (!pod.spec.nodeName) return void refuse(400, 'BadRequest', `pod ${name} does not have a host assigned`);
+    if (pod.status?.phase !== 'Running') return void refuse(400, 'BadRequest', `unable to upgrade connection: container not found ("${container}")`);
+    const command = q.getAll('command');
+    const tty = q.get('tty') === 'true';
+    if (!command.length) return void refuse(400, 'BadRequest', 'you must specify at least 1 command');
+    if (tty && q.get('stderr') === 'true') return void refuse(400, 'BadRequest', 'tty and stderr cannot both be true');
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.run(ws, { pod: name, container, command, tty }));
+  }
+
+  /**
+   * A port-forward (v4.channel.k8s.io, one port): the port prefixed (2 bytes LE) on each
+   * channel's first frame, the bytes on channel 0, a dial failure as the kubelet words it on
+   * channel 1, then the close.
+   */
+  private forward(ws: WebSocket, pod: string, port: number): void {
+    this.forwards.push({ pod, port, protocol: ws.protocol });
+    const prefix = Buffer.alloc(2);
+    prefix.writeUInt16LE(port);
+    ws.send(Buffer.concat([Buffer.of(0), prefix]));
+    ws.send(Buffer.concat([Buffer.of(1), prefix]));
+    const tcp = dialTcp(this.portTargets.get(port) ?? port, '127.0.0.1');
+    tcp.on('data', (d: Buffer) => ws.readyState === ws.OPEN && ws.send(Buffer.concat([Buffer.of(0), d])));
+    tcp.on('error', (err) => {
+      if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.of(1), Buffer.from(`error forwarding port ${port} to pod ${pod}, uid : failed to connect to localhost:${port} inside namespace: ${err.message}`)]));
+      ws.close(1000);
+    });
+    tcp.on('close', () => ws.close(1000));
+    ws.on('message', (raw: RawData) => {
+      const frame = raw as Buffer;
+      if (frame[0] === 0 && frame.length > 1) tcp.write(frame.subarray(1));
+    });
+    ws.on('close', () => tcp.destroy());
+  }
+
+  /** The stand-in for the container's process: the channels both ways, the Status on 3, then the close. */
+  private run(ws: WebSocket, ask: Pick<FakeExec, 'pod' | 'container' | 'command' | 'tty'>): void {
+    let exited!: () => void;
+    const wsClosed = new Promise<void>((r) => ws.once('close', () => r()));
+    const e: FakeExec = { ...ask, protocol: ws.protocol, resizes: [], stdinClosed: false, done: Promise.all([wsClosed, new Promise<void>((r) => (exited = r))]).then(() => {}) };
+    this.execs.push(e);
+    const send = (channel: number, data: Buffer | string) => {
+      if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.of(channel), Buffer.from(data)]));
+    };
+    const child = spawn(ask.command[0]!, ask.command.slice(1), { stdio: 'pipe' });
+    this.children.add(child);
+    child.stdin.on('error', () => {});
+    child.stdout.on('data', (d: Buffer) => send(1, d));
+    child.stderr.on('data', (d: Buffer) => send(ask.tty ? 1 : 2, d));
+    ws.on('message', (raw: RawData) => {
+      const frame = raw as Buffer;
+      const payload = frame.subarray(1);
+      if (frame[0] === 0) child.stdin.write(payload);
+      else if (frame[0] === 4) e.resizes.push(JSON.parse(payload.toString()));
+      else if (frame[0] === 255 && payload[0] === 0 && ws.protocol === 'v5.channel.k8s.io') {
+        e.stdinClosed = true;
+        child.stdin.end();
+      }
+    });
+    ws.on('close', () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let spawnError: Error | undefined;
+    child.on('error', (err) => (spawnError = err));
+    child.on('close', (code, signal) => {
+      this.children.delete(child);
+      if (spawnError) {
+        // what containerd says of an executable it cannot find, through the kubelet
+        send(3, JSON.stringify({ metadata: {}, status: 'Failure', message: `OCI runtime exec failed: exec failed: unable to start container process: exec: ${JSON.stringify(ask.command[0])}: executable file not found in $PATH: unknown` }));
+      } else {
+        const rc = code ?? 128 + (signal ? (({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }) as Record<string, number>)[signal] ?? 0 : 0);
+        e.exitCode = rc;
+        // k8s.io/apimachinery's remotecommand: the kubelet's Status for the exit
+        send(3, JSON.stringify(rc === 0 ? { metadata: {}, status: 'Success' } : {
+          metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: error executing command [${ask.command.join(' ')}], exit code ${rc}`,
+          reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(rc) }] },
+        }));
+      }
+      ws.close(1000);
+      exited();
+    });
   }
 
   pod(name: string): Obj | undefined {
