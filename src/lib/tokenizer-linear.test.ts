@@ -1,3 +1,6 @@
+// Runs in a process of its own (test/runner): it times this thread's turns, and a shared worker's
+// heap (2.4 GB after the files before it) gives V8's collector pauses of 60 ms and more on it
+// (seen in CI: 61 ms between two turns).
 // Counting with a named tokenizer is linear in the text and never holds the event loop for
 // long (issue 40: 131,072 letters without a space held it 17 s under cl100k_base, a 32 KiB run
 // 36 s on the tokenizer.json path): for adversarial texts (one letter, space, digit or
@@ -64,8 +67,9 @@ test('adversarial texts are counted in linear time without holding the event loo
         // twice the text, less than 2.5 times the time (+ 25 ms: a small count is mostly noise)
         assert.ok(large.ms < 2.5 * small.ms + 25, what);
         // the CPU between two turns is a slice (2 ms), read in ticks of the kernel's clock (4 ms),
-        // plus what V8's collector may take on this thread meanwhile (tens of ms at worst on a busy machine)
-        assert.ok(Math.max(small.stallCpuMs, large.stallCpuMs) <= 60, `${what}: ${Math.max(small.stallCpuMs, large.stallCpuMs)} ms of CPU between two turns`);
+        // plus what V8's collector may take on this thread meanwhile (tens of ms at worst on a busy
+        // machine); the audit's stalls were seconds
+        assert.ok(Math.max(small.stallCpuMs, large.stallCpuMs) <= 100, `${what}: ${Math.max(small.stallCpuMs, large.stallCpuMs)} ms of CPU between two turns`);
       }
       // the audit's prompts: 131,072 letters without a space (17 s before), a 32 KiB run (36 s before)
       for (const text of ['x'.repeat(131_072), 'y'.repeat(32_768)]) {
