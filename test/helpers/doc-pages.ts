@@ -20,6 +20,7 @@ export const SHELL_FENCES: Record<string, string> = {
   '': 'run, in order, against a fresh Gantry by test/readme.process.test.ts',
   'on-a-gpu-server': 'needs a GPU server (the NVIDIA toolkit, a model served by vLLM); not run',
   deploy: 'builds or starts Gantry\'s own image, or acts on an installation\'s host; not run (the image tests run the image)',
+  'with-containers': 'needs real containers (the docker driver) and GANTRY_SSH_LISTEN: SSH into an instance; not run here (src/gateway/ssh/ssh.engines.test.ts runs the same with the stock client)',
 };
 
 export function read(page: string): string {
