@@ -65,6 +65,9 @@ export interface SshGatewayDeps {
 }
 
 /** One client connection: who it is once authenticated, what it has open. */
+/** how long an ended connection waits for the client to close its channels */
+const CLOSE_GRACE_MS = 2_000;
+
 interface Client {
   conn: Connection;
   ip: string;
@@ -79,6 +82,8 @@ interface Client {
 
 export class SshGateway {
   private readonly d: SshGatewayDeps;
+  /** channels Gantry ended with a reason and status 255: their process's own end adds nothing */
+  private readonly endedHere = new WeakSet<ServerChannel>();
   private server: ssh2.Server | undefined;
   private m: SshModules | undefined;
   private key: HostKey | undefined;
@@ -295,7 +300,7 @@ export class SshGateway {
     proc.stderr.pipe(channel.stderr, { end: false });
     await Promise.all([ended(proc.stdout), ended(proc.stderr)]);
     const code = await proc.exited();
-    if (channel.destroyed) return;
+    if (channel.destroyed || this.endedHere.has(channel)) return; // Gantry ended it with its reason (end)
     channel.exit(code ?? 255);
     channel.end();
   }
@@ -329,13 +334,26 @@ export class SshGateway {
 
   /** Ends a connection: a line on each open channel's stderr, then the connection itself. */
   private end(c: Client, why: string): void {
-    for (const ch of c.channels) {
-      if (ch.destroyed) continue;
+    // The processes' output stops reaching the channels first: a channel is ended here, and
+    // what a closing process still writes must not land after that end.
+    for (const p of c.procs) {
+      p.stdout.unpipe().resume(); // read to its end, to nowhere: run() waits for that end
+      p.stderr.unpipe().resume();
+    }
+    const open = [...c.channels].filter((ch) => !ch.destroyed);
+    for (const ch of open) {
+      this.endedHere.add(ch);
       ch.stderr?.write(`\r\n${why}\r\n`);
       ch.exit?.(255);
+      ch.end();
     }
     for (const p of c.procs) void p.close().catch(() => {});
-    c.conn.end();
+    // The connection ends once the client has closed those channels, so it has printed the
+    // line and taken the status (OpenSSH drops output still buffered when the connection goes
+    // first: seen in CI), or after CLOSE_GRACE_MS from a client that does not answer.
+    const closedAll = Promise.all(open.map((ch) => new Promise<void>((r) => ch.once('close', () => r()))));
+    const grace = new Promise<void>((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+    void Promise.race([closedAll, grace]).then(() => c.conn.end());
     this.closed(c);
   }
 
