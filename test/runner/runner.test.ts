@@ -66,6 +66,10 @@ test('tiers by file name; the services tier adds the files that read the service
   assert.ok(!filesOf('fast').some((f) => /\.(engines|browser|image|services|process)\.test\.ts$/.test(f)));
   assert.equal(needsOwnProcess('test/lazy-modules.test.ts'), true);
   assert.equal(needsOwnProcess('src/lib/money.test.ts'), false);
+  // the services tier shares workers among the fast tier's files it runs again; every other file has a process
+  assert.equal(needsOwnProcess('src/gateway/ports/ports-replicas.services.test.ts'), true);
+  assert.equal(needsOwnProcess('src/cli/admin-start.process.test.ts'), true);
+  assert.equal(needsOwnProcess('src/http/routes/budgets/budgets.test.ts'), false);
 });
 
 test('longest first; a file never timed before the others', () => {

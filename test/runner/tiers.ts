@@ -28,7 +28,9 @@ export const TIERS: Record<TierName, Tier> = {
   engines: { needs: 'root, dockerd, Podman, runc and a static busybox (apt-get install docker.io podman runc busybox-static)', isolation: 'process' },
   browser: { needs: 'Chromium (apt-get install chromium)', isolation: 'process' },
   image: { needs: 'Podman, debootstrap and docker-compose (apt-get install podman debootstrap docker-compose)', isolation: 'process' },
-  services: { needs: 'PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL (and the servers some files start of their own)', isolation: 'process' },
+  // the fast tier's files it runs again on PostgreSQL and Redis share workers as in the fast
+  // tier; its own files and other tiers' get a process each (needsOwnProcess)
+  services: { needs: 'PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL (and the servers some files start of their own)', isolation: 'none' },
 };
 
 /** The tier a test file belongs to, by its name: `x.engines.test.ts` is an engines test. */
@@ -107,6 +109,8 @@ export function filesOf(tier: TierName, env: NodeJS.ProcessEnv = process.env, al
 export const OWN_PROCESS = /^\/\/ Runs in a process of its own \(test\/runner\)/m;
 
 export function needsOwnProcess(file: string): boolean {
+  // only the fast tier's files are written for a shared worker (DEVELOPERS.md, "Tests in tiers")
+  if (tierOf(file) !== 'fast') return true;
   try {
     return OWN_PROCESS.test(readFileSync(join(ROOT, file), 'utf8'));
   } catch {
