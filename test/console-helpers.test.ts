@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { inDollars, money, parseDollars, usd, usdDecimal } from '../src/console/money.js';
 import { csvText, pageCount } from '../src/console/table.js';
 import { monthStart, spendByKey, spendOfKeys } from '../src/console/spend-sums.js';
-import { BLANK, checkEndpointForm, endpointBody, formFieldOf, parseEnvs, wholeIn } from '../src/console/endpoint-form.js';
+import { BLANK, checkEndpointForm, endpointBody, formFieldOf, wholeIn } from '../src/console/endpoint-form.js';
+import { checkEnvRows, envControlOf, envPairs } from '../src/console/envs.js';
+import { BLANK as INSTANCE_BLANK, checkInstanceForm, instanceBody, instanceControlOf, withTemplate } from '../src/console/instance-form.js';
 
 test('money: units as exact dollars, at least two decimals, every digit there is; a minus sign, thousands grouped', () => {
   assert.deepEqual(
@@ -72,38 +74,72 @@ const LIMITS = {
   minQueueWaitTime: 1, maxQueueWaitTime: 3600, minRequestNum: 1, maxRequestNum: 1000,
 };
 
-test('the endpoint form\'s numbers and environment: whole numbers in range, KEY=value lines', () => {
+test('the endpoint form\'s numbers: whole numbers in range', () => {
   assert.deepEqual([wholeIn('', 1, 3), wholeIn('x', 1, 3), wholeIn('1.5', 1, 3), wholeIn('5', 1, 3), wholeIn(' 2 ', 1, 3)],
     ['required', 'must be a whole number', 'must be a whole number', 'must be in 1–3', undefined]);
-  assert.deepEqual(parseEnvs('A=1\n\nB = x=y\n'), { envs: [{ key: 'A', value: '1' }, { key: 'B', value: ' x=y' }] });
-  assert.deepEqual(parseEnvs('=x'), { error: 'line 1: write KEY=value' });
-  assert.deepEqual(parseEnvs('A=1\nnoeq'), { error: 'line 2: write KEY=value' });
-  assert.deepEqual(parseEnvs(''), { envs: [] });
+});
+
+test('environment variables as rows: blank rows not sent, the API\'s limits at their row, a refusal at the row it came from', () => {
+  const rows = [{ key: 'A', value: '1' }, { key: '', value: '' }, { key: 'B', value: ' x=y' }];
+  assert.deepEqual(envPairs(rows), { envs: [{ key: 'A', value: '1' }, { key: 'B', value: ' x=y' }], rowOf: [0, 2] });
+  assert.deepEqual(checkEnvRows(rows), {});
+  assert.deepEqual(checkEnvRows([{ key: 'K'.repeat(512), value: '' }, { key: '', value: '' }, { key: 'V', value: 'v'.repeat(4096) }]),
+    { 'envs.0.key': 'at most 511 characters, got 512', 'envs.2.value': 'at most 4095 characters, got 4096' });
+  assert.deepEqual(checkEnvRows([{ key: 'K'.repeat(511), value: 'v'.repeat(4095) }]), {}, 'the limits themselves pass');
+  assert.deepEqual(checkEnvRows(Array.from({ length: 101 }, (_, i) => ({ key: `K${i}`, value: '' }))), { envs: 'at most 100 variables, got 101' });
+  assert.deepEqual(['envs[1].key', 'env[1].value', 'envs[0]', 'envs', 'envs[7].key', 'name'].map((f) => envControlOf(f, [0, 2])),
+    ['envs.2.key', 'envs.2.value', 'envs.0.key', 'envs', 'envs', undefined]);
 });
 
 test('the endpoint form\'s checks: each at its field, by the operator\'s ranges; a form that passes becomes the create body', () => {
-  const form = { ...BLANK, image: 'ghcr.io/acme/api:1', name: '  web  ', envs: 'MODE=prod' };
-  assert.deepEqual(checkEndpointForm(form, LIMITS), { bad: {}, envs: [{ key: 'MODE', value: 'prod' }] });
-  assert.deepEqual(checkEndpointForm({ ...form, image: ' ', port: '2222', gpuNum: '9', minNum: '5', maxNum: '4', healthPath: 'health', envs: 'oops' }, LIMITS).bad, {
+  const form = { ...BLANK, image: 'ghcr.io/acme/api:1', name: '  web  ', envs: [{ key: 'MODE', value: 'prod' }] };
+  assert.deepEqual(checkEndpointForm(form, LIMITS), {});
+  assert.deepEqual(checkEndpointForm({ ...form, image: ' ', port: '2222', gpuNum: '9', minNum: '5', maxNum: '4', healthPath: 'health', envs: [{ key: 'K'.repeat(600), value: '' }], storageId: 'nst_1', mountPath: 'data' }, LIMITS), {
     image: 'required: the image to run, like ghcr.io/acme/api:1', port: '2222–2224 are reserved', gpuNum: 'must be in 1–8',
-    maxNum: 'must be at least the minimum (5)', healthPath: 'must start with /', envs: 'line 1: write KEY=value',
+    maxNum: 'must be at least the minimum (5)', healthPath: 'must start with /', 'envs.0.key': 'at most 511 characters, got 600', mountPath: 'must be an absolute path (start with /)',
   });
-  assert.deepEqual(checkEndpointForm({ ...form, policyValue: '4000' }, LIMITS).bad, { policyValue: 'must be in 1–3600' }, 'queue wait: seconds');
-  assert.deepEqual(checkEndpointForm({ ...form, policyType: 'concurrency', policyValue: '4000' }, LIMITS).bad, { policyValue: 'must be in 1–1000' }, 'queued requests');
-  assert.deepEqual(endpointBody(form, 'prod-1', [{ key: 'MODE', value: 'prod' }]), {
+  assert.deepEqual(checkEndpointForm({ ...form, policyValue: '4000' }, LIMITS), { policyValue: 'must be in 1–3600' }, 'queue wait: seconds');
+  assert.deepEqual(checkEndpointForm({ ...form, policyType: 'concurrency', policyValue: '4000' }, LIMITS), { policyValue: 'must be in 1–1000' }, 'queued requests');
+  assert.deepEqual(endpointBody(form, 'prod-1', undefined).body, {
     endpoint: {
       name: 'web', image: { image: 'ghcr.io/acme/api:1' }, ports: [{ port: 8000 }], products: [{ id: 'prod-1' }],
       workerConfig: { gpuNum: 1, minNum: 1, maxNum: 3, maxConcurrent: 1 }, policy: { type: 'queue', value: 4 }, healthy: { path: '/' },
       envs: [{ key: 'MODE', value: 'prod' }],
     },
   });
-  assert.equal('name' in endpointBody({ ...form, name: ' ' }, 'p', []).endpoint, false, 'a blank name is left to the API (the app name)');
+  const stored = endpointBody({ ...form, command: 'serve --port 8000', storageId: 'nst_1', mountPath: '/models' }, 'prod-1', { storageId: 'nst_1', clusterId: 'cls_a' }).body.endpoint;
+  assert.deepEqual([stored.image, stored.volumeMounts, stored.clusterID], [{ image: 'ghcr.io/acme/api:1', command: 'serve --port 8000' },
+    [{ type: 'network', id: 'nst_1', mountPath: '/models' }], 'cls_a'], 'a network storage is mounted, in its cluster');
+  assert.equal('name' in endpointBody({ ...form, name: ' ' }, 'p', undefined).body.endpoint, false, 'a blank name is left to the API (the app name)');
 });
 
 test('an API refusal names the form\'s field it is at', () => {
   assert.deepEqual(
-    ['endpoint.workerConfig.minNum', 'endpoint.envs[0].key', 'endpoint.ports[0].port', 'endpoint.products', 'endpoint.image.image', 'endpoint.appName', 'other.name'].map((f) => formFieldOf(f, 'endpoint.')),
-    ['minNum', 'envs', 'port', 'productId', 'image', 'name', undefined],
+    ['endpoint.workerConfig.minNum', 'endpoint.envs[0].key', 'endpoint.ports[0].port', 'endpoint.products', 'endpoint.image.image', 'endpoint.appName', 'endpoint.image.command',
+      'endpoint.volumeMounts[0].mountPath', 'endpoint.volumeMounts[0].id', 'endpoint.clusterID', 'other.name'].map((f) => formFieldOf(f, 'endpoint.', [1])),
+    ['minNum', 'envs.1.key', 'port', 'productId', 'image', 'name', 'command', 'mountPath', 'storageId', 'storageId', undefined],
   );
   assert.deepEqual(['policy.value', 'healthy.path', 'env', 'unknown'].map((f) => formFieldOf(f, '')), ['policyValue', 'healthPath', 'envs', undefined]);
 });
+
+test('the instance form: a template fills in what it runs, the body carries start command, entrypoint, variables and storage, refusals at their control', () => {
+  const t = { Id: 'tpl_1', startCommand: 'serve', entrypoint: '/bin/sh -c', envs: [{ key: 'HF_HOME', value: '/data' }] };
+  const chosen = withTemplate({ ...INSTANCE_BLANK, command: 'typed' }, t);
+  assert.deepEqual([chosen.templateId, chosen.command, chosen.entrypoint, chosen.envs], ['tpl_1', 'serve', '/bin/sh -c', [{ key: 'HF_HOME', value: '/data' }]]);
+  assert.equal(withTemplate(chosen, undefined).command, 'serve', 'back to an image keeps what is typed');
+  const form = { ...INSTANCE_BLANK, name: 'web', command: 'python app.py', entrypoint: '/bin/bash -lc', envs: [{ key: '', value: '' }, { key: 'MODE', value: 'prod' }], storageId: 'nst_1', mountPoint: '/data' };
+  assert.deepEqual(checkInstanceForm(form), {});
+  assert.deepEqual(checkInstanceForm({ ...form, command: 'x'.repeat(2048), mountPoint: 'data' }), { command: 'at most 2047 characters, got 2048', mountPoint: 'must be an absolute path (start with /)' });
+  assert.deepEqual(instanceBody(form, { productId: 'prd_1', disk: '60' }), {
+    body: {
+      name: 'web', productId: 'prd_1', gpuNum: 1, kind: 'gpu', billingMode: 'onDemand', command: 'python app.py', entrypoint: '/bin/bash -lc',
+      envs: [{ key: 'MODE', value: 'prod' }], imageUrl: 'nginx:latest', rootfsSize: 60, networkStorages: [{ Id: 'nst_1', mountPoint: '/data' }],
+    },
+    rowOf: [1],
+  });
+  const fromTpl = instanceBody({ ...chosen, imageUrl: 'ignored' }, { productId: 'prd_1', disk: '60' }).body;
+  assert.deepEqual([fromTpl.templateId, 'imageUrl' in fromTpl, 'rootfsSize' in fromTpl], ['tpl_1', false, false], 'the template\'s image and disk');
+  assert.deepEqual(['command', 'entrypoint', 'envs[0].key', 'networkStorages[0].Id', 'networkStorages[0].mountPoint', 'clusterId', 'billingMode'].map((f) => instanceControlOf(f, [1])),
+    ['command', 'entrypoint', 'envs.1.key', 'storageId', 'mountPoint', 'storageId', undefined]);
+});
+

@@ -1,8 +1,8 @@
 // The console's serverless endpoints in a real browser (issue 32, item 2, and item 1 for its
 // forms): playwright-core driving Debian's chromium against a real Gantry process on the sim
 // driver. As an Owner: the create form shows the ranges of /endpoint/limit and what the
-// endpoint would cost per hour (price × GPUs × workers) before it exists; a form check (max
-// below min) and the API's refusal (an environment variable's name over 511 characters) show at their fields and
+// endpoint would cost per hour (price × GPUs × workers) before it exists; the form's checks (max
+// below min; an environment variable's name over 511 characters, the API's rule, at its row) show at their fields and
 // keep everything typed; the corrected create runs and the endpoint is listed. On its page the
 // scaling form warns that saving replaces the workers; a refused save keeps what was typed with
 // the refusal at its field and no "Saved"; the corrected save says so. Delete asks first (on
@@ -75,7 +75,12 @@ test('the console\'s serverless endpoints in chromium: create with limits and co
     await form.getByLabel('GPUs per worker').fill('2');
     await minField.fill('1');
     await form.getByLabel('Max workers').fill('3');
-    await form.getByLabel('Environment').fill('GREETING=hello\nMODE=test');
+    await form.getByRole('button', { name: 'Add a variable' }).click();
+    await form.getByRole('button', { name: 'Add a variable' }).click();
+    await form.getByLabel('Variable 1 name').fill('GREETING');
+    await form.getByLabel('Variable 1 value').fill('hello');
+    await form.getByLabel('Variable 2 name').fill('MODE');
+    await form.getByLabel('Variable 2 value').fill('test');
     const price = BigInt(product.price);
     const cost = p.getByRole('status', { name: 'Cost of this endpoint' });
     await cost.getByText(`${usd(price * 2n)} to ${usd(price * 2n * 3n)} per hour`).waitFor();
@@ -91,26 +96,28 @@ test('the console\'s serverless endpoints in chromium: create with limits and co
     await form.getByLabel('Max workers').fill('3');
     await maxError.waitFor({ state: 'detached' });
 
-    // The API's refusal: an environment variable's name over 511 characters, at its field; everything typed stays.
-    const envs = `${'K'.repeat(600)}=v\nMODE=test`;
-    await form.getByLabel('Environment').fill(envs);
+    // The API's rule, checked by the form: an environment variable's name over 511 characters, at its row; everything typed stays.
+    const longName = 'K'.repeat(600);
+    await form.getByLabel('Variable 1 name').fill(longName);
     await form.getByLabel('Health path').fill('/healthz');
     await form.getByRole('button', { name: 'Create endpoint' }).click();
     const refusal = form.getByRole('alert').filter({ hasText: /511/ });
     await refusal.waitFor();
-    assert.equal(await form.getByLabel('Environment').getAttribute('aria-invalid'), 'true');
-    assert.match(await description(form.getByLabel('Environment')), /511/);
+    assert.equal(await form.getByLabel('Variable 1 name').getAttribute('aria-invalid'), 'true');
+    assert.equal(await form.getByLabel('Variable 2 name').getAttribute('aria-invalid'), null, 'only the row at fault');
+    assert.match(await description(form.getByLabel('Variable 1 name')), /511/);
     assert.equal(await form.getByLabel('Endpoint name').inputValue(), 'echo-typed');
     assert.equal(await form.getByLabel('Image').inputValue(), 'hashicorp/http-echo');
     assert.equal(await form.getByLabel('HTTP port').inputValue(), '8080');
     assert.equal(await form.getByLabel('GPUs per worker').inputValue(), '2');
     assert.equal(await minField.inputValue(), '1');
     assert.equal(await form.getByLabel('Max workers').inputValue(), '3');
-    assert.equal(await form.getByLabel('Environment').inputValue(), envs);
+    assert.equal(await form.getByLabel('Variable 1 name').inputValue(), longName);
+    assert.equal(await form.getByLabel('Variable 2 value').inputValue(), 'test');
     assert.equal(await form.getByLabel('Health path').inputValue(), '/healthz');
     assert.equal(await p.getByRole('status').filter({ hasText: 'created' }).count(), 0, 'no success beside the refusal');
     await shot(p, 'create-refused');
-    await form.getByLabel('Environment').fill('GREETING=hello\nMODE=test');
+    await form.getByLabel('Variable 1 name').fill('GREETING');
     await refusal.waitFor({ state: 'detached' });
     await form.getByRole('button', { name: 'Create endpoint' }).click();
     await p.getByRole('status').filter({ hasText: 'Endpoint echo-typed created' }).waitFor();

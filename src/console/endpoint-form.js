@@ -1,8 +1,11 @@
 // @ts-check
 // The serverless page's create form, as data: the fields as typed, the form's own checks at
 // their fields against the operator's ranges (/endpoint/limit), the request body it sends, and
-// which field an API refusal names. No DOM: the page (pages/serverless.js) renders it and
-// test/console-helpers.test.ts checks it.
+// which field an API refusal names. The create request (POST /endpoint/create) carries the
+// start command as `image.command`, the variables as `envs`, a network storage as a
+// `volumeMounts` entry of type `network` with `clusterID` its cluster (the API requires it).
+// No DOM: the page (pages/serverless.js) renders it and test/console-helpers.test.ts checks it.
+import { checkEnvRows, envControlOf, envPairs } from './envs.js';
 
 /**
  * An answer of the API, parsed (as api.js's Json; named here so this module stays apart from the one that fetches).
@@ -12,23 +15,28 @@
 /** The create form's fields as typed (text: kept exactly when the API refuses). */
 export const BLANK = {
   name: '', image: '', port: '8000', productId: '', gpuNum: '1', minNum: '1', maxNum: '3', maxConcurrent: '1',
-  policyType: 'queue', policyValue: '4', healthPath: '/', envs: '',
+  policyType: 'queue', policyValue: '4', healthPath: '/', command: '', envs: /** @type {import('./envs.js').EnvRow[]} */ ([]),
+  storageId: '', mountPath: '/network',
 };
 /** @typedef {typeof BLANK} CreateFields */
 
 /**
- * The form's field for a field the API names in a refusal (its body's path), or undefined.
+ * The form's control for a field the API names in a refusal (its body's path), or undefined.
  * @param {string} apiField
  * @param {string} prefix `endpoint.` on create, `` on update
+ * @param {number[]} [rowOf] the row each variable sent came from (envPairs)
  */
-export function formFieldOf(apiField, prefix) {
+export function formFieldOf(apiField, prefix, rowOf = []) {
   if (!apiField.startsWith(prefix)) return undefined;
   const f = apiField.slice(prefix.length);
-  if (f.startsWith('envs') || f.startsWith('env[') || f === 'env') return 'envs';
+  const env = envControlOf(f, rowOf);
+  if (env) return env;
   if (f.startsWith('ports')) return 'port';
   if (f.startsWith('products')) return 'productId';
   if (f.startsWith('workerConfig.')) return f.slice('workerConfig.'.length);
-  return /** @type {Record<string, string>} */ ({ name: 'name', appName: 'name', 'image.image': 'image', 'policy.type': 'policyType', 'policy.value': 'policyValue', 'healthy.path': 'healthPath' })[f];
+  if (/^volumeMounts\[\d+\]\.mountPath$/.test(f)) return 'mountPath';
+  if (f.startsWith('volumeMounts') || f === 'clusterID') return 'storageId';
+  return /** @type {Record<string, string>} */ ({ name: 'name', appName: 'name', 'image.image': 'image', 'image.command': 'command', 'policy.type': 'policyType', 'policy.value': 'policyValue', 'healthy.path': 'healthPath' })[f];
 }
 
 /**
@@ -45,32 +53,12 @@ export function wholeIn(text, min, max) {
 }
 
 /**
- * Environment variables typed one per line as KEY=value, or the line that is not.
- * @param {string} text
- * @returns {{ envs: { key: string, value: string }[] } | { error: string }}
- */
-export function parseEnvs(text) {
-  /** @type {{ key: string, value: string }[]} */
-  const envs = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = /** @type {string} */ (lines[i]);
-    if (!line.trim()) continue;
-    const eq = line.indexOf('=');
-    if (eq < 1) return { error: `line ${i + 1}: write KEY=value` };
-    envs.push({ key: line.slice(0, eq).trim(), value: line.slice(eq + 1) });
-  }
-  return { envs };
-}
-
-/**
- * The form's own checks (the API judges again), each at its field; with the environment parsed.
+ * The form's own checks (the API judges again), each at its field (a variable's at its row).
  * @param {CreateFields} form
  * @param {Json} l the operator's ranges (/endpoint/limit)
- * @returns {{ bad: Record<string, string>, envs: { key: string, value: string }[] }}
+ * @returns {Record<string, string>}
  */
 export function checkEndpointForm(form, l) {
-  const envs = parseEnvs(form.envs);
   const policyRange = form.policyType === 'queue' ? [l.minQueueWaitTime, l.maxQueueWaitTime] : [l.minRequestNum, l.maxRequestNum];
   /** @type {Record<string, string | undefined>} */
   const found = {
@@ -83,30 +71,34 @@ export function checkEndpointForm(form, l) {
     maxConcurrent: wholeIn(form.maxConcurrent, l.minConcurrencyNum, l.maxConcurrencyNum),
     policyValue: wholeIn(form.policyValue, policyRange[0], policyRange[1]),
     healthPath: form.healthPath.startsWith('/') ? undefined : 'must start with /',
-    envs: 'error' in envs ? envs.error : undefined,
+    command: form.command.length > 2047 ? `at most 2047 characters, got ${form.command.length}` : undefined,
+    mountPath: form.storageId && !form.mountPath.startsWith('/') ? 'must be an absolute path (start with /)' : undefined,
   };
-  const bad = /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(found).filter(([, v]) => v)));
-  return { bad, envs: 'envs' in envs ? envs.envs : [] };
+  return { ...checkEnvRows(form.envs), .../** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(found).filter(([, v]) => v))) };
 }
 
 /**
- * The create request's body (POST /endpoint/create) from a form that passed its checks.
+ * The create request's body (POST /endpoint/create) from a form that passed its checks, and
+ * the row each variable sent came from (for a refusal naming `endpoint.envs[i]`).
  * @param {CreateFields} form
  * @param {string} productId
- * @param {{ key: string, value: string }[]} envs
+ * @param {Json | undefined} storage the network storage chosen (its list entry), if any
  */
-export function endpointBody(form, productId, envs) {
+export function endpointBody(form, productId, storage) {
   const name = form.name.trim();
-  return {
+  const { envs, rowOf } = envPairs(form.envs);
+  const body = {
     endpoint: {
       ...(name ? { name } : {}),
-      image: { image: form.image.trim() },
+      image: { image: form.image.trim(), ...(form.command ? { command: form.command } : {}) },
       ports: [{ port: Number(form.port) }],
       products: [{ id: productId }],
       workerConfig: { gpuNum: Number(form.gpuNum), minNum: Number(form.minNum), maxNum: Number(form.maxNum), maxConcurrent: Number(form.maxConcurrent) },
       policy: { type: form.policyType, value: Number(form.policyValue) },
       healthy: { path: form.healthPath },
       envs,
+      ...(storage ? { volumeMounts: [{ type: 'network', id: storage.storageId, mountPath: form.mountPath }], clusterID: storage.clusterId } : {}),
     },
   };
+  return { body, rowOf };
 }

@@ -1,18 +1,23 @@
 // @ts-check
 // Instances and templates: a page of instances with status (server paging, one request per
-// view; removed ones hidden unless asked for), create from a product or a template (a form
-// that keeps what was typed when the API refuses it, the refusal shown at its field), and an
+// view; removed ones hidden unless asked for), create from a product or a template (the
+// team's own, official or community ones), with a start command, entrypoint, environment
+// variables and a network storage (a form that keeps what was typed when the API refuses it,
+// the refusal shown at its field: instance-form.js), and an
 // instance's page: start, stop, restart, delete, its ports as links, its SSH command and host
 // key when Gantry serves SSH, cost so far, the web terminal, its GPU metrics (instance-metrics.js, loaded with that page) and its log
 // followed live (EventSource).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
-import { CopyButton, ErrorBox, LiveLog, Loaded, Money, Pager, Table, useAction, useLoad, when } from '../ui.js';
+import { CopyButton, ErrorBox, Field, LiveLog, Loaded, Money, Pager, refusalAt, Table, useAction, useLoad, when } from '../ui.js';
 import { money, usd } from '../money.js';
+import { BLANK, checkInstanceForm, instanceBody, instanceControlOf, withTemplate } from '../instance-form.js';
+import { EnvEditor, loadStorages, StorageField } from '../workload-fields.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
+/** @typedef {import('../instance-form.js').InstanceFields} InstanceFields */
 /** @typedef {import('../ui.js').Column<Json>[]} Columns */
 /**
  * @template {EventTarget} [E=HTMLInputElement]
@@ -145,32 +150,40 @@ function InstanceList() {
     }}<//>`;
 }
 
-/** The create form's fields, as typed (text: the form keeps exactly what was typed). */
-const BLANK = { name: '', productId: '', gpuNum: '1', templateId: '', imageUrl: 'nginx:latest', rootfsSize: /** @type {string | null} */ (null), ports: '' };
-/** @typedef {typeof BLANK} CreateFields */
-/** The fields the API may name in a refusal (metadata.field), shown at the field. */
-const FIELD_IDS = /** @type {(keyof CreateFields)[]} */ (Object.keys(BLANK));
-
-/** @param {{ onOpen: () => void, onCreated: (c: { id: string, name: string }) => void }} props */
+/**
+ * The create form: a product, an image or a template (the team's own, official and community
+ * ones; choosing one fills in its start command, entrypoint and variables), the start command,
+ * entrypoint, environment variables and a network storage; the form's own checks and the
+ * API's refusal at the control they name, everything typed kept.
+ * @param {{ onOpen: () => void, onCreated: (c: { id: string, name: string }) => void }} props
+ */
 function CreateInstance({ onOpen, onCreated }) {
   const act = useAction();
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState(BLANK);
+  const [checks, setChecks] = useState(/** @type {Record<string, string>} */ ({}));
+  // the rows each pair sent came from, to place a refusal of `envs[i]`
+  const [sentRows, setSentRows] = useState(/** @type {number[]} */ ([]));
   const choices = useLoad(async () => {
     if (!open) return undefined;
-    const [products, templates] = await Promise.all([get(`${GPU}/products`), get(`${GPU}/templates`, { channel: 'private', isMyCommunity: 'true', pageSize: 100, pageNum: 1 })]);
-    return { products: products.data, templates: templates.template ?? [] };
+    const [products, own, shared, storage] = await Promise.all([
+      get(`${GPU}/products`),
+      get(`${GPU}/templates`, { channel: 'private', isMyCommunity: 'true', pageSize: 100, pageNum: 1 }),
+      get(`${GPU}/templates`, { channel: 'official,community', isMyCommunity: 'false', pageSize: 100, pageNum: 1 }),
+      loadStorages(),
+    ]);
+    return { products: products.data, templates: [...own.template, ...shared.template], ...storage };
   }, [open]);
   if (!open) return html`<p><button type="button" class="primary" onClick=${() => { onOpen(); setOpen(true); }}>Create an instance</button></p>`;
-  const close = () => { setOpen(false); setForm(BLANK); act.clear(); };
-  // the refusal's field, when it is one of the form's; any other refusal shows above the buttons
-  const refused = /** @type {{ field?: string, rule?: string } & import('../ui.js').Shown | undefined} */ (act.error);
-  const at = refused?.field && /** @type {string[]} */ (FIELD_IDS).includes(refused.field) ? refused.field : undefined;
-  /** @param {keyof CreateFields} k */
-  const set = (k) => (/** @type {On<HTMLInputElement | HTMLSelectElement>} */ e) => {
-    const value = e.currentTarget.value;
-    setForm((f) => ({ ...f, [k]: value }));
-    if (at === k) act.clear(); // the field is being corrected
+  const close = () => { setOpen(false); setForm(BLANK); setChecks({}); act.clear(); };
+  const field = /** @type {{ field?: string } | undefined} */ (act.error)?.field;
+  const at = field ? instanceControlOf(field, sentRows) : undefined;
+  const refused = at ? refusalAt(act.error, { [/** @type {string} */ (field)]: at }) : {};
+  /** @param {Partial<InstanceFields>} change @param {string} control */
+  const update = (change, control) => {
+    setForm((f) => ({ ...f, ...change }));
+    if (refused[control] || (control === 'envs' && Object.keys(refused).some((k) => k.startsWith('envs')))) act.clear(); // the refused control is being corrected (rows added or removed move the one refused)
+    if (checks[control]) setChecks(({ [control]: _, ...rest }) => rest);
   };
   return html`<${Loaded} state=${choices}>${(/** @type {Json} */ c) => {
     if (!c) return null;
@@ -179,46 +192,23 @@ function CreateInstance({ onOpen, onCreated }) {
     // until it is typed in, the disk is 50 GB within the product's range
     const disk = form.rootfsSize !== null ? form.rootfsSize
       : product ? String(Math.min(Math.max(50, product.minRootFS), product.maxRootFS)) : '50';
-    const fromTemplate = form.templateId !== '';
     /** @param {Submit} e */
     const create = (e) => {
       e.preventDefault();
-      /** @type {Record<string, unknown>} */
-      const body = { name: form.name, productId: product?.id ?? '', gpuNum: Number(form.gpuNum), kind: 'gpu', billingMode: 'onDemand' };
-      if (fromTemplate) body.templateId = form.templateId;
-      else { body.imageUrl = form.imageUrl; body.rootfsSize = Number(disk); if (form.ports) body.ports = form.ports; }
+      const bad = checkInstanceForm(form);
+      setChecks(bad);
+      act.clear();
+      if (Object.keys(bad).length) return;
+      const { body, rowOf } = instanceBody(form, { productId: product?.id ?? '', disk });
+      setSentRows(rowOf);
       void act.run(async () => {
         const r = await post(`${GPU}/gpu/instance/create`, body);
         close();
         onCreated({ id: r.id, name: form.name });
       });
     };
-    /**
-     * A field: its label and control, a hint, and the API's refusal when it names this field
-     * (the control is marked invalid and described by both).
-     * @param {keyof CreateFields} k
-     * @param {string} label
-     * @param {(attrs: Record<string, string | undefined>) => unknown} control
-     * @param {string} [hint]
-     */
-    const field = (k, label, control, hint) => {
-      const err = at === k ? refused?.rule || refused?.message : undefined;
-      const described = [hint && `ci-${k}-hint`, err && `ci-${k}-error`].filter(Boolean).join(' ');
-      return html`<div class="field">
-        <label>${label}${control({ 'aria-invalid': err ? 'true' : undefined, 'aria-describedby': described || undefined })}</label>
-        ${hint && html`<span class="hint" id=${`ci-${k}-hint`}>${hint}</span>`}
-        ${err && html`<span class="field-error" id=${`ci-${k}-error`} role="alert">${err}</span>`}
-      </div>`;
-    };
-    return html`<form class="grid" onSubmit=${create} aria-label="Create an instance">
-      ${field('name', 'Instance name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`)}
-      ${field('productId', 'Product', (a) => html`<select name="productId" required value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${products.map((p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
-      ${field('gpuNum', 'GPUs', (a) => html`<input name="gpuNum" type="number" min="1" max="8" required value=${form.gpuNum} onInput=${set('gpuNum')} ...${a} />`)}
-      ${field('templateId', 'Template', (a) => html`<select name="templateId" value=${form.templateId} onChange=${set('templateId')} ...${a}><option value="">none: an image</option>${c.templates.map((/** @type {Json} */ t) => html`<option value=${t.Id}>${t.name}</option>`)}</select>`)}
-      ${field('imageUrl', 'Image', (a) => html`<input name="imageUrl" value=${form.imageUrl} disabled=${fromTemplate} onInput=${set('imageUrl')} ...${a} />`, fromTemplate ? 'from the template' : undefined)}
-      ${field('rootfsSize', 'Root disk (GB)', (a) => html`<input name="rootfsSize" type="number" min="1" value=${disk} disabled=${fromTemplate} onInput=${set('rootfsSize')} ...${a} />`,
-        fromTemplate ? 'from the template' : product ? `${product.minRootFS}–${product.maxRootFS} GB for ${product.name}` : undefined)}
-      ${field('ports', 'Ports', (a) => html`<input name="ports" placeholder="80/http,22/tcp" value=${form.ports} disabled=${fromTemplate} onInput=${set('ports')} ...${a} />`)}
+    return html`<form class="grid" onSubmit=${create} aria-label="Create an instance" novalidate>
+      <${InstanceFields} form=${form} update=${update} errors=${{ ...checks, ...refused }} c=${c} product=${product} disk=${disk} />
       <${CostPreview} price=${product?.price} gpus=${form.gpuNum} what="this instance" />
       <div class="buttons">
         <button class="primary" type="submit" disabled=${act.busy}>Create</button>
@@ -226,6 +216,47 @@ function CreateInstance({ onOpen, onCreated }) {
       </div>
     </form>${!at && html`<${ErrorBox} error=${act.error} />`}`;
   }}<//>`;
+}
+
+/** A template's label in the choice: its name and where it comes from. */
+const TEMPLATE_GROUPS = /** @type {[string, string][]} */ ([['private', 'Your team\'s templates'], ['official', 'Official templates'], ['community', 'Community templates']]);
+
+/**
+ * The create form's controls, each with its hint and the error at it.
+ * @param {{ form: InstanceFields, update: (change: Partial<InstanceFields>, control: string) => void, errors: Record<string, string>, c: Json, product: Json | undefined, disk: string }} props
+ */
+function InstanceFields({ form, update, errors, c, product, disk }) {
+  const fromTemplate = form.templateId !== '';
+  const templates = /** @type {Json[]} */ (c.templates);
+  /** @param {keyof InstanceFields & string} k */
+  const set = (k) => (/** @type {On<HTMLInputElement | HTMLSelectElement>} */ e) => update({ [k]: e.currentTarget.value }, k);
+  /** @param {keyof InstanceFields & string} k @param {string} label @param {(a: Record<string, string | undefined>) => unknown} control @param {unknown} [hint] */
+  const field = (k, label, control, hint) => html`<${Field} id=${`ci-${k}`} label=${label} error=${errors[k]} hint=${hint} control=${control} />`;
+  const chooseTemplate = (/** @type {On<HTMLSelectElement>} */ e) => {
+    const t = templates.find((x) => x.Id === e.currentTarget.value);
+    const next = withTemplate(form, t);
+    update({ templateId: next.templateId, command: next.command, entrypoint: next.entrypoint, envs: next.envs }, 'templateId');
+  };
+  const fromIt = fromTemplate ? 'from the template' : undefined;
+  return html`
+    ${field('name', 'Instance name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`)}
+    ${field('productId', 'Product', (a) => html`<select name="productId" required value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${c.products.map((/** @type {Json} */ p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
+    ${field('gpuNum', 'GPUs', (a) => html`<input name="gpuNum" type="number" min="1" max="8" required value=${form.gpuNum} onInput=${set('gpuNum')} ...${a} />`)}
+    ${field('templateId', 'Template', (a) => html`<select name="templateId" value=${form.templateId} onChange=${chooseTemplate} ...${a}><option value="">none: an image</option>
+      ${TEMPLATE_GROUPS.map(([channel, label]) => {
+        const of = templates.filter((t) => t.channel === channel);
+        return of.length ? html`<optgroup label=${label}>${of.map((t) => html`<option value=${t.Id}>${t.name}</option>`)}</optgroup>` : null;
+      })}</select>`, fromTemplate ? 'fills in its start command, entrypoint and variables' : undefined)}
+    ${field('imageUrl', 'Image', (a) => html`<input name="imageUrl" value=${form.imageUrl} disabled=${fromTemplate} onInput=${set('imageUrl')} ...${a} />`, fromIt)}
+    ${field('rootfsSize', 'Root disk (GB)', (a) => html`<input name="rootfsSize" type="number" min="1" value=${disk} disabled=${fromTemplate} onInput=${set('rootfsSize')} ...${a} />`,
+      fromIt ?? (product ? `${product.minRootFS}–${product.maxRootFS} GB for ${product.name}` : undefined))}
+    ${field('ports', 'Ports', (a) => html`<input name="ports" placeholder="80/http,22/tcp" value=${form.ports} disabled=${fromTemplate} onInput=${set('ports')} ...${a} />`, fromIt)}
+    ${field('command', 'Start command', (a) => html`<input name="command" maxlength="2047" placeholder="python serve.py --port 80" value=${form.command} onInput=${set('command')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
+    ${field('entrypoint', 'Entrypoint', (a) => html`<input name="entrypoint" maxlength="2047" placeholder="/bin/sh -c" value=${form.entrypoint} onInput=${set('entrypoint')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
+    <${StorageField} id="ci" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPoint}
+      onStorage=${(/** @type {string} */ v) => update({ storageId: v }, 'storageId')} onMountPath=${(/** @type {string} */ v) => update({ mountPoint: v }, 'mountPoint')}
+      errors=${{ storage: errors.storageId, mountPath: errors.mountPoint }} />
+    <${EnvEditor} id="ci-env" rows=${form.envs} errors=${errors} onChange=${(/** @type {import('../envs.js').EnvRow[]} */ envs, /** @type {string} */ changed) => update({ envs }, changed)} />`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // @ts-check
 // Serverless endpoints: a page of endpoints with what each has cost so far, creating one (image,
-// port, GPU product and count, workers, policy, health path, environment; the ranges of
+// start command, port, GPU product and count, workers, policy, health path, environment
+// variables, a network storage; the ranges of
 // /endpoint/limit; its cost per hour before it starts; the API's refusal shown at its field,
 // what was typed kept) and deleting one; an endpoint's page with its workers and their states,
 // a chart of its requests and workers over time (endpoint-metrics.js), its scaling events and
@@ -15,6 +16,7 @@ import { money } from '../money.js';
 import { CostPreview, GPU, useCostsSoFar } from './instances.js';
 import { EndpointMetrics } from './endpoint-metrics.js';
 import { BLANK, checkEndpointForm, endpointBody, formFieldOf } from '../endpoint-form.js';
+import { EnvEditor, loadStorages, StorageField } from '../workload-fields.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../endpoint-form.js').CreateFields} CreateFields */
@@ -76,18 +78,20 @@ function EndpointList() {
  * The API's refusal at the form's field it names.
  * @param {unknown} error
  * @param {string} prefix
+ * @param {number[]} [rowOf] the row each variable sent came from
  */
-function refusedAt(error, prefix) {
+function refusedAt(error, prefix, rowOf) {
   const field = /** @type {{ field?: string } | undefined} */ (error)?.field;
-  const k = field ? formFieldOf(field, prefix) : undefined;
+  const k = field ? formFieldOf(field, prefix, rowOf) : undefined;
   return k ? refusalAt(error, { [/** @type {string} */ (field)]: k }) : {};
 }
 
 /**
  * The create form's fields, each with its range and the error at it.
- * @param {{ form: CreateFields, set: (k: keyof CreateFields) => (e: On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) => void, errors: Record<string, string>, l: Json, products: Json[], product: Json | undefined }} props
+ * @param {{ form: CreateFields, set: (k: keyof CreateFields) => (e: On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) => void,
+ *   update: (change: Partial<CreateFields>, control: string) => void, errors: Record<string, string>, l: Json, products: Json[], product: Json | undefined, c: Json }} props
  */
-function EndpointFields({ form, set, errors, l, products, product }) {
+function EndpointFields({ form, set, update, errors, l, products, product, c }) {
   /**
    * @param {keyof CreateFields} k
    * @param {string} label
@@ -112,7 +116,11 @@ function EndpointFields({ form, set, errors, l, products, product }) {
       <option value="queue">queue wait (seconds)</option><option value="concurrency">queued requests</option></select>`)}
     ${field('policyValue', 'Scaling threshold', num('policyValue', 0, 100000), policyHint)}
     ${field('healthPath', 'Health path', (a) => html`<input name="healthPath" maxlength="255" value=${form.healthPath} onInput=${set('healthPath')} ...${a} />`, 'a worker takes requests once this answers 200')}
-    ${field('envs', 'Environment', (a) => html`<textarea name="envs" rows="3" placeholder="KEY=value, one a line" value=${form.envs} onInput=${set('envs')} ...${a}></textarea>`, 'KEY=value, one a line')}`;
+    ${field('command', 'Start command', (a) => html`<input name="command" maxlength="2047" value=${form.command} onInput=${set('command')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
+    <${StorageField} id="ce" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPath}
+      onStorage=${(/** @type {string} */ v) => update({ storageId: v }, 'storageId')} onMountPath=${(/** @type {string} */ v) => update({ mountPath: v }, 'mountPath')}
+      errors=${{ storage: errors.storageId, mountPath: errors.mountPath }} />
+    <${EnvEditor} id="ce-env" rows=${form.envs} errors=${errors} onChange=${(/** @type {import('../envs.js').EnvRow[]} */ envs, /** @type {string} */ changed) => update({ envs }, changed)} />`;
 }
 
 /** @param {{ onOpen: () => void, onCreated: (c: { id: string, name: string }) => void }} props */
@@ -122,21 +130,23 @@ function CreateEndpoint({ onOpen, onCreated }) {
   const [form, setForm] = useState(BLANK);
   // the form's own checks, at their fields (the API judges again)
   const [checks, setChecks] = useState(/** @type {Record<string, string>} */ ({}));
+  const [sentRows, setSentRows] = useState(/** @type {number[]} */ ([]));
   const choices = useLoad(async () => {
     if (!open) return undefined;
-    const [products, limits] = await Promise.all([get(`${GPU}/products`), get(`${GPU}/endpoint/limit`)]);
-    return { products: /** @type {Json[]} */ (products.data), limits };
+    const [products, limits, storage] = await Promise.all([get(`${GPU}/products`), get(`${GPU}/endpoint/limit`), loadStorages()]);
+    return { products: /** @type {Json[]} */ (products.data), limits, ...storage };
   }, [open]);
   if (!open) return html`<p><button type="button" class="primary" onClick=${() => { onOpen(); setOpen(true); }}>Create an endpoint</button></p>`;
   const close = () => { setOpen(false); setForm(BLANK); setChecks({}); act.clear(); };
-  const refused = refusedAt(act.error, 'endpoint.');
-  /** @param {keyof CreateFields} k */
-  const set = (k) => (/** @type {On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} */ e) => {
-    const value = e.currentTarget.value;
-    setForm((f) => ({ ...f, [k]: value }));
-    if (refused[k]) act.clear(); // the refused field is being corrected
-    if (checks[k]) setChecks(({ [k]: _, ...rest }) => rest);
+  const refused = refusedAt(act.error, 'endpoint.', sentRows);
+  /** @param {Partial<CreateFields>} change @param {string} control */
+  const update = (change, control) => {
+    setForm((f) => ({ ...f, ...change }));
+    if (refused[control] || (control === 'envs' && Object.keys(refused).some((k) => k.startsWith('envs')))) act.clear(); // the refused field is being corrected
+    if (checks[control]) setChecks(({ [control]: _, ...rest }) => rest);
   };
+  /** @param {keyof CreateFields} k */
+  const set = (k) => (/** @type {On<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} */ e) => update({ [k]: e.currentTarget.value }, k);
   return html`<${Loaded} state=${choices}>${(/** @type {Json} */ c) => {
     if (!c) return null;
     const products = /** @type {Json[]} */ (c.products);
@@ -144,18 +154,20 @@ function CreateEndpoint({ onOpen, onCreated }) {
     /** @param {Submit} ev */
     const create = (ev) => {
       ev.preventDefault();
-      const { bad, envs } = checkEndpointForm(form, c.limits);
+      const bad = checkEndpointForm(form, c.limits);
       setChecks(bad);
       act.clear();
       if (Object.keys(bad).length) return;
+      const { body, rowOf } = endpointBody(form, product?.id ?? '', c.storages.find((/** @type {Json} */ s) => s.storageId === form.storageId));
+      setSentRows(rowOf);
       void act.run(async () => {
-        const r = await post(`${GPU}/endpoint/create`, endpointBody(form, product?.id ?? '', envs));
+        const r = await post(`${GPU}/endpoint/create`, body);
         close();
         onCreated({ id: r.id, name: form.name.trim() });
       });
     };
     return html`<form class="grid" onSubmit=${create} aria-label="Create an endpoint" novalidate>
-      <${EndpointFields} form=${form} set=${set} errors=${{ ...checks, ...refused }} l=${c.limits} products=${products} product=${product} />
+      <${EndpointFields} form=${form} set=${set} update=${update} errors=${{ ...checks, ...refused }} l=${c.limits} products=${products} product=${product} c=${c} />
       <${CostPreview} price=${product?.price} gpus=${form.gpuNum} workers=${[Number(form.minNum) || 0, Number(form.maxNum) || 0]} what="this endpoint" />
       <div class="buttons">
         <button class="primary" type="submit" disabled=${act.busy}>Create endpoint</button>
