@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inDollars, money, parseDollars, usd, usdDecimal } from '../src/console/money.js';
-import { csvText, pageCount } from '../src/console/table.js';
+import { csvText, pageCount, scrollEdges } from '../src/console/table.js';
 import { monthStart, spendByKey, spendOfKeys } from '../src/console/spend-sums.js';
 import { BLANK, checkEndpointForm, endpointBody, formFieldOf, wholeIn } from '../src/console/endpoint-form.js';
 import { checkEnvRows, envControlOf, envPairs } from '../src/console/envs.js';
@@ -143,3 +143,11 @@ test('the instance form: a template fills in what it runs, the body carries star
     ['command', 'entrypoint', 'envs.1.key', 'storageId', 'mountPoint', 'storageId', undefined]);
 });
 
+test('a table wider than its box shows the sides it hides more on', () => {
+  assert.deepEqual(scrollEdges({ scrollLeft: 0, scrollWidth: 390, clientWidth: 390 }), { left: false, right: false }, 'it fits');
+  assert.deepEqual(scrollEdges({ scrollLeft: 0, scrollWidth: 900, clientWidth: 366 }), { left: false, right: true });
+  assert.deepEqual(scrollEdges({ scrollLeft: 200, scrollWidth: 900, clientWidth: 366 }), { left: true, right: true });
+  assert.deepEqual(scrollEdges({ scrollLeft: 534, scrollWidth: 900, clientWidth: 366 }), { left: true, right: false }, 'scrolled to the end');
+  assert.deepEqual(scrollEdges({ scrollLeft: 533.5, scrollWidth: 900, clientWidth: 366 }), { left: true, right: false }, 'a fraction of a pixel is not more');
+  assert.deepEqual(scrollEdges({ scrollLeft: -200, scrollWidth: 900, clientWidth: 366 }), { left: true, right: true }, 'right to left');
+});

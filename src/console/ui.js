@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { money, usd } from './money.js';
-import { csvText, pageCount } from './table.js';
+import { csvText, pageCount, scrollEdges } from './table.js';
 
 /**
  * An error as ErrorBox shows it (an ApiError, or any other thrown while loading or acting);
@@ -233,16 +233,42 @@ export function Status({ value }) {
  * @typedef {{ label: string, cell: (row: T) => unknown, num?: boolean }} Column
  */
 /**
- * A table: columns [{label, cell(row), num?}]; `rowClass(row)`, a class of a row's <tr>.
+ * A table: columns [{label, cell(row), num?}]; `rowClass(row)`, a class of a row's <tr>. A
+ * table wider than its box scrolls inside it, and shows so (ScrollBox).
  * @template T
  * @param {{ rows: T[], columns: Column<T>[], empty?: string, label?: string, rowClass?: (row: T) => string | undefined }} props
  */
 export function Table({ rows, columns, empty = 'Nothing yet.', label, rowClass }) {
   if (!rows.length) return html`<p class="muted">${empty}</p>`;
-  return html`<div class="table-wrap"><table aria-label=${label}>
+  return html`<${ScrollBox} label=${label}><table aria-label=${label}>
     <thead><tr>${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : ''}>${c.label}</th>`)}</tr></thead>
     <tbody>${rows.map((r) => html`<tr class=${rowClass?.(r)}>${columns.map((c) => html`<td class=${c.num ? 'num' : ''}>${c.cell(r)}</td>`)}</tr>`)}</tbody>
-  </table></div>`;
+  </table><//>`;
+}
+
+/**
+ * The box a table scrolls in, marked with the sides that hide more (`data-more="left right"`:
+ * a shadow at each, app.css) and a hint above it while anything is hidden: on a phone a wide
+ * table otherwise looks cut off (issue 45). Measured again as it scrolls and resizes.
+ * @param {{ label?: string | undefined, children: unknown }} props
+ */
+function ScrollBox({ label, children }) {
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const [more, setMore] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return undefined;
+    const measure = () => setMore((was) => { const now = scrollEdges(el); return now.left === was.left && now.right === was.right ? was : now; });
+    measure();
+    const seen = new ResizeObserver(measure);
+    seen.observe(el);
+    if (el.firstElementChild) seen.observe(el.firstElementChild);
+    el.addEventListener('scroll', measure, { passive: true });
+    return () => { seen.disconnect(); el.removeEventListener('scroll', measure); };
+  }, []);
+  const sides = [more.left && 'left', more.right && 'right'].filter(Boolean).join(' ');
+  return html`${sides && html`<p class="scroll-hint">${more.left ? '← ' : ''}${label ? `${label}: ` : ''}scroll sideways for more columns${more.right ? ' →' : ''}</p>`}
+    <div class="table-box" data-more=${sides || undefined}><div class="table-wrap" ref=${box}>${children}</div></div>`;
 }
 
 /**
