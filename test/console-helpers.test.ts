@@ -9,6 +9,7 @@ import { csvText, pageCount, scrollEdges } from '../src/console/table.js';
 import { monthStart, spendByKey, spendOfKeys } from '../src/console/spend-sums.js';
 import { BLANK, checkEndpointForm, endpointBody, formFieldOf, wholeIn } from '../src/console/endpoint-form.js';
 import { checkEnvRows, envControlOf, envPairs } from '../src/console/envs.js';
+import { baseUrls, callSnippets } from '../src/console/call-snippets.js';
 import { BLANK as INSTANCE_BLANK, checkInstanceForm, instanceBody, instanceControlOf, withTemplate } from '../src/console/instance-form.js';
 
 test('money: units as exact dollars, at least two decimals, every digit there is; a minus sign, thousands grouped', () => {
@@ -150,4 +151,22 @@ test('a table wider than its box shows the sides it hides more on', () => {
   assert.deepEqual(scrollEdges({ scrollLeft: 534, scrollWidth: 900, clientWidth: 366 }), { left: true, right: false }, 'scrolled to the end');
   assert.deepEqual(scrollEdges({ scrollLeft: 533.5, scrollWidth: 900, clientWidth: 366 }), { left: true, right: false }, 'a fraction of a pixel is not more');
   assert.deepEqual(scrollEdges({ scrollLeft: -200, scrollWidth: 900, clientWidth: 366 }), { left: true, right: true }, 'right to left');
+});
+
+test('how to call with a key: the base URLs, and curl and openai SDK snippets naming a model the key may call', () => {
+  assert.deepEqual(baseUrls('https://gantry.example'), {
+    openai: 'https://gantry.example/openai/v1', anthropic: 'https://gantry.example/anthropic',
+    openapi: 'https://gantry.example/openapi/v1', document: 'https://gantry.example/openapi.json',
+  });
+  const fresh = callSnippets({ origin: 'https://g.example', secret: "sk-it's", mask: '', model: 'gantry/sim-chat-small' });
+  assert.equal(fresh.env, "export GANTRY_API_KEY='sk-it'\\''s'", 'the fresh key, quoted for the shell');
+  assert.match(fresh.curl, /^curl https:\/\/g\.example\/openai\/v1\/chat\/completions \\\n {2}-H "Authorization: Bearer \$GANTRY_API_KEY"/);
+  assert.match(fresh.curl, /'\{"model":"gantry\/sim-chat-small","messages":\[\{"role":"user","content":"Hello!"\}\]\}'$/);
+  assert.match(fresh.python, /OpenAI\(base_url="https:\/\/g\.example\/openai\/v1", api_key=os\.environ\["GANTRY_API_KEY"\]\)/);
+  assert.match(fresh.python, /model="gantry\/sim-chat-small"/);
+  assert.match(fresh.node, /new OpenAI\(\{ baseURL: "https:\/\/g\.example\/openai\/v1", apiKey: process\.env\.GANTRY_API_KEY \}\)/);
+  assert.match(fresh.node, /model: "gantry\/sim-chat-small"/);
+  const later = callSnippets({ origin: 'https://g.example', mask: 'sk-ab…yz', model: undefined });
+  assert.equal(later.env, "export GANTRY_API_KEY='<the key sk-ab…yz: shown once, when it was created>'", 'a placeholder once the key is not shown');
+  assert.match(later.curl, /<a model this key may call>/);
 });

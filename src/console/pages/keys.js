@@ -1,6 +1,7 @@
 // @ts-check
 // Keys: the caller's keys (Owner/Admin: any member's, and creating one for them), create (the
-// secret shown once), revoke, the model-access policy editor and key budgets. The editors start
+// secret shown once, with how to call the API with it), revoke, how to call the API with each
+// key (key-snippets.js), the model-access policy editor and key budgets. The editors start
 // from what is saved; choosing another member closes the previous member's editors and the
 // secret shown once.
 import { html } from 'htm/preact';
@@ -9,6 +10,7 @@ import { api, can, get, mayLimit, post, principal, put } from '../api.js';
 import { confirmDialog, ErrorBox, Field, Loaded, refusalAt, Table, useAction, useLoad, when } from '../ui.js';
 import { monthSpend } from '../spend.js';
 import { BudgetEditor, BudgetSummary } from './members.js';
+import { KeySnippets } from './key-snippets.js';
 
 /** @typedef {import('../api.js').Json} Json */
 /** @typedef {import('../ui.js').Submit} Submit */
@@ -21,7 +23,9 @@ import { BudgetEditor, BudgetSummary } from './members.js';
 export function Keys() {
   const me = principal().memberId;
   const [memberId, setMemberId] = useState(me);
-  const [created, setCreated] = useState(/** @type {{ apiKey: string, name: string, holder: string } | undefined} */ (undefined));
+  const [created, setCreated] = useState(/** @type {{ apiKey: string, keyId: string, name: string, holder: string } | undefined} */ (undefined));
+  // the key whose snippets are shown
+  const [calling, setCalling] = useState(/** @type {string | undefined} */ (undefined));
   const [editing, setEditing] = useState(/** @type {string | undefined} */ (undefined));
   const [keyName, setKeyName] = useState('');
   const act = useAction();
@@ -47,6 +51,7 @@ export function Keys() {
     // what was on screen belonged to the previous member: the secret shown once, the editors
     setCreated(undefined);
     setEditing(undefined);
+    setCalling(undefined);
     setKeyName('');
     act.clear();
     setMemberId(id);
@@ -59,23 +64,21 @@ export function Keys() {
     const name = keyName;
     void act.run(async () => {
       const r = await post('/openapi/v1/user/keys', memberId === me ? { name } : { name, member_id: memberId });
-      setCreated({ apiKey: r.apiKey, name, holder: holderName });
+      setCreated({ apiKey: r.apiKey, keyId: r.keyId, name, holder: holderName });
       setKeyName('');
       state.reload();
     });
   };
   /** @param {Json} k */
   const revoke = (k) => void act.run(async () => {
-    // the key this console is signed in with ends the session too: said so (issue 32, item 8)
-    const own = k.keyId === principal().keyId;
-    if (!await confirmDialog(own ? `Revoke ${k.name}, the key you are signed in with?` : `Revoke ${k.name}?`, {
-      confirm: 'Revoke key', detail: own ? 'Calls with it stop at once, and this console signs out: sign in again with another key.' : 'Calls with it stop at once.',
-    })) return;
+    if (!await askRevoke(k)) return;
     await post(`/openapi/v1/user/keys/${encodeURIComponent(k.keyId)}/revoke`);
     if (editing === k.keyId) setEditing(undefined);
+    if (calling === k.keyId) setCalling(undefined);
     state.reload();
   });
   const editingKey = state.data?.find((/** @type {Json} */ k) => k.keyId === editing);
+  const callingKey = state.data?.find((/** @type {Json} */ k) => k.keyId === calling && k.status === 'active');
   return html`<h1>Keys</h1>
     ${can('manageMembers') && members.data && html`<label>Member <select value=${memberId} onChange=${(/** @type {On<HTMLSelectElement>} */ e) => choose(e.currentTarget.value)}>
       ${members.data.map((/** @type {Json} */ m) => html`<option value=${m.memberId}>${m.email} (${m.role})</option>`)}</select></label>`}
@@ -83,8 +86,7 @@ export function Keys() {
       <${Field} id="ck-name" label=${memberId === me ? 'New key name' : `New key name (for ${holderName})`} error=${refused.name}
         control=${(/** @type {Record<string, string | undefined>} */ a) => html`<input name="name" required maxlength="255" value=${keyName} onInput=${(/** @type {On} */ e) => { setKeyName(e.currentTarget.value); if (refused.name) act.clear(); }} ...${a} />`} />
       <button class="primary" type="submit" disabled=${act.busy}>Create key</button></form>`}
-    ${created && html`<div class="notice" role="status">New key ${created.name} for ${created.holder} (shown once, copy it now): <span class="secret" data-testid="new-key">${created.apiKey}</span>
-      <button type="button" onClick=${() => setCreated(undefined)}>Done</button></div>`}
+    ${created && html`<${NewKey} created=${created} onDone=${() => setCreated(undefined)} />`}
     ${!refused.name && html`<${ErrorBox} error=${act.error} />`}
     <${Loaded} state=${state}>${(/** @type {Json[]} */ rows) => html`<${Table} label="Keys" rows=${rows} columns=${/** @type {Columns} */ ([
       { label: 'Name', cell: (k) => k.name }, { label: 'Key', cell: (k) => html`<code>${k.mask}</code>` }, { label: 'Status', cell: (k) => k.status },
@@ -92,10 +94,32 @@ export function Keys() {
       { label: 'Budget', cell: (k) => (k.status === 'active' ? html`<${BudgetSummary} budget=${k.budget} spent=${k.spent} />` : '—') },
       { label: 'Actions', cell: (k) => html`
         ${(can('readPolicy') || (can('updateKeyBudget') && mayLimit(holder))) && k.status === 'active' && html`<button type="button" onClick=${() => setEditing(k.keyId)}>Edit</button> `}
-        ${k.status === 'active' && html`<button type="button" class="danger" onClick=${() => revoke(k)}>Revoke</button>`}` },
+        ${k.status === 'active' && html`<button type="button" aria-label=${`How to call with ${k.name}`} onClick=${() => setCalling(k.keyId)}>How to call</button> <button type="button" class="danger" onClick=${() => revoke(k)}>Revoke</button>`}` },
     ])} />`}<//>
+    ${callingKey && callingKey.keyId !== created?.keyId && html`<${KeySnippets} key=${callingKey.keyId} k=${callingKey} />`}
     ${editingKey && html`<${KeyBudget} key=${`b${editingKey.keyId}`} k=${editingKey} memberId=${memberId} holder=${holder} onSaved=${state.reload} />
       <${Policy} key=${`p${editingKey.keyId}`} k=${editingKey} holder=${holder} />`}`;
+}
+
+/**
+ * Asks before revoking `k`. The key this console is signed in with ends the session too: said so (issue 32, item 8).
+ * @param {Json} k
+ */
+function askRevoke(k) {
+  const own = k.keyId === principal().keyId;
+  return confirmDialog(own ? `Revoke ${k.name}, the key you are signed in with?` : `Revoke ${k.name}?`, {
+    confirm: 'Revoke key', detail: own ? 'Calls with it stop at once, and this console signs out: sign in again with another key.' : 'Calls with it stop at once.',
+  });
+}
+
+/**
+ * A key just created: its secret, shown this once, and how to call the API with it (the secret in the snippets).
+ * @param {{ created: { apiKey: string, keyId: string, name: string, holder: string }, onDone: () => void }} props
+ */
+function NewKey({ created, onDone }) {
+  return html`<div class="notice" role="status">New key ${created.name} for ${created.holder} (shown once, copy it now): <span class="secret" data-testid="new-key">${created.apiKey}</span>
+      <button type="button" onClick=${onDone}>Done</button></div>
+    <${KeySnippets} key=${created.keyId} k=${{ keyId: created.keyId, name: created.name, mask: '' }} secret=${created.apiKey} />`;
 }
 
 /** @param {{ k: Json, memberId: string, holder: { memberId: string, role: string }, onSaved: () => void }} props */

@@ -5,8 +5,9 @@ import * as q from '../../store/policies.ts';
 import { findMemberPolicy } from '../../store/restrictions.ts';
 import { findTeam } from '../../store/accounts.ts';
 import { assertMayActOnKey, requireKey } from '../keys/keys.ts';
+import { requireMember } from '../accounts/members.ts';
 import { teamUsableModels } from '../models/models.ts';
-import { assertNotOwnLimit, can, type Principal } from '../roles.ts';
+import { assertNotOwnLimit, can, isRole, type Principal } from '../roles.ts';
 import { roleRefused } from '../errors.ts';
 import { modelNotUsable } from './errors.ts';
 
@@ -176,4 +177,19 @@ export async function deletePolicy(ctx: Ctx, p: Principal, keyId: string): Promi
   assertNotOwnLimit(p, key.memberId, 'delete the policy of its own key');
   await q.deletePolicy(ctx.db, keyId);
   ctx.changes.publish({ type: 'policy.changed', keyId });
+}
+
+/**
+ * The key whose callable models `p` asks for, as the principal a call with it would be (its
+ * team, member and role): one's own key, or any key of the team for who manages members (who
+ * may list it). The models themselves are the gateway's to judge (admission.visibleModels).
+ */
+export async function keyAsCaller(ctx: Ctx, p: Principal, keyId: string): Promise<Principal> {
+  const key = await requireKey(ctx, p.teamId, keyId);
+  if (key.memberId !== p.memberId && !can(p.role, 'manageMembers')) {
+    throw roleRefused(p.role, `role ${p.role} may only list the models of its own keys`);
+  }
+  const holder = await requireMember(ctx, p.teamId, key.memberId);
+  if (!isRole(holder.role)) throw roleRefused(p.role, `the key's member has no known role (${holder.role})`);
+  return { teamId: p.teamId, memberId: key.memberId, keyId, role: holder.role };
 }

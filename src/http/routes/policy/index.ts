@@ -6,6 +6,7 @@ import setPolicy from './set-policy.ts';
 import getMemberPolicy from './get-member-policy.ts';
 import setMemberPolicy from './set-member-policy.ts';
 import deleteMemberPolicy from './delete-member-policy.ts';
+import listKeyModels from './list-key-models.ts';
 
 export default [
   deletePolicy,
@@ -14,4 +15,5 @@ export default [
   getMemberPolicy,
   setMemberPolicy,
   deleteMemberPolicy,
+  listKeyModels,
 ] satisfies RouteRegistrar[];

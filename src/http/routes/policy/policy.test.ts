@@ -180,3 +180,28 @@ test('bad bodies are refused with the field and the rule', async () => {
     assert.equal(r.body.metadata.field, field, JSON.stringify(r.body));
   }
 });
+
+test('a key\'s models: what a call with it may reach, narrowed by its policy and its member\'s; own keys, or any for Owner/Admin', async () => {
+  const models = (keyId: string) => `/openapi/v2/user/key/${keyId}/models`;
+  const ids = (r: { body: { data: { id: string }[] } }) => r.body.data.map((m) => m.id).sort();
+  // the other team's Admin: no test before sets its key's policy
+  const owner = as(h.app, other.owner.apiKey);
+  const admin = other.members.Admin;
+  const everything = ids(await as(h.app, admin.apiKey).get('/openai/v1/models'));
+  assert.ok(everything.includes(SMALL) && everything.includes(LARGE), 'both are callable before any policy');
+  assert.deepEqual(ids(await owner.get(models(admin.keyId))), everything, 'the default policy: what the key itself lists');
+  await owner.put(url(admin.keyId), { mode: 'selected', allowedModels: [{ type: 'llm', id: SMALL }, { type: 'llm', id: LARGE }] });
+  const memberPolicy = `/openapi/v2/user/member/${admin.memberId}/model-access-policy`;
+  assert.equal((await owner.put(memberPolicy, { mode: 'all_enabled', excludedModels: [{ type: 'llm', id: LARGE }] })).status, 200);
+  const narrowed = await as(h.app, admin.apiKey).get(models(admin.keyId));
+  assert.equal(narrowed.status, 200);
+  assert.deepEqual(ids(narrowed), [SMALL], 'the key\'s policy and its member\'s together');
+  assert.deepEqual(ids(narrowed), ids(await as(h.app, admin.apiKey).get('/openai/v1/models')), 'the same as the key\'s own list');
+  assert.deepEqual(ids(await owner.get(models(admin.keyId))), [SMALL], 'whoever asks');
+  await owner.delete(memberPolicy);
+  await owner.delete(url(admin.keyId));
+  const basic = as(h.app, other.members.Basic.apiKey);
+  assert.equal((await basic.get(models(other.members.Basic.keyId))).status, 200, 'any member lists its own keys\' models');
+  assert.equal((await basic.get(models(admin.keyId))).status, 403, 'not another member\'s');
+  assert.equal((await owner.get(models(team.owner.keyId))).status, 404, 'a key of another team does not exist');
+});
