@@ -3,13 +3,14 @@
 // start command, port, GPU product and count, workers, policy, health path, environment
 // variables, a network storage; the ranges of
 // /endpoint/limit; its cost per hour before it starts; the API's refusal shown at its field,
-// what was typed kept) and deleting one; an endpoint's page with its workers and their states,
+// what was typed kept) and deleting one; an endpoint's page with its state and workers followed
+// (read again every LIVE_MS while the page is shown, with the time of the last read),
 // a chart of its requests and workers over time (endpoint-metrics.js), its scaling events and
 // worker logs followed live (EventSource), and editing its scaling (the update replaces the
 // endpoint and rolls its workers over: every other field is sent back as read, and the form
 // says so before Save).
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { can, get, post } from '../api.js';
 import { ErrorBox, Field, LiveLog, Loaded, Money, Pager, refusalAt, Status, Table, useAction, useLoad } from '../ui.js';
 import { money } from '../money.js';
@@ -177,24 +178,50 @@ function CreateEndpoint({ onOpen, onCreated }) {
   }}<//>`;
 }
 
+/** While an endpoint's page is shown, it is read again this long after each answer (the API has no event stream of endpoint states). */
+const LIVE_MS = 2000;
+
+/**
+ * Reads `state` again LIVE_MS after each answer while the page is shown and the tab visible
+ * (at once when it is shown again); never after a failed read (its Retry starts again), and
+ * nothing once the page is left: the effect's cleanup clears the timer and the listener.
+ * @param {{ loading: boolean, error: unknown, data: unknown, reload: () => void }} state
+ */
+function useFollow(state) {
+  useEffect(() => {
+    if (state.loading || state.error) return undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let t;
+    const visible = () => document.visibilityState === 'visible';
+    if (visible()) t = setTimeout(state.reload, LIVE_MS);
+    const shown = () => { if (visible() && t === undefined) state.reload(); };
+    document.addEventListener('visibilitychange', shown);
+    return () => { clearTimeout(t); document.removeEventListener('visibilitychange', shown); };
+  }, [state.loading, state.error, state.data]);
+}
+
 /** @param {{ id: string }} props */
 function Endpoint({ id }) {
   const act = useAction();
-  const state = useLoad(async () => {
-    const endpoint = (await get(`${GPU}/endpoint`, { id })).endpoint;
+  // followed: its state and workers change as it scales (useFollow)
+  const state = useLoad(async () => ({ e: (await get(`${GPU}/endpoint`, { id })).endpoint, at: Date.now() }), [id]);
+  useFollow(state);
+  // cost so far, a detail read once: a bill query that fails does not hide the endpoint
+  const cost = useLoad(async () => {
+    if (!can('readBilling')) return undefined;
     const now = Math.floor(Date.now() / 1000);
-    // cost so far, a detail: a bill query that fails does not hide the endpoint
-    const bills = can('readBilling') ? await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'serverless', ownerId: id, startTime: now - 31 * 86400, endTime: now }).catch(() => undefined) : undefined;
-    return { e: endpoint, cost: bills?.bills.reduce((/** @type {bigint} */ a, /** @type {Json} */ b) => a + BigInt(b.amount), 0n) };
+    const bills = await get('/openapi/v1/billing/bill/list', { cycleType: 'Month', productCategory: 'serverless', ownerId: id, startTime: now - 31 * 86400, endTime: now }).catch(() => undefined);
+    return bills?.bills.reduce((/** @type {bigint} */ a, /** @type {Json} */ b) => a + BigInt(b.amount), 0n);
   }, [id]);
   const [logOf, setLogOf] = useState({ kind: 'endpoint', id });
   const change = can('changeCompute');
-  return html`<p><a href="#/serverless">← Serverless</a></p><${Loaded} state=${state}>${(/** @type {{ e: Json, cost: bigint | undefined }} */ { e, cost }) => html`
+  return html`<p><a href="#/serverless">← Serverless</a></p><${Loaded} state=${state}>${(/** @type {{ e: Json, at: number }} */ { e, at }) => html`
     <h1>${e.name || e.id}</h1>
-    <p><${Status} value=${e.state.state} /> ${e.state.message} · <code>${e.url}</code> <button type="button" onClick=${state.reload}>Refresh</button>
-      ${change && e.state.state !== 'terminating' && html` <button type="button" class="danger" disabled=${act.busy} onClick=${() => deleteEndpoint(act, e, state.reload)}>Delete endpoint</button>`}</p>
+    <p><span data-testid="endpoint-state"><${Status} value=${e.state.state} /> ${e.state.message}</span> · <code>${e.url}</code>
+      <span class="muted" title="read again every few seconds while this page is open">updated ${new Date(at).toISOString().slice(11, 19)} UTC</span></p>
+    ${change && e.state.state !== 'terminating' && html`<p><button type="button" class="danger" disabled=${act.busy} onClick=${() => deleteEndpoint(act, e, state.reload)}>Delete endpoint</button></p>`}
     <${ErrorBox} error=${act.error} />
-    ${cost !== undefined && html`<div class="cards"><div class="card"><div class="label">Cost so far (last 31 days)</div><div class="value"><${Money} units=${cost} /></div></div></div>`}
+    ${cost.data !== undefined && html`<div class="cards"><div class="card"><div class="label">Cost so far (last 31 days)</div><div class="value"><${Money} units=${cost.data} /></div></div></div>`}
     <h2>Workers</h2>
     <${Table} label="Workers" rows=${e.workers} empty="No workers (scaled to zero)." columns=${/** @type {Columns} */ ([
       { label: 'Worker', cell: (w) => w.id }, { label: 'State', cell: (w) => html`<${Status} value=${w.state.state} />${w.state.message ? html`<div class="muted">${w.state.message}</div>` : ''}` },
