@@ -54,12 +54,13 @@ export function EnvEditor({ id, rows, onChange, errors }) {
 /**
  * One of the team's network storages, or none, and its mount path. A storage in a cluster
  * that does not stock `productId` is disabled, saying so.
- * @param {{ id: string, storages: Json[], productsIn: Map<string, Set<string>>, productId: string | undefined, value: string, mountPath: string,
+ * `runs` names what is pinned to the storage's cluster ("the instance runs").
+ * @param {{ id: string, runs: string, storages: Json[], productsIn: Map<string, Set<string>>, productId: string | undefined, value: string, mountPath: string,
  *   onStorage: (id: string) => void, onMountPath: (path: string) => void, errors: { storage?: string, mountPath?: string } }} props
  */
-export function StorageField({ id, storages, productsIn, productId, value, mountPath, onStorage, onMountPath, errors }) {
+export function StorageField({ id, runs, storages, productsIn, productId, value, mountPath, onStorage, onMountPath, errors }) {
   const usable = (/** @type {Json} */ s) => !productId || !!productsIn.get(s.clusterId)?.has(productId);
-  const hint = storages.length ? 'the instance runs in the storage\'s cluster' : 'the team has none (create one with the API)';
+  const hint = storages.length ? `${runs} in the storage's cluster` : 'the team has none (create one with the API)';
   return html`
     <${Field} id=${`${id}-storage`} label="Network storage" error=${errors.storage} hint=${hint} control=${(/** @type {Record<string, string | undefined>} */ a) => html`
       <select value=${value} onChange=${(/** @type {Event & { currentTarget: HTMLSelectElement }} */ e) => onStorage(e.currentTarget.value)} ...${a}>

@@ -238,6 +238,10 @@ function InstanceFields({ form, update, errors, c, product, disk }) {
     update({ templateId: next.templateId, command: next.command, entrypoint: next.entrypoint, envs: next.envs }, 'templateId');
   };
   const fromIt = fromTemplate ? 'from the template' : undefined;
+  // what the template runs with, shown in the fields it decides
+  const tpl = templates.find((t) => t.Id === form.templateId);
+  const shown = tpl ? { imageUrl: tpl.image, disk: String(tpl.rootfsSize), ports: tpl.ports.flatMap((/** @type {Json} */ e) => e.ports.map((/** @type {number} */ n) => `${n}/${e.type}`)).join(',') }
+    : { imageUrl: form.imageUrl, disk, ports: form.ports };
   return html`
     ${field('name', 'Instance name', (a) => html`<input name="name" maxlength="255" value=${form.name} onInput=${set('name')} ...${a} />`)}
     ${field('productId', 'Product', (a) => html`<select name="productId" required value=${product?.id ?? ''} onChange=${set('productId')} ...${a}>${c.products.map((/** @type {Json} */ p) => html`<option value=${p.id} disabled=${!p.availableDeploy}>${p.name} — ${money(p.price)}/GPU-hour${p.availableDeploy ? '' : ' (none free)'}</option>`)}</select>`)}
@@ -247,13 +251,13 @@ function InstanceFields({ form, update, errors, c, product, disk }) {
         const of = templates.filter((t) => t.channel === channel);
         return of.length ? html`<optgroup label=${label}>${of.map((t) => html`<option value=${t.Id}>${t.name}</option>`)}</optgroup>` : null;
       })}</select>`, fromTemplate ? 'fills in its start command, entrypoint and variables' : undefined)}
-    ${field('imageUrl', 'Image', (a) => html`<input name="imageUrl" value=${form.imageUrl} disabled=${fromTemplate} onInput=${set('imageUrl')} ...${a} />`, fromIt)}
-    ${field('rootfsSize', 'Root disk (GB)', (a) => html`<input name="rootfsSize" type="number" min="1" value=${disk} disabled=${fromTemplate} onInput=${set('rootfsSize')} ...${a} />`,
+    ${field('imageUrl', 'Image', (a) => html`<input name="imageUrl" value=${shown.imageUrl} disabled=${fromTemplate} onInput=${set('imageUrl')} ...${a} />`, fromIt)}
+    ${field('rootfsSize', 'Root disk (GB)', (a) => html`<input name="rootfsSize" type="number" min="1" value=${shown.disk} disabled=${fromTemplate} onInput=${set('rootfsSize')} ...${a} />`,
       fromIt ?? (product ? `${product.minRootFS}–${product.maxRootFS} GB for ${product.name}` : undefined))}
-    ${field('ports', 'Ports', (a) => html`<input name="ports" placeholder="80/http,22/tcp" value=${form.ports} disabled=${fromTemplate} onInput=${set('ports')} ...${a} />`, fromIt)}
+    ${field('ports', 'Ports', (a) => html`<input name="ports" placeholder="80/http,22/tcp" value=${shown.ports} disabled=${fromTemplate} onInput=${set('ports')} ...${a} />`, fromIt)}
     ${field('command', 'Start command', (a) => html`<input name="command" maxlength="2047" placeholder="python serve.py --port 80" value=${form.command} onInput=${set('command')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
     ${field('entrypoint', 'Entrypoint', (a) => html`<input name="entrypoint" maxlength="2047" placeholder="/bin/sh -c" value=${form.entrypoint} onInput=${set('entrypoint')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
-    <${StorageField} id="ci" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPoint}
+    <${StorageField} id="ci" runs="the instance runs" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPoint}
       onStorage=${(/** @type {string} */ v) => update({ storageId: v }, 'storageId')} onMountPath=${(/** @type {string} */ v) => update({ mountPoint: v }, 'mountPoint')}
       errors=${{ storage: errors.storageId, mountPath: errors.mountPoint }} />
     <${EnvEditor} id="ci-env" rows=${form.envs} errors=${errors} onChange=${(/** @type {import('../envs.js').EnvRow[]} */ envs, /** @type {string} */ changed) => update({ envs }, changed)} />`;

@@ -118,7 +118,7 @@ function EndpointFields({ form, set, update, errors, l, products, product, c }) 
     ${field('policyValue', 'Scaling threshold', num('policyValue', 0, 100000), policyHint)}
     ${field('healthPath', 'Health path', (a) => html`<input name="healthPath" maxlength="255" value=${form.healthPath} onInput=${set('healthPath')} ...${a} />`, 'a worker takes requests once this answers 200')}
     ${field('command', 'Start command', (a) => html`<input name="command" maxlength="2047" value=${form.command} onInput=${set('command')} spellcheck="false" ...${a} />`, 'empty: the image\'s own')}
-    <${StorageField} id="ce" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPath}
+    <${StorageField} id="ce" runs="the workers run" storages=${c.storages} productsIn=${c.productsIn} productId=${product?.id} value=${form.storageId} mountPath=${form.mountPath}
       onStorage=${(/** @type {string} */ v) => update({ storageId: v }, 'storageId')} onMountPath=${(/** @type {string} */ v) => update({ mountPath: v }, 'mountPath')}
       errors=${{ storage: errors.storageId, mountPath: errors.mountPath }} />
     <${EnvEditor} id="ce-env" rows=${form.envs} errors=${errors} onChange=${(/** @type {import('../envs.js').EnvRow[]} */ envs, /** @type {string} */ changed) => update({ envs }, changed)} />`;
