@@ -3,7 +3,8 @@
 // an instance created from the form (an official template chosen among the team's own,
 // official and community ones, its start command, entrypoint and variables filled in and
 // changed, a variable added and one removed, a network storage mounted) carries all of it as
-// the API reads it back; a storage in a cluster without the product cannot be chosen. The key
+// the API reads it back, as does an endpoint from its form (start command, variable, storage
+// in its cluster); a storage in a cluster without the product cannot be chosen. The key
 // page's snippets name the base URLs and the models the key may call (its policy applied: an
 // allowed model, never a disallowed one), the fresh key in them only when it was just created.
 // The endpoint page follows its workers without a reload: a worker the API adds comes up on
@@ -20,7 +21,6 @@ import { startServer } from './helpers/server.ts';
 import { until } from './helpers/wait.ts';
 
 const GPU = '/gpu-instance/openapi/v1';
-const PRODUCT = 'prd_rtx4090_24g';
 const SMALL = 'gantry/sim-chat-small';
 const LARGE = 'gantry/sim-chat-large';
 const shot = (page: Page, name: string) => shotAs(page, `forms-${name}`);
@@ -110,17 +110,34 @@ test('the console\'s create forms, key snippets, live endpoint page and scrollin
     assert.equal(await later.getByTestId('key-models').textContent(), SMALL);
     await shot(p, 'key-snippets');
 
-    // 3. The endpoint page follows its workers: scaled to zero, then a worker the API adds comes up, no reload.
-    const ep = (await api(base, ownerKey, 'POST', `${GPU}/endpoint/create`, { endpoint: {
-      name: 'live-ep', workerConfig: { minNum: 0, maxNum: 1 }, ports: [{ port: 8080 }], image: { image: 'hashicorp/http-echo' }, products: [{ id: PRODUCT }],
-    } })).id as string;
-    await p.goto(`${base}/console/#/serverless/${ep}`);
+    // 3. An endpoint from its form with a start command, a variable and the storage (scaled to zero);
+    // its page follows its workers: a worker the API adds comes up, no reload.
+    await p.getByRole('link', { name: 'Serverless' }).click();
+    await p.getByRole('button', { name: 'Create an endpoint' }).click();
+    const epForm = p.getByRole('form', { name: 'Create an endpoint' });
+    await epForm.getByLabel('Endpoint name').fill('live-ep');
+    await epForm.getByLabel('Image', { exact: true }).fill('hashicorp/http-echo');
+    await epForm.getByLabel('Start command').fill('-listen=:8080 -text=hi');
+    await epForm.getByLabel('HTTP port').fill('8080');
+    await epForm.getByLabel('Min workers').fill('0');
+    await epForm.getByLabel('Max workers').fill('1');
+    await epForm.getByRole('button', { name: 'Add a variable' }).click();
+    await epForm.getByLabel('Variable 1 name').fill('GREETING');
+    await epForm.getByLabel('Variable 1 value').fill('hi');
+    await epForm.getByLabel('Network storage').selectOption(storageId);
+    await epForm.getByLabel('Mount path').fill('/data');
+    await epForm.getByRole('button', { name: 'Create endpoint' }).click();
+    await p.getByRole('status').filter({ hasText: 'Endpoint live-ep created' }).getByRole('link', { name: 'live-ep' }).click();
     await p.getByRole('heading', { name: 'live-ep' }).waitFor();
+    const ep = (await api(base, ownerKey, 'GET', `${GPU}/endpoints?pageSize=10&pageNum=1`)).endpoints.find((x: any) => x.name === 'live-ep').id as string;
+    const e = (await api(base, ownerKey, 'GET', `${GPU}/endpoint?id=${ep}`)).endpoint;
+    assert.deepEqual([e.image.command, e.envs, e.clusterID, e.volumeMounts.map((v: any) => [v.type, v.id, v.mountPath])],
+      ['-listen=:8080 -text=hi', [{ key: 'GREETING', value: 'hi' }], 'cls_local', [['network', storageId, '/data']]]);
     await p.getByText('No workers (scaled to zero).').waitFor();
     await p.evaluate(() => { (window as unknown as { sameDocument: boolean }).sameDocument = true; });
-    const e = (await api(base, ownerKey, 'GET', `${GPU}/endpoint?id=${ep}`)).endpoint;
     await api(base, ownerKey, 'POST', `${GPU}/endpoint/update`, {
       id: ep, ports: [{ port: 8080 }], image: e.image, policy: { type: e.policy.type, value: Number(e.policy.value) }, products: e.products,
+      clusterID: e.clusterID, volumeMounts: e.volumeMounts, envs: e.envs,
       workerConfig: { ...e.workerConfig, minNum: 1, maxNum: 1, freeTimeout: Number(e.workerConfig.freeTimeout), maxConcurrent: Number(e.workerConfig.maxConcurrent) },
     });
     await p.getByRole('table', { name: 'Workers' }).getByRole('row').filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
