@@ -2,7 +2,7 @@
 // (buildTestApp, listening, GANTRY_SIGNUP=open, mail recorded by the test's mailer and its links
 // followed as a person would) and one browser with two contexts, the Owner's at desktop width
 // and the invitee's at phone width. Sign-up → the confirm link → signed in; sign-in refused the
-// same for a wrong address and a wrong password; an invitation sent, listed and one revoked;
+// same for a wrong address and a wrong password; an invitation sent, listed, sent again, and one revoked;
 // the invitee (with an account of their own) accepts in the second context, switches teams and
 // is listed active; the Owner's account page: sessions signed out one by one, the password and
 // the address changed, two-factor turned on (secret and recovery codes shown once) and then asked
@@ -121,6 +121,9 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await invitations.getByRole('row').filter({ hasText: 'not-after-all@example.com' }).getByText('revoked').waitFor();
     await page.getByRole('table', { name: 'Members' }).getByRole('row').filter({ hasText: INVITEE }).getByText('invited').waitFor();
+    // sent again: the invitee accepts below from the newest link (the first one no longer works)
+    await invitations.getByRole('button', { name: `Send the invitation of ${INVITEE} again` }).click();
+    await page.getByRole('status').filter({ hasText: `Invitation sent to ${INVITEE} again` }).waitFor();
     await shot(page, 'people-invitations');
 
     // The invitee, on a phone, with an account of their own already: the sign-in page fits the

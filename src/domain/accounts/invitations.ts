@@ -85,6 +85,26 @@ export async function revokeInvitation(a: Accounts, p: Principal, invitationId: 
 }
 
 /**
+ * Send a pending (or expired) invitation again: a new link, good for the invitation's full
+ * lifetime from now; every link sent for it before stops working (single use, and only the
+ * newest link of an invitation works). An Admin re-sends no invitation to an Owner's seat.
+ */
+export async function resendInvitation(a: Accounts, p: Principal, invitationId: string): Promise<ReturnType<typeof invitationView>> {
+  const now = a.ctx.clock.nowMs();
+  const row = await a.ctx.db.transaction(async (tx) => {
+    const inv = await q.lockInvitation(tx, invitationId);
+    if (!inv || inv.teamId !== p.teamId || inv.status !== 'pending') throw notFound('invitation', invitationId);
+    assertMayActOn(p, { id: inv.memberId, role: inv.role }, 'send the invitation to the seat');
+    await q.expireInvitationLinks(tx, inv.id, now);
+    const next = { ...inv, expiresAtMs: now + LINK_TTL_MS.invite };
+    await q.updateInvitation(tx, inv.id, { expiresAtMs: next.expiresAtMs });
+    await createLinkTx(a, tx, { purpose: 'invite', email: inv.email, invitationId: inv.id });
+    return next;
+  });
+  return invitationView(row, now);
+}
+
+/**
  * Follow an invite link with a password: the address's account (its password checked), or a
  * new one with this password (unless GANTRY_SIGNUP=closed); the seat becomes the person's.
  */

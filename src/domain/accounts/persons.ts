@@ -24,6 +24,7 @@ import { findMemberByEmail, updateMember } from '../../store/accounts.ts';
 import { createLinkTx, peekLink, useLinkTx } from './links.ts';
 import { validateEmail } from './members.ts';
 import { createTeamTx } from './teams.ts';
+import { noticeEmailChangedTx } from './notices.ts';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -164,7 +165,7 @@ export async function requestEmailChange(a: Accounts, personId: string, password
   await a.ctx.db.transaction((tx) => createLinkTx(a, tx, { purpose: 'email', email, personId }).then(() => undefined));
 }
 
-/** Follow the link sent to the new address: the account's address, and its members' in every team, become it. */
+/** Follow the link sent to the new address: the account's address, and its members' in every team, become it; the old address gets a notice (no link). */
 export async function confirmEmailChange(a: Accounts, token: string): Promise<void> {
   const teams = await a.ctx.db.transaction(async (tx) => {
     const link = await useLinkTx(a, tx, token, 'email');
@@ -176,6 +177,7 @@ export async function confirmEmailChange(a: Accounts, token: string): Promise<vo
     }
     await q.updatePerson(tx, person.id, { email: link.email, emailVerifiedAtMs: a.ctx.clock.nowMs() });
     for (const seat of seats) await updateMember(tx, seat.memberId, { email: link.email });
+    await noticeEmailChangedTx(a, tx, person.email, link.email); // the old address is told, without a link
     return seats.map((s) => ({ teamId: s.teamId, memberId: s.memberId }));
   });
   for (const t of teams) a.ctx.changes.publish({ type: 'member.changed', ...t });

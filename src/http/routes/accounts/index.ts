@@ -9,6 +9,7 @@ import changePassword from './change-password.ts';
 import invite from './invite.ts';
 import listInvitations from './list-invitations.ts';
 import revokeInvitation from './revoke-invitation.ts';
+import resendInvitation from './resend-invitation.ts';
 import acceptInvitation from './accept-invitation.ts';
 import startTwoFactor from './start-two-factor.ts';
 import confirmTwoFactor from './confirm-two-factor.ts';
@@ -26,6 +27,7 @@ export default [
   invite,
   listInvitations,
   revokeInvitation,
+  resendInvitation,
   acceptInvitation,
   startTwoFactor,
   confirmTwoFactor,
