@@ -17,6 +17,7 @@ import disableTwoFactor from './disable-two-factor.ts';
 import requireTwoFactor from './require-two-factor.ts';
 import changeEmail from './change-email.ts';
 import confirmEmail from './confirm-email.ts';
+import operatorAccept from './operator-accept.ts';
 
 export default [
   signUp,
@@ -35,4 +36,5 @@ export default [
   requireTwoFactor,
   changeEmail,
   confirmEmail,
+  operatorAccept,
 ] satisfies RouteRegistrar[];
