@@ -105,21 +105,31 @@ export async function resendInvitation(a: Accounts, p: Principal, invitationId: 
 }
 
 /**
+ * The password a link to `email` is followed with (an invitation, an operator's link): the
+ * account's own, checked with its second factor (it signs in as it always does), or, when the
+ * address has none and `mayCreate` does not refuse, a new account's, hashed.
+ */
+export async function linkPassword(a: Accounts, email: string, password: string, factor: SecondFactor, mayCreate: () => void): Promise<{ existing?: q.PersonRow | undefined; newHash?: string | undefined }> {
+  const existing = await q.findPersonByEmail(a.ctx.db, email);
+  if (existing) {
+    if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
+    await checkSecondFactor(a, existing, factor);
+    return { existing };
+  }
+  mayCreate();
+  checkPassword(password);
+  return { newHash: await hashPassword(password, a.scrypt) };
+}
+
+/**
  * Follow an invite link with a password: the address's account (its password checked), or a
  * new one with this password (unless GANTRY_SIGNUP=closed); the seat becomes the person's.
  */
 export async function acceptInvitation(a: Accounts, token: string, password: string, factor: SecondFactor = {}): Promise<SignedIn> {
   const link = await peekLink(a, token, 'invite');
-  const existing = await q.findPersonByEmail(a.ctx.db, link.email);
-  let newHash: string | undefined;
-  if (existing) {
-    if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
-    await checkSecondFactor(a, existing, factor); // an existing account signs in as it always does
-  } else {
+  const { existing, newHash } = await linkPassword(a, link.email, password, factor, () => {
     if (a.signup === 'closed') throw signupClosed(a.signup);
-    checkPassword(password);
-    newHash = await hashPassword(password, a.scrypt);
-  }
+  });
   const signedIn = await a.ctx.db.transaction(async (tx) => {
     const used = await useLinkTx(a, tx, token, 'invite');
     const inv = used.invitationId ? await q.lockInvitation(tx, used.invitationId) : undefined;

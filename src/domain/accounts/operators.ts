@@ -13,18 +13,18 @@
 //   `operator` field), the token's under `token`.
 import { notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import { deletePersonSessions } from '../../store/console-sessions.ts';
 import * as q from '../../store/persons.ts';
 import * as ops from '../../store/operators.ts';
 import type { Ctx } from '../context.ts';
 import type { Accounts } from './accounts.ts';
 import { ACTIVE } from './codes.ts';
-import { linkRefused, notOperator, operatorAlready, operatorTwoFactorRequired, signInRefused } from './errors.ts';
+import { linkRefused, notOperator, operatorAlready, operatorTwoFactorRequired } from './errors.ts';
+import { linkPassword } from './invitations.ts';
 import { createLinkTx, peekLink, useLinkTx } from './links.ts';
-import { checkPassword, insertPersonTx, normalizeEmail } from './persons.ts';
+import { insertPersonTx, normalizeEmail } from './persons.ts';
 import { announceEnded } from './sessions-ended.ts';
-import { checkSecondFactor, type SecondFactor } from './two-factor.ts';
+import type { SecondFactor } from './two-factor.ts';
 
 /** Who acts on an operator route: the operator token, or an operator person (what the request log names). */
 export type OperatorActor = { via: 'token' } | { via: 'person'; personId: string; email: string };
@@ -91,15 +91,7 @@ export async function revokeOperator(a: Accounts, grantId: string): Promise<void
  */
 export async function acceptOperatorInvitation(a: Accounts, token: string, password: string, factor: SecondFactor = {}): Promise<{ personId: string; teamId: string | null }> {
   const link = await peekLink(a, token, 'operator');
-  const existing = await q.findPersonByEmail(a.ctx.db, link.email);
-  let newHash: string | undefined;
-  if (existing) {
-    if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
-    await checkSecondFactor(a, existing, factor);
-  } else {
-    checkPassword(password);
-    newHash = await hashPassword(password, a.scrypt);
-  }
+  const { existing, newHash } = await linkPassword(a, link.email, password, factor, () => {}); // GANTRY_SIGNUP does not apply: the operator chose the address
   const { personId, ended } = await a.ctx.db.transaction(async (tx) => {
     const used = await useLinkTx(a, tx, token, 'operator');
     const grant = await ops.lockInvitedGrant(tx, used.email);
