@@ -2,7 +2,7 @@
 // a link; the person follows it (a new account, or their own with its password and second
 // factor); the operator views (/admin/v1) open to their console session only once two-factor
 // sign-in is on, are refused to a person who is not an operator, and close at once when the
-// grant is revoked. What an operator person does is logged under their id, the token's under
+// grant is revoked; a link works once, even followed twice at once. What an operator person does is logged under their id, the token's under
 // `operator-token`. One app, its log captured.
 import { test, before, after } from 'node:test';
 import { PassThrough } from 'node:stream';
@@ -142,4 +142,12 @@ test('a person who is not an operator is refused the operator views; revoking a 
   assert.equal((await operator().delete(`/admin/v1/operators/${invited.grantId}`)).status, 200);
   assert.equal((await send('POST', '/console/operator-invitation/accept', { token: second, password: PASSWORD })).status, 401, 'revoked');
   assert.ok(!(await operator().get('/admin/v1/operators')).body.operators.some((o: any) => o.email === other));
+
+  // one link followed twice at once: one account, one grant, the other use refused (not a 500)
+  const twice = address('twice');
+  await operator().post('/admin/v1/operators', { email: twice });
+  const once = await operatorLink(twice);
+  const both = await Promise.all([1, 2].map(() => send('POST', '/console/operator-invitation/accept', { token: once, password: PASSWORD })));
+  assert.deepEqual(both.map((r) => r.status).sort(), [200, 401]);
+  assert.equal((await operator().get('/admin/v1/operators')).body.operators.filter((o: any) => o.email === twice && o.status === 'active').length, 1);
 });
