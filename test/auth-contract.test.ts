@@ -42,7 +42,8 @@ const PUBLIC = ['/', '/ports/:instanceId/:port', '/ports/:instanceId/:port/*','/
   // person's own account routes check the person session's cookie and CSRF token themselves
   '/console/sign-up', '/console/confirm', '/console/password/forgot', '/console/password/reset', '/console/password',
   '/console/invitations/accept', '/console/session/team', '/console/sessions', '/console/sessions/:sessionId',
-  '/console/two-factor', '/console/two-factor/confirm', '/console/two-factor/disable', '/console/email', '/console/email/confirm'];
+  '/console/two-factor', '/console/two-factor/confirm', '/console/two-factor/disable', '/console/email', '/console/email/confirm',
+  '/console/operator-invitation/accept'];
 
 function concrete(url: string): string {
   return url.replace(/:[A-Za-z_]+/g, 'x_param').replace(/\*$/, 'org/model');

@@ -2,13 +2,14 @@
 // (buildTestApp, listening, GANTRY_SIGNUP=open, mail recorded by the test's mailer and its links
 // followed as a person would) and one browser with two contexts, the Owner's at desktop width
 // and the invitee's at phone width. Sign-up → the confirm link → signed in; sign-in refused the
-// same for a wrong address and a wrong password; an invitation sent, listed and one revoked;
+// same for a wrong address and a wrong password; an invitation sent, listed, sent again, and one revoked;
 // the invitee (with an account of their own) accepts in the second context, switches teams and
 // is listed active; the Owner's account page: sessions signed out one by one, the password and
 // the address changed, two-factor turned on (secret and recovery codes shown once) and then asked
 // at sign-in, by code and by recovery code, and required of the team (a switch to it refused for
 // the invitee without it; someone invited afterwards sees only their account's page until they
-// set it up); the invitee's forgotten password reset from its link.
+// set it up); the invitee's forgotten password reset from its link; the Owner made an operator
+// account (the operator's link, her password and code) reaching the operator views.
 // Every wait is on what the page shows. Screenshots: test-artifacts/console/people-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +27,7 @@ const INVITEE = 'grace@example.com';
 const PASSWORD = 'correct horse battery';
 
 /** The page at the end of an e-mailed link: the message's newest link of `purpose` to `to`, opened as a person clicks it. */
-async function follow(page: Page, base: string, mail: RecordingMailer, to: string, purpose: 'confirm' | 'reset' | 'invite' | 'email'): Promise<void> {
+async function follow(page: Page, base: string, mail: RecordingMailer, to: string, purpose: 'confirm' | 'reset' | 'invite' | 'email' | 'operator-invite'): Promise<void> {
   const message = mail.to(to).findLast((m) => m.text.includes(`/console/#/${purpose}?token=`));
   assert.ok(message, `a message to ${to}`);
   await page.goto(`${base}/console/#/${purpose}?token=${linkToken(message.text, purpose)}`);
@@ -121,6 +122,9 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await invitations.getByRole('row').filter({ hasText: 'not-after-all@example.com' }).getByText('revoked').waitFor();
     await page.getByRole('table', { name: 'Members' }).getByRole('row').filter({ hasText: INVITEE }).getByText('invited').waitFor();
+    // sent again: the invitee accepts below from the newest link (the first one no longer works)
+    await invitations.getByRole('button', { name: `Send the invitation of ${INVITEE} again` }).click();
+    await page.getByRole('status').filter({ hasText: `Invitation sent to ${INVITEE} again` }).waitFor();
     await shot(page, 'people-invitations');
 
     // The invitee, on a phone, with an account of their own already: the sign-in page fits the
@@ -228,6 +232,22 @@ test('people in the console: sign-up, confirm, sign-in with two-factor, invitati
     await page.getByLabel('Recovery code').fill(recovery[0]!);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('ada.lovelace@example.com · Owner').waitFor();
+
+    // Ada made an operator account by the operator: the link accepted with her password and
+    // code, the operator views offered beside her team's, reached without the operator token.
+    const granted = await fetch(`${base}/admin/v1/operators`, { method: 'POST', headers: { authorization: `Bearer ${h.creds.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada.lovelace@example.com' }) });
+    assert.equal(granted.status, 200);
+    await deliver();
+    await follow(page, base, mail, 'ada.lovelace@example.com', 'operator-invite');
+    await page.getByRole('heading', { name: 'Become an operator' }).waitFor();
+    await page.getByLabel('Password', { exact: true }).fill(newPassword);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    h.clock.advance(30_000);
+    await page.getByLabel(/^Authentication code/).fill(code());
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Operator' }).click();
+    await page.getByRole('table', { name: 'Tenants' }).getByRole('row').filter({ hasText: OWNER }).first().waitFor(); // her team, named at sign-up
+    await shot(page, 'people-operator-account');
 
     // The invitee forgot their password: the reset link from the message, then signed in with the new one.
     await signOut(phone, true);

@@ -17,6 +17,11 @@ test('CLI commands map to operator API calls', () => {
   assert.deepEqual(toRequest(['team-models', 'usr_1', '--enabled', 'a/b,c/d']),
     { method: 'PUT', path: '/admin/v1/teams/usr_1/models', body: { enabledModels: ['a/b', 'c/d'] } });
   assert.throws(() => toRequest(['teams', 'create', '--name', 'x']), /--owner-email/);
+  const { said: sent, ...add } = toRequest(['operators', 'add', 'ops@acme.io']);
+  assert.deepEqual(add, { method: 'POST', path: '/admin/v1/operators', body: { email: 'ops@acme.io' } });
+  assert.match(sent?.({ email: 'ops@acme.io' }) ?? '', /link was sent to ops@acme\.io/);
+  assert.deepEqual(toRequest(['operators', 'revoke', 'opg_1']), { method: 'DELETE', path: '/admin/v1/operators/opg_1' });
+  assert.throws(() => toRequest(['operators', 'add']), /missing email/);
   assert.throws(() => toRequest(['frobnicate']), /unknown admin command/);
 });
 

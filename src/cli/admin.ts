@@ -19,6 +19,10 @@ const GROUP_HELP: Record<string, string> = {
   members: `  members list <userId>                        members add <userId> --email E --role R [--phone P] [--remark-name N]
   members role <memberId> <role>               members disable <memberId>`,
   keys: '  keys create <memberId> --name N              keys revoke <keyId>',
+  operators: `  operators list                               operator accounts (invited and active)
+  operators add <email>                        make the address an operator account: a link by e-mail (24 h);
+                                               two-factor sign-in is required before its operator views open
+  operators revoke <grantId>                   it is an operator no more: its console sessions end at once`,
   topup: '  topup <userId> <dollars> [--idempotency-key K]       e.g. topup usr_… 10.50',
   voucher: '  voucher <userId> <dollars> [--idempotency-key K]',
   'credit-limit': '  credit-limit <userId> <dollars>',
@@ -187,7 +191,7 @@ const KNOWN_COMMANDS = new Set([
   'topup', 'voucher', 'credit-limit', 'tier', 'models list', 'models set', 'team-models', 'quotas set', 'quotas override',
   'gpu catalogue', 'gpu cluster', 'gpu product', 'gpu inventory', 'gpu reclaim', 'gpu migrate',
   'serverless limits', 'serverless limits set', 'storage', 'storage set', 'media delete', 'call',
-  'budgets', 'budgets member', 'budgets key',
+  'budgets', 'budgets member', 'budgets key', 'operators list', 'operators add', 'operators revoke',
 ]);
 
 type ApiRequest = {
@@ -234,6 +238,16 @@ function membersRequest({ verb, a1, a2, flags, need }: Command): ApiRequest | un
   }
   if (verb === 'role') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/role`, body: { role: need(a2, 'role') } };
   if (verb === 'disable') return { method: 'POST', path: `/admin/v1/members/${e(need(a1, 'memberId'))}/disable`, body: {} };
+  return undefined;
+}
+
+function operatorsRequest({ verb, a1, need }: Command): ApiRequest | undefined {
+  if (verb === 'list') return { method: 'GET', path: '/admin/v1/operators' };
+  if (verb === 'add') {
+    const email = need(a1, 'email');
+    return { method: 'POST', path: '/admin/v1/operators', body: { email }, said: (a) => `An operator link was sent to ${a.email} (valid 24 hours; follow it, then turn on two-factor sign-in).` };
+  }
+  if (verb === 'revoke') return { method: 'DELETE', path: `/admin/v1/operators/${e(need(a1, 'grantId'))}` };
   return undefined;
 }
 
@@ -379,6 +393,7 @@ const REQUESTS: Record<string, (c: Command) => ApiRequest | undefined> = {
   teams: teamsRequest,
   members: membersRequest,
   keys: keysRequest,
+  operators: operatorsRequest,
   topup: creditRequest('topups'),
   voucher: creditRequest('vouchers'),
   'credit-limit': ({ verb, a1, need }) => {

@@ -10,7 +10,8 @@ import { inDollars } from './money.js';
  * @typedef {{ teamId: string, name: string, memberId: string, role: string, status: string, requiresTwoFactor: boolean }} PersonTeam
  * @typedef {{ personId: string, email: string, emailVerified: boolean, twoFactor: { enabled: boolean, recoveryCodesLeft: number }, teams: PersonTeam[] }} Person
  * A person's session has no `principal` while their team requires two-factor sign-in and they have not turned it on.
- * @typedef {{ kind: 'key' | 'operator' | 'person', csrfToken: string, expiresAt: string, capabilities: string[], principal?: Principal, person?: Person }} Session
+ * A person's session of an operator account has `operator` (its views closed while `twoFactorRequired`), and no `principal` when the person holds no seat.
+ * @typedef {{ kind: 'key' | 'operator' | 'person', csrfToken: string, expiresAt: string, capabilities: string[], principal?: Principal, person?: Person, operator?: { grantId: string, twoFactorRequired: boolean } }} Session
  * An answer of the API, parsed: the pages read the fields they show (the routes' schemas say what they are).
  * @typedef {any} Json
  */

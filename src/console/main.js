@@ -121,7 +121,10 @@ function Shell() {
   const operator = /** @type {import('./api.js').Session} */ (session.value).kind === 'operator';
   const person = /** @type {import('./api.js').Session} */ (session.value).person;
   const me = principal();
-  const all = operator ? OPERATOR_PAGES : MEMBER_PAGES;
+  // an operator account (a person) sees the operator views beside its team's pages, first when it acts in no team
+  const grant = /** @type {import('./api.js').Session} */ (session.value).operator;
+  const operatorPerson = !!grant && !grant.twoFactorRequired;
+  const all = operator ? OPERATOR_PAGES : !operatorPerson ? MEMBER_PAGES : me ? [...MEMBER_PAGES, ...OPERATOR_PAGES] : [...OPERATOR_PAGES, ...MEMBER_PAGES];
   const pages = all.filter((p) => p.show());
   const [path = '', ...rest] = route.split('/');
   const home = /** @type {(typeof pages)[number]} */ (pages[0]); // a role sees one page at least
@@ -135,7 +138,7 @@ function Shell() {
   // (a team's pages are drawn again in another team; the account's page is the person's, whatever the team)
   // a person who may not act in the team until they set up two-factor: on their account's own
   // address, so the page (and the recovery codes it shows once) stays when the team's pages come
-  const blocked = !!person && !me;
+  const blocked = !!person && !me && !operatorPerson;
   useEffect(() => { if (blocked && path !== 'profile') location.hash = '#/profile'; }, [blocked, path]);
   useEffect(() => {
     setMenuOpen(false);

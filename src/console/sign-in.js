@@ -2,7 +2,7 @@
 // The console's pages for someone not signed in (issue 43): sign-in (a person's e-mail and
 // password with the second factor when the API asks for it; an API key or the operator token
 // for developers using Gantry as a local stand-in), sign-up, forgot password, and the pages the
-// e-mailed links open (`#/confirm`, `#/reset`, `#/invite`, `#/email`, each `?token=…`). Every
+// e-mailed links open (`#/confirm`, `#/reset`, `#/invite`, `#/email`, `#/operator-invite`, each `?token=…`). Every
 // refusal is shown as the API words it: a wrong address and a wrong password read the same.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
@@ -10,7 +10,7 @@ import { loadSession, openWith, postAsking, session, signIn } from './api.js';
 import { ErrorBox, fields, useAction } from './ui.js';
 
 /** The paths of these pages: shown whether or not someone is signed in (a link opens them). */
-export const LINK_PAGES = ['sign-up', 'forgot', 'confirm', 'reset', 'invite', 'email'];
+export const LINK_PAGES = ['sign-up', 'forgot', 'confirm', 'reset', 'invite', 'email', 'operator-invite'];
 
 /** After a link signed the person in: the console's first page. */
 function home() {
@@ -185,21 +185,25 @@ function Reset({ token }) {
   <//>`;
 }
 
-/** @param {{ token: string }} props */
-function Invite({ token }) {
+/**
+ * A team's invitation, or (`operator`) the operator's link that makes the address an operator account.
+ * @param {{ token: string, operator?: boolean }} props
+ */
+function Invite({ token, operator = false }) {
   const act = useAction();
   const [second, setSecond] = useState(/** @type {'' | 'totp' | 'recovery'} */ (''));
   /** @param {SubmitEvent} e */
   const submit = (e) => {
     const f = fields(e);
     void act.run(() => withFactor(second, setSecond, async () => {
-      await openWith('/console/invitations/accept', { token, password: f.password, ...factor(second, f) });
+      await openWith(operator ? '/console/operator-invitation/accept' : '/console/invitations/accept', { token, password: f.password, ...factor(second, f) });
       home();
     }));
   };
-  return html`<${Page} title="Accept the invitation">
+  return html`<${Page} title=${operator ? 'Become an operator' : 'Accept the invitation'}>
     <form onSubmit=${submit}>
       <p>If the invited address has an account, enter its password. If not, choose one (8 characters at least): the account is made with it.</p>
+      ${operator && html`<p>Operator accounts require two-factor sign-in: the operator views open once it is on.</p>`}
       <label>Password<input name="password" type="password" autocomplete="current-password" required autofocus /></label>
       <${SecondFactor} kind=${second} setKind=${setSecond} />
       <button class="primary" type="submit" disabled=${act.busy}>Accept invitation</button>
@@ -237,5 +241,6 @@ export function LinkPage({ path, query }) {
   if (path === 'confirm') return html`<${Confirm} token=${token} />`;
   if (path === 'reset') return html`<${Reset} token=${token} />`;
   if (path === 'invite') return html`<${Invite} token=${token} />`;
+  if (path === 'operator-invite') return html`<${Invite} token=${token} operator />`;
   return html`<${EmailConfirm} token=${token} />`;
 }

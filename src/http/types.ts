@@ -1,3 +1,4 @@
+import type { OperatorActor } from '../domain/accounts/operators.ts';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Capability, Principal } from '../domain/roles.ts';
@@ -33,7 +34,15 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** operator routes: the token or the operator person acting (its log lines name it) */
+    operator: OperatorActor | null;
   }
+}
+
+/** Who acts on an operator route (set by the auth plugin before the handler runs). */
+export function operatorOf(req: { operator: OperatorActor | null }): OperatorActor {
+  if (!req.operator) throw new Error('route declared no operator auth but reads its operator');
+  return req.operator;
 }
 
 export function principalOf(req: { principal: Principal | null }): Principal {

@@ -39,6 +39,8 @@ export const ID_PREFIX = {
   invitation: 'inv',
   /** a one-time link sent by e-mail: confirm, reset, invite (domain/accounts/links.ts) */
   link: 'lnk',
+  /** a grant that makes a person an operator (domain/accounts/operators.ts) */
+  operatorGrant: 'opg',
   /** a card top-up a member started (domain/payments): the Checkout Session's client_reference_id */
   cardTopup: 'tup',
 } as const;

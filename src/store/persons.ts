@@ -85,6 +85,11 @@ export async function expireLinks(db: DbOrTx, email: string, purpose: string, no
     .where(and(eq(personLinks.email, email), eq(personLinks.purpose, purpose), isNull(personLinks.usedAtMs)));
 }
 
+/** Every unused link of an invitation is spent (it was sent again: only the new link works). */
+export async function expireInvitationLinks(db: DbOrTx, invitationId: string, nowMs: number): Promise<void> {
+  await db.update(personLinks).set({ usedAtMs: nowMs }).where(and(eq(personLinks.invitationId, invitationId), isNull(personLinks.usedAtMs)));
+}
+
 export async function insertInvitation(db: DbOrTx, row: InvitationRow): Promise<void> {
   await db.insert(invitations).values(row);
 }

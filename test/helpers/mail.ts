@@ -27,7 +27,7 @@ export class RecordingMailer implements Mailer {
 }
 
 /** The token of the `purpose` link in a message's text (`…/console/#/<purpose>?token=…`). */
-export function linkToken(text: string, purpose: 'confirm' | 'reset' | 'invite' | 'email'): string {
+export function linkToken(text: string, purpose: 'confirm' | 'reset' | 'invite' | 'email' | 'operator-invite'): string {
   const m = new RegExp(`/console/#/${purpose}\\?token=([A-Za-z0-9_-]+)`).exec(text);
   assert.ok(m, `no ${purpose} link in:\n${text}`);
   return m[1]!;

@@ -86,7 +86,8 @@ export function BudgetEditor({ budget, label, idPrefix, onSave, compact }) {
 
 /**
  * Invitations (Owner/Admin): an address and a role; the person gets a link, signs up or in, and
- * takes the seat. Listed with their state and expiry; a pending one can be revoked.
+ * takes the seat. Listed with their state and expiry; a pending one can be revoked, a pending or
+ * expired one sent again (a new link; the one before stops working).
  * @param {{ onChange: () => void }} props
  */
 function Invitations({ onChange }) {
@@ -120,6 +121,13 @@ function Invitations({ onChange }) {
     state.reload();
     onChange();
   });
+  /** @param {Json} i a new link, for 7 days from now; the one sent before stops working */
+  const resend = (i) => void act.run(async () => {
+    setSent('');
+    await post(`/console/invitations/${encodeURIComponent(i.invitationId)}/resend`);
+    setSent(`${i.email} again: the link sent before stops working`);
+    state.reload();
+  });
   return html`<section aria-labelledby="m-invitations"><h2 id="m-invitations">Invitations</h2>
     <form class="inline" onSubmit=${invite} aria-label="Invite a member">
       <${Field} id="inv-email" label="E-mail address" error=${refused.email} control=${(/** @type {Record<string, string | undefined>} */ a) => html`<input name="email" type="email" required ...${a} />`} />
@@ -134,7 +142,9 @@ function Invitations({ onChange }) {
       { label: 'Status', cell: (i) => html`<${Status} value=${i.status} />` },
       { label: 'Expires', cell: (i) => when(i.expiresAt) },
       { label: 'Invited by', cell: (i) => i.invitedBy },
-      { label: '', cell: (i) => i.status === 'pending' && html`<button type="button" class="danger" aria-label=${`Revoke the invitation of ${i.email}`} onClick=${() => revoke(i)}>Revoke</button>` },
+      { label: '', cell: (i) => (i.status === 'pending' || i.status === 'expired') && html`<span>
+        <button type="button" aria-label=${`Send the invitation of ${i.email} again`} onClick=${() => resend(i)}>Send again</button>
+        ${i.status === 'pending' && html`<button type="button" class="danger" aria-label=${`Revoke the invitation of ${i.email}`} onClick=${() => revoke(i)}>Revoke</button>`}</span>` },
     ])} />`}<//></section>`;
 }
 

@@ -132,7 +132,9 @@ function TeamTwoFactor() {
 
 export function Profile() {
   const blocked = session.value?.kind === 'person' && !session.value.principal;
+  const operatorClosed = !!session.value?.operator?.twoFactorRequired;
   return html`<h1>Your account</h1>
-    ${blocked && html`<p class="error" role="alert">Your team requires two-factor sign-in: set it up below to use the console's other pages.</p>`}
+    ${operatorClosed && html`<p class="error" role="alert">Operator accounts require two-factor sign-in: set it up below to open the operator views.</p>`}
+    ${blocked && !session.value?.operator && html`<p class="error" role="alert">Your team requires two-factor sign-in: set it up below to use the console's other pages.</p>`}
     <${EmailSection} /><${PasswordSection} /><${TwoFactorSection} /><${TeamTwoFactor} /><${SessionsSection} />`;
 }

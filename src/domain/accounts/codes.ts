@@ -13,9 +13,13 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 /** A team, member or key in this state can act; any other state refuses. */
 export const ACTIVE = 'active' satisfies TeamStatus & MemberStatus & KeyStatus;
 
-/** What a one-time link sent by e-mail is for (`email`: a change of address, sent to the new one): a token works for its own purpose only. */
-export const LINK_PURPOSES = ['confirm', 'reset', 'invite', 'email'] as const;
+/** What a one-time link sent by e-mail is for (`email`: a change of address, sent to the new one; `operator`: an operator account, operators.ts): a token works for its own purpose only. */
+export const LINK_PURPOSES = ['confirm', 'reset', 'invite', 'email', 'operator'] as const;
 export type LinkPurpose = (typeof LINK_PURPOSES)[number];
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'revoked'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+
+/** An operator grant (operators.ts): invited (its link sent), active (its person is an operator), revoked. */
+export const OPERATOR_GRANT_STATUSES = ['invited', 'active', 'revoked'] as const;
+export type OperatorGrantStatus = (typeof OPERATOR_GRANT_STATUSES)[number];

@@ -86,3 +86,23 @@ export function teamRequiresTwoFactor(teamId: string): AppError {
 export function isTeamTwoFactorRefusal(err: unknown): boolean {
   return err instanceof AppError && err.metadata.rule === 'team requires two-factor';
 }
+
+/** A person session on an operator route whose person holds no active operator grant (the same 401 as a tenant key there). */
+export function notOperator(): AppError {
+  return new AppError('UNAUTHORIZED', 'missing or invalid operator token: your account is not an operator\'s');
+}
+
+/** An operator person without two-factor sign-in: the operator views stay closed until it is on. */
+export function operatorTwoFactorRequired(): AppError {
+  return new AppError('FORBIDDEN', 'operator accounts require two-factor sign-in: turn it on for your account (POST /console/two-factor) to open the operator views', { rule: 'operator requires two-factor' });
+}
+
+/** The address's account is an operator's already. */
+export function operatorAlready(email: string): AppError {
+  return new AppError('CONFLICT', `${email} is an operator already`, { field: 'email' });
+}
+
+/** A person session that acts in no team (an operator without a seat) called a team's route. */
+export function noTeam(): AppError {
+  return new AppError('FORBIDDEN', 'this session acts in no team: you hold no seat in one (an operator account opens the operator views only)', { rule: 'an active seat' });
+}

@@ -85,21 +85,51 @@ export async function revokeInvitation(a: Accounts, p: Principal, invitationId: 
 }
 
 /**
+ * Send a pending (or expired) invitation again: a new link, good for the invitation's full
+ * lifetime from now; every link sent for it before stops working (single use, and only the
+ * newest link of an invitation works). An Admin re-sends no invitation to an Owner's seat.
+ */
+export async function resendInvitation(a: Accounts, p: Principal, invitationId: string): Promise<ReturnType<typeof invitationView>> {
+  const now = a.ctx.clock.nowMs();
+  const row = await a.ctx.db.transaction(async (tx) => {
+    const inv = await q.lockInvitation(tx, invitationId);
+    if (!inv || inv.teamId !== p.teamId || inv.status !== 'pending') throw notFound('invitation', invitationId);
+    assertMayActOn(p, { id: inv.memberId, role: inv.role }, 'send the invitation to the seat');
+    await q.expireInvitationLinks(tx, inv.id, now);
+    const next = { ...inv, expiresAtMs: now + LINK_TTL_MS.invite };
+    await q.updateInvitation(tx, inv.id, { expiresAtMs: next.expiresAtMs });
+    await createLinkTx(a, tx, { purpose: 'invite', email: inv.email, invitationId: inv.id });
+    return next;
+  });
+  return invitationView(row, now);
+}
+
+/**
+ * The password a link to `email` is followed with (an invitation, an operator's link): the
+ * account's own, checked with its second factor (it signs in as it always does), or, when the
+ * address has none and `mayCreate` does not refuse, a new account's, hashed.
+ */
+export async function linkPassword(a: Accounts, email: string, password: string, factor: SecondFactor, mayCreate: () => void): Promise<{ existing?: q.PersonRow | undefined; newHash?: string | undefined }> {
+  const existing = await q.findPersonByEmail(a.ctx.db, email);
+  if (existing) {
+    if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
+    await checkSecondFactor(a, existing, factor);
+    return { existing };
+  }
+  mayCreate();
+  checkPassword(password);
+  return { newHash: await hashPassword(password, a.scrypt) };
+}
+
+/**
  * Follow an invite link with a password: the address's account (its password checked), or a
  * new one with this password (unless GANTRY_SIGNUP=closed); the seat becomes the person's.
  */
 export async function acceptInvitation(a: Accounts, token: string, password: string, factor: SecondFactor = {}): Promise<SignedIn> {
   const link = await peekLink(a, token, 'invite');
-  const existing = await q.findPersonByEmail(a.ctx.db, link.email);
-  let newHash: string | undefined;
-  if (existing) {
-    if (!(await verifyPassword(existing.passwordHash, password))) throw signInRefused();
-    await checkSecondFactor(a, existing, factor); // an existing account signs in as it always does
-  } else {
+  const { existing, newHash } = await linkPassword(a, link.email, password, factor, () => {
     if (a.signup === 'closed') throw signupClosed(a.signup);
-    checkPassword(password);
-    newHash = await hashPassword(password, a.scrypt);
-  }
+  });
   const signedIn = await a.ctx.db.transaction(async (tx) => {
     const used = await useLinkTx(a, tx, token, 'invite');
     const inv = used.invitationId ? await q.lockInvitation(tx, used.invitationId) : undefined;

@@ -6,7 +6,7 @@
 // - a token works once: useLinkTx is one conditional UPDATE (unused, unexpired, this purpose),
 //   so of two concurrent uses exactly one wins; done inside the transaction of what the link
 //   does, it is undone with it when that fails;
-// - short-lived: confirm and email 24 h, reset 1 h, invite 7 days, from when the message was written;
+// - short-lived: confirm, email and operator 24 h, reset 1 h, invite 7 days, from when the message was written;
 // - bound to its purpose: a reset token confirms nothing, and every refusal is the same;
 // - the link points at the console with the token in its fragment (`/console/#/reset?token=…`),
 //   which browsers never send to a server: it is in no access log, no Referer.
@@ -25,6 +25,7 @@ export const LINK_TTL_MS: Record<LinkPurpose, number> = {
   reset: 3_600_000,
   invite: 7 * 24 * 3_600_000,
   email: 24 * 3_600_000,
+  operator: 24 * 3_600_000,
 };
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -87,7 +88,8 @@ export async function composeLinkMail(a: Accounts, linkId: string): Promise<Mail
   const token = randomBytes(32).toString('base64url');
   const now = a.ctx.clock.nowMs();
   if (!(await q.setLinkToken(a.ctx.db, linkId, sha256Hex(token), now + LINK_TTL_MS[link.purpose as LinkPurpose]))) return undefined;
-  const url = `${a.baseUrl()}/console/#/${link.purpose}?token=${token}`;
+  // the console's page of the link (#/operator is the operator views' own)
+  const url = `${a.baseUrl()}/console/#/${link.purpose === 'operator' ? 'operator-invite' : link.purpose}?token=${token}`;
   return link.purpose === 'invite' ? inviteMail(a, link, url) : purposeMail(link, url);
 }
 
@@ -101,7 +103,7 @@ export async function composeLinkMail(a: Accounts, linkId: string): Promise<Mail
 export const MAX_MAILS_PER_HOUR = 5;
 
 async function tooManyFor(a: Accounts, link: q.LinkRow): Promise<boolean> {
-  if (link.purpose === 'invite' || link.tokenHash !== null) return false; // a retry of one already counted
+  if (link.purpose === 'invite' || link.purpose === 'operator' || link.tokenHash !== null) return false; // sent by members or the operator; or a retry of one already counted
   return (await q.countRecentLinkMails(a.ctx.db, link.email, a.ctx.clock.nowMs() - 3_600_000, link.id)) >= MAX_MAILS_PER_HOUR;
 }
 
@@ -111,6 +113,12 @@ async function drop(a: Accounts, linkId: string): Promise<undefined> {
 }
 
 function purposeMail(link: q.LinkRow, url: string): MailMessage {
+  if (link.purpose === 'operator') {
+    return {
+      to: link.email, subject: 'You are made an operator of Gantry',
+      text: `The operator of this Gantry server made this address an operator account: its console's operator views, signed in as yourself.\n\nAccept here, signing in or choosing a password (the link works once, for 24 hours); two-factor sign-in is required before the operator views open:\n\n${url}\n\nIf you did not expect this, ignore this message: nothing changes.\n`,
+    };
+  }
   if (link.purpose === 'email') {
     return {
       to: link.email, subject: 'Confirm your new e-mail address for Gantry',

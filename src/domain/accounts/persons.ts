@@ -21,16 +21,18 @@ import type { Accounts } from './accounts.ts';
 import { ACTIVE } from './codes.ts';
 import { emailTaken, linkRefused, signInRefused, signupClosed, weakPassword } from './errors.ts';
 import { findMemberByEmail, updateMember } from '../../store/accounts.ts';
+import { findActiveGrant } from '../../store/operators.ts';
 import { createLinkTx, peekLink, useLinkTx } from './links.ts';
 import { validateEmail } from './members.ts';
 import { createTeamTx } from './teams.ts';
+import { noticeEmailChangedTx } from './notices.ts';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
-/** Who signed in: the person, and the team their session acts in first. */
+/** Who signed in: the person, and the team their session acts in first (null: an operator account holding no seat, operators.ts). */
 export interface SignedIn {
   personId: string;
-  teamId: string;
+  teamId: string | null;
 }
 
 /** An address as persons are keyed by it: trimmed, NFC, lower case (the whole address: docs/compat-decisions.md). */
@@ -59,9 +61,10 @@ export async function signIn(a: Accounts, rawEmail: string, password: string, fa
   const seats = (await q.listSeats(a.ctx.db, person.id)).filter((s) => s.status === ACTIVE);
   // first a team the person may act in now; else one that asks for two-factor (signed in to turn it on)
   const seat = seats.find((s) => !s.teamRequiresTwoFactor || person.totpEnabledAtMs !== null) ?? seats[0];
-  if (!seat) throw signInRefused();
+  // without a seat, only an operator account signs in (to the operator views)
+  if (!seat && !(await findActiveGrant(a.ctx.db, person.id))) throw signInRefused();
   if (needsRehash(person.passwordHash, a.scrypt)) await q.updatePerson(a.ctx.db, person.id, { passwordHash: await hashPassword(password, a.scrypt) });
-  return { personId: person.id, teamId: seat.teamId };
+  return { personId: person.id, teamId: seat?.teamId ?? null };
 }
 
 /**
@@ -91,7 +94,7 @@ export async function confirmSignup(a: Accounts, token: string, password: string
 }
 
 /** A person whose address a link proved. */
-export async function insertPersonTx(a: Accounts, tx: Tx, email: string, passwordHash: string, purpose: 'confirm' | 'invite'): Promise<string> {
+export async function insertPersonTx(a: Accounts, tx: Tx, email: string, passwordHash: string, purpose: 'confirm' | 'invite' | 'operator'): Promise<string> {
   const now = a.ctx.clock.nowMs();
   const id = newId('person', now);
   try {
@@ -164,7 +167,7 @@ export async function requestEmailChange(a: Accounts, personId: string, password
   await a.ctx.db.transaction((tx) => createLinkTx(a, tx, { purpose: 'email', email, personId }).then(() => undefined));
 }
 
-/** Follow the link sent to the new address: the account's address, and its members' in every team, become it. */
+/** Follow the link sent to the new address: the account's address, and its members' in every team, become it; the old address gets a notice (no link). */
 export async function confirmEmailChange(a: Accounts, token: string): Promise<void> {
   const teams = await a.ctx.db.transaction(async (tx) => {
     const link = await useLinkTx(a, tx, token, 'email');
@@ -176,6 +179,7 @@ export async function confirmEmailChange(a: Accounts, token: string): Promise<vo
     }
     await q.updatePerson(tx, person.id, { email: link.email, emailVerifiedAtMs: a.ctx.clock.nowMs() });
     for (const seat of seats) await updateMember(tx, seat.memberId, { email: link.email });
+    await noticeEmailChangedTx(a, tx, person.email, link.email); // the old address is told, without a link
     return seats.map((s) => ({ teamId: s.teamId, memberId: s.memberId }));
   });
   for (const t of teams) a.ctx.changes.publish({ type: 'member.changed', ...t });

@@ -25,7 +25,8 @@ import type { Accounts } from '../accounts/accounts.ts';
 import { describePerson, type SignedIn } from '../accounts/persons.ts';
 import { announceEnded } from '../accounts/sessions-ended.ts';
 import { ACTIVE } from '../accounts/codes.ts';
-import { isTeamTwoFactorRefusal, noSeat, personSessionRequired, teamRequiresTwoFactor } from '../accounts/errors.ts';
+import { isTeamTwoFactorRefusal, noSeat, noTeam, personSessionRequired, teamRequiresTwoFactor } from '../accounts/errors.ts';
+import { operatorOfPerson, operatorStatus, TOKEN_ACTOR, type OperatorActor } from '../accounts/operators.ts';
 import * as persons from '../../store/persons.ts';
 import { accountSuspended } from '../keys/errors.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -63,6 +64,8 @@ export interface SessionView {
   principal?: Principal;
   /** person sessions: the person and their teams */
   person?: Awaited<ReturnType<typeof describePerson>>;
+  /** person sessions of an operator account (operators.ts) */
+  operator?: { grantId: string; twoFactorRequired: boolean };
 }
 
 /** Sign in with exactly one of an API key or the operator token. */
@@ -125,6 +128,7 @@ export function sessionPrincipal(d: Sessions, row: q.ConsoleSessionRow): Princip
  * budget or key policy binds it (there is no key); the member's do.
  */
 async function personPrincipal(d: Sessions, row: q.ConsoleSessionRow): Promise<Principal> {
+  if (row.personId && !row.teamId) throw noTeam(); // an operator account without a seat: the operator views only
   const seat = row.personId && row.teamId ? await persons.findSeat(d.ctx.db, row.personId, row.teamId) : undefined;
   if (!seat || seat.status !== ACTIVE || !isRole(seat.role) || !row.ref) throw sessionRefused('your membership of this team has ended: sign in again');
   if (seat.teamStatus !== ACTIVE) throw accountSuspended(row.teamId!);
@@ -186,10 +190,15 @@ export async function revokePersonSession(d: Sessions, row: q.ConsoleSessionRow 
   announceEnded(d.ctx, [ended]);
 }
 
-/** An operator session acts for the operator while the token it was opened with is the current one. */
-export async function checkOperatorSession(d: Sessions, row: q.ConsoleSessionRow): Promise<void> {
+/**
+ * An operator session acts for the operator while the token it was opened with is the current
+ * one; a person session, while its person is an operator with two-factor on (operators.ts).
+ */
+export async function checkOperatorSession(d: Sessions, row: q.ConsoleSessionRow): Promise<OperatorActor> {
+  if (row.kind === 'person' && row.personId) return operatorOfPerson(d.ctx, row.personId);
   if (row.kind !== 'operator' || !row.operatorTokenHash) throw sessionRefused('missing or invalid operator token: this session was opened with an API key');
   await d.operatorToken.verifyHash(row.operatorTokenHash);
+  return TOKEN_ACTOR;
 }
 
 export async function describeSession(d: Sessions, row: q.ConsoleSessionRow): Promise<SessionView> {
@@ -198,12 +207,16 @@ export async function describeSession(d: Sessions, row: q.ConsoleSessionRow): Pr
   else {
     const principal = await Promise.resolve().then(() => sessionPrincipal(d, row)).catch((err: unknown) => {
       // a person in a team that requires two-factor, with it off, is signed in to turn it on: no principal until then
-      if (row.kind === 'person' && isTeamTwoFactorRefusal(err)) return undefined;
+      if (row.kind === 'person' && (isTeamTwoFactorRefusal(err) || !row.teamId)) return undefined;
       throw err;
     });
     if (principal) view.principal = principal;
   }
-  if (row.kind === 'person') view.person = await describePerson(d.accounts, row.personId!);
+  if (row.kind === 'person') {
+    view.person = await describePerson(d.accounts, row.personId!);
+    const operator = await operatorStatus(d.ctx, row.personId!);
+    if (operator) view.operator = operator;
+  }
   return view;
 }
 

@@ -1,6 +1,7 @@
 // Authenticates every route by what it declares in `config.auth`; undeclared routes are refused.
 import { AppError } from '../../lib/errors.ts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actorName, TOKEN_ACTOR, type OperatorActor } from '../../domain/accounts/operators.ts';
 import { can, type Capability, type Principal } from '../../domain/roles.ts';
 import type { App } from '../types.ts';
 import type { Config } from '../../config.ts';
@@ -21,12 +22,13 @@ export interface Authenticators {
 
 export function registerAuth(app: App, s: Authenticators): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('operator', null);
   // Callback style with a synchronous path: a cached key (every model request but one a
   // second) authenticates without a promise.
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     let pending: Promise<unknown> | undefined;
     try {
-      pending = check(req);
+      pending = check(req, reply);
     } catch (e) {
       return done(e as Error);
     }
@@ -41,7 +43,7 @@ export function registerAuth(app: App, s: Authenticators): void {
     req.principal = principal;
   };
 
-  function check(req: FastifyRequest): Promise<unknown> | undefined {
+  function check(req: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
     const auth = req.routeOptions.config?.auth;
     if (!req.routeOptions.url) return; // 404s go to the not-found handler
     if (!auth) throw new AppError('UNKNOWN', 'route has no auth declaration');
@@ -50,10 +52,15 @@ export function registerAuth(app: App, s: Authenticators): void {
     // unless the route takes keys only (the serverless data plane).
     const sessionAllowed = auth.kind !== 'key' || auth.consoleSession !== false;
     const secret = !sessionAllowed || presentedCredential(req, auth.kind === 'key' && auth.xApiKey === true) ? undefined : sessionSecret(req);
-    if (secret !== undefined) return throttled(req, undefined, () => viaSession(req, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator'));
+    if (secret !== undefined) return throttled(req, undefined, () => viaSession(req, reply, secret, auth.kind === 'key' ? auth.capability : undefined, auth.kind === 'operator'));
     if (auth.kind === 'operator') {
       const header = req.headers.authorization;
-      const verify = () => s.operatorToken.verify(header); // re-read ≤ 1 s: rotation
+      const verify = () => {
+        const pending = s.operatorToken.verify(header); // re-read ≤ 1 s: rotation
+        if (pending instanceof Promise) return pending.then(() => actAsOperator(req, reply, TOKEN_ACTOR));
+        actAsOperator(req, reply, TOKEN_ACTOR);
+        return undefined;
+      };
       return header ? throttled(req, header, verify) : verify(); // no credential is no guess: not counted
     }
     const key = auth.xApiKey ? anthropicKey(req) : req.headers.authorization;
@@ -74,12 +81,22 @@ export function registerAuth(app: App, s: Authenticators): void {
     return s.authThrottle.attempt(() => req.ip, credential, attempt);
   }
 
-  async function viaSession(req: FastifyRequest, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {
+  async function viaSession(req: FastifyRequest, reply: FastifyReply, secret: string, capability: Capability | undefined, operator: boolean): Promise<void> {
     const row = await findSession(s.sessions, secret);
     if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(row, headerValue(req.headers[CSRF_HEADER]));
-    if (operator) return checkOperatorSession(s.sessions, row);
+    if (operator) return actAsOperator(req, reply, await checkOperatorSession(s.sessions, row));
     admit(req, capability, await sessionPrincipal(s.sessions, row));
   }
+}
+
+/**
+ * Who acts on an operator route: on the request, and in every log line of it (the request log
+ * is the operator's audit trail: `operator` is `operator-token` or the operator person's id).
+ */
+function actAsOperator(req: FastifyRequest, reply: FastifyReply, actor: OperatorActor): void {
+  req.operator = actor;
+  req.log = req.log.child({ operator: actorName(actor) });
+  reply.log = req.log; // "request completed" is logged by the reply
 }
 
 /** Whether the request carries a credential of its own (it wins over a session cookie). */

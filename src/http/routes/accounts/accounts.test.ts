@@ -255,6 +255,33 @@ test('a revoked invitation\'s link does nothing and its seat is gone; an expired
   assert.deepEqual(list.body.invitations.map((i: any) => [i.email, i.status]).sort(), [[invitee, 'revoked'], [lateAddress, 'expired']].sort());
 });
 
+test('re-sending an invitation: a new link, the old one refused from then on; an expired one comes back to life; only the team\'s Owner or Admin, never another team', async () => {
+  const owner = await person();
+  const invitee = address('resent');
+  const inv = (await send('POST', '/console/invitations', { email: invitee, role: 'Developer' }, owner)).body;
+  await deliver();
+  const first = linkToken(mail.to(invitee).at(-1)!.text, 'invite');
+  h.clock.advance(7 * 86_400_000); // expired: the first link and the invitation
+  const later = session(await send('POST', '/console/session', { email: owner.email, password: owner.password }));
+  const stranger = await person();
+  assert.equal((await send('POST', `/console/invitations/${inv.invitationId}/resend`, {}, stranger)).status, 404, 'another team\'s invitation is not found');
+  const again = await send('POST', `/console/invitations/${inv.invitationId}/resend`, {}, later);
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.equal(again.body.status, 'pending');
+  assert.equal(Date.parse(again.body.expiresAt), h.clock.nowMs() + 7 * 86_400_000);
+  await deliver();
+  assert.equal(mail.to(invitee).length, 2);
+  const second = linkToken(mail.to(invitee).at(-1)!.text, 'invite');
+  assert.notEqual(second, first);
+  assert.equal((await send('POST', `/console/invitations/${inv.invitationId}/resend`, {}, later)).status, 200);
+  assert.equal((await send('POST', '/console/invitations/accept', { token: second, password: 'invitee password' })).status, 401, 'a link sent before the last re-send is refused');
+  await deliver();
+  const third = linkToken(mail.to(invitee).at(-1)!.text, 'invite');
+  const accepted = session(await send('POST', '/console/invitations/accept', { token: third, password: 'invitee password' }));
+  assert.equal(accepted.body.principal.role, 'Developer');
+  assert.equal((await send('POST', `/console/invitations/${inv.invitationId}/resend`, {}, later)).status, 404, 'an accepted invitation is not re-sent');
+});
+
 test('a person in two teams switches between them; each switch makes a new session; a disabled seat ends the session\'s right there', async () => {
   const a = await person();
   const b = await person();
@@ -445,6 +472,13 @@ test('changing the address: the password again, a link to the new address, then 
   assert.equal(s.body.person.email, next);
   const members = await send('GET', '/openapi/v1/user/team/members', undefined, s);
   assert.deepEqual(members.body.members.map((m: any) => m.email), [next]);
+  assert.ok(!mail.to(p.email).some((m) => /changed/.test(m.subject)), 'the old address is told once the change is made, not before');
+  await deliver();
+  const notice = mail.to(p.email).at(-1)!;
+  assert.equal(notice.subject, 'The e-mail address of your Gantry account was changed');
+  assert.ok(notice.text.includes(`${next[0]}•••@example.com`), notice.text);
+  assert.ok(!notice.text.includes(next), 'the new address is masked');
+  assert.doesNotMatch(notice.text, /token=|#\//, 'no link that signs in, resets or confirms');
 });
 
 test('a member made before accounts takes their seat through an invitation: role and keys kept, an Owner\'s seat only by an Owner', async () => {

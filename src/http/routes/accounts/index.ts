@@ -9,6 +9,7 @@ import changePassword from './change-password.ts';
 import invite from './invite.ts';
 import listInvitations from './list-invitations.ts';
 import revokeInvitation from './revoke-invitation.ts';
+import resendInvitation from './resend-invitation.ts';
 import acceptInvitation from './accept-invitation.ts';
 import startTwoFactor from './start-two-factor.ts';
 import confirmTwoFactor from './confirm-two-factor.ts';
@@ -16,6 +17,7 @@ import disableTwoFactor from './disable-two-factor.ts';
 import requireTwoFactor from './require-two-factor.ts';
 import changeEmail from './change-email.ts';
 import confirmEmail from './confirm-email.ts';
+import operatorAccept from './operator-accept.ts';
 
 export default [
   signUp,
@@ -26,6 +28,7 @@ export default [
   invite,
   listInvitations,
   revokeInvitation,
+  resendInvitation,
   acceptInvitation,
   startTwoFactor,
   confirmTwoFactor,
@@ -33,4 +36,5 @@ export default [
   requireTwoFactor,
   changeEmail,
   confirmEmail,
+  operatorAccept,
 ] satisfies RouteRegistrar[];

@@ -31,6 +31,9 @@ import listJobs from './list-jobs.ts';
 import listTeamBudgets from './list-team-budgets.ts';
 import setKeyBudget from './set-key-budget.ts';
 import setMemberBudget from './set-member-budget.ts';
+import operatorInvite from './operator-invite.ts';
+import operatorList from './operator-list.ts';
+import operatorRevoke from './operator-revoke.ts';
 
 export default [
   addMember,
@@ -64,4 +67,7 @@ export default [
   listTeamBudgets,
   setMemberBudget,
   setKeyBudget,
+  operatorInvite,
+  operatorList,
+  operatorRevoke,
 ] satisfies RouteRegistrar[];

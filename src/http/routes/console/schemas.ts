@@ -19,13 +19,16 @@ export const SessionView = Type.Object({
     twoFactor: Type.Object({ enabled: Type.Boolean(), recoveryCodesLeft: Type.Integer() }),
     teams: Type.Array(Type.Object({ teamId: Type.String(), name: Type.String(), memberId: Type.String(), role: Type.String(), status: Type.String(), requiresTwoFactor: Type.Boolean() }), { description: 'the teams the person holds a seat in (the team switcher)' }),
   })),
+  operator: Type.Optional(Type.Object({
+    grantId: Type.String(), twoFactorRequired: Type.Boolean({ description: 'true: the operator views stay closed until the person turns two-factor sign-in on' }),
+  }, { description: 'a person session of an operator account: its operator views (/admin/v1)' })),
 });
 
 export function sessionAnswer(v: View) {
   const capabilities = v.principal ? (Object.keys(CAPABILITIES) as Capability[]).filter((c) => can(v.principal!.role, c)) : [];
   return {
     kind: v.kind, csrfToken: v.csrfToken, expiresAt: new Date(v.expiresAtMs).toISOString(), capabilities,
-    ...(v.principal ? { principal: v.principal } : {}), ...(v.person ? { person: v.person } : {}),
+    ...(v.principal ? { principal: v.principal } : {}), ...(v.person ? { person: v.person } : {}), ...(v.operator ? { operator: v.operator } : {}),
   };
 }
 
