@@ -8,7 +8,7 @@
 // page's snippets name the base URLs and the models the key may call (its policy applied: an
 // allowed model, never a disallowed one), the fresh key in them only when it was just created.
 // The endpoint page follows its workers without a reload: a worker the API adds comes up on
-// the page. At 390 px a wide table says that it scrolls and on which side. Every wait is on
+// the page; once the page is left, it is read no more (a page whose clock the test moves). At 390 px a wide table says that it scrolls and on which side. Every wait is on
 // what the page shows. Screenshots: test-artifacts/console/forms-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -144,6 +144,26 @@ test('the console\'s create forms, key snippets, live endpoint page and scrollin
     await p.getByTestId('endpoint-state').getByText('serving').waitFor();
     assert.equal(await p.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'followed without a reload');
     await p.getByText(/^updated \d\d:\d\d:\d\d UTC$/).waitFor();
+
+    // Leaving the page ends its following: on a second page whose clock the test moves, the
+    // endpoint is read again as time passes while the page is shown, and never once it is left.
+    const timed = await browser.context.newPage();
+    await timed.clock.install();
+    let reads = 0;
+    timed.on('request', (r) => { if (r.url().includes(`/endpoint?id=${ep}`)) reads++; });
+    /** Moves the page's clock on until `shown` is on the page (its renders and effects run on that clock). */
+    const tick = (what: string, shown: () => Promise<boolean>) => until(what, async () => { await timed.clock.runFor(100); return shown(); });
+    await timed.goto(`${base}/console/#/serverless/${ep}`);
+    await tick('the endpoint page', () => timed.getByRole('heading', { name: 'live-ep' }).isVisible());
+    const shownReads = reads;
+    await tick('read again while shown', async () => reads > shownReads);
+    await timed.getByRole('link', { name: '← Serverless' }).click();
+    await tick('the list', () => timed.getByRole('table', { name: 'Endpoints' }).isVisible());
+    const left = reads;
+    await timed.clock.runFor(120_000);
+    await timed.evaluate(() => fetch('/console/session').then((r) => r.status)); // a round trip after the two minutes
+    assert.equal(reads, left, 'no read of the endpoint once its page is left');
+    await timed.close();
 
     // 4. At 390 px the instances table is wider than the screen and says so, then which side hides more.
     await p.setViewportSize({ width: 390, height: 800 });
