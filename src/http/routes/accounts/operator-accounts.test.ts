@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { as } from '../../../../test/helpers/http.ts';
 import { linkToken, RecordingMailer } from '../../../../test/helpers/mail.ts';
+import { personSender, type PersonSession } from '../../../../test/helpers/person-session.ts';
 import { base32Decode, totp } from '../../../lib/totp.ts';
 
 let h: TestApp;
@@ -24,17 +25,8 @@ before(async () => {
 });
 after(() => h.close());
 
-interface Session { cookie: string; csrf: string; body: any }
-
-async function send(method: string, url: string, body?: unknown, s?: Session) {
-  const headers: Record<string, string> = {};
-  if (s) Object.assign(headers, { cookie: s.cookie, 'x-csrf-token': s.csrf });
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await h.app.inject({ method: method as 'GET', url, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
-  const m = /^gantry_session=([A-Za-z0-9_-]+);/.exec(String(res.headers['set-cookie'] ?? ''));
-  const json = res.body ? JSON.parse(res.body) : undefined;
-  return { status: res.statusCode, body: json, id: res.headers['x-request-id'] as string, session: m ? { cookie: `gantry_session=${m[1]}`, csrf: json.csrfToken as string, body: json } : undefined };
-}
+type Session = PersonSession;
+const send = personSender(() => h);
 
 const PASSWORD = 'correct horse battery';
 const operator = () => as(h.app, h.creds.adminToken);

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../../../test/helpers/app.ts';
 import { linkToken, RecordingMailer } from '../../../../test/helpers/mail.ts';
+import { personSender } from '../../../../test/helpers/person-session.ts';
 import { base32Decode, totp } from '../../../lib/totp.ts';
 
 let h: TestApp;
@@ -15,17 +16,7 @@ before(async () => {
 });
 after(() => h.close());
 
-interface Session { cookie: string; csrf: string; body: any }
-
-async function send(method: string, url: string, body?: unknown, s?: Session) {
-  const headers: Record<string, string> = {};
-  if (s) Object.assign(headers, { cookie: s.cookie, 'x-csrf-token': s.csrf });
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await h.app.inject({ method: method as 'GET', url, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
-  const m = /^gantry_session=([A-Za-z0-9_-]+);/.exec(String(res.headers['set-cookie'] ?? ''));
-  const json = res.body ? JSON.parse(res.body) : undefined;
-  return { status: res.statusCode, body: json, session: m ? { cookie: `gantry_session=${m[1]}`, csrf: json.csrfToken as string, body: json } : undefined };
-}
+const send = personSender(() => h);
 
 let seq = 0;
 const PASSWORD = 'correct horse battery';
